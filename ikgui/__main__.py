@@ -1,0 +1,25 @@
+"""Entry point: ``ikgui`` opens the window; ``ikgui run|conv|c …`` is the command line.
+
+The command line never imports Qt: the window's modules load only when it opens.
+"""
+
+from __future__ import annotations
+
+import sys
+
+CLI_WORDS = {"run", "conv", "c", "-h", "--help", "--version"}
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if argv and argv[0] in CLI_WORDS:
+        from ikgui.cli import main as cli_main
+
+        return cli_main(argv)
+    from ikgui.app import main as app_main
+
+    return app_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,411 @@
+"""The ``ikgui`` command line (SPEC §9): ``ikgui run …`` and ``ikgui conv …``.
+
+It runs the same domain session as the window and never imports Qt, so calls start
+in a fraction of a second. Errors are one ``Error: `` line on stderr; exit codes:
+0 ok, 1 a user-level error, 2 usage, 3 a provider error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ikgui import __version__
+from ikgui.config import load_settings
+from ikgui.domain import exchange, library
+from ikgui.domain.command_handlers import build_tree
+from ikgui.domain.errors import IkguiError, UsageError, UserError
+from ikgui.domain.ids import resolve_ref
+from ikgui.domain.listing import describe, format_listing, format_tree
+from ikgui.domain.ports import Store
+from ikgui.domain.replay import replay_conversation
+from ikgui.domain.session import Session
+from ikgui.domain.settings import Settings
+from ikgui.domain.timefmt import parse_age
+from ikgui.paths import Paths, resolve
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        print(f"Error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+class Env:
+    """What every command needs: paths, settings and the opened store."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        from ikgui.storage import open_store
+
+        self.paths: Paths = resolve(home)
+        self.settings: Settings = load_settings(self.paths.config)
+        for problem in self.settings.problems:
+            print(f"Warning: {problem}", file=sys.stderr)
+        self.store = open_store(self.paths.database)
+
+    def session(self) -> Session:
+        return Session(self.store, self.settings, export_dir=self.paths.exports)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="ikgui", description="A desktop workbench for conversations with language models."
+    )
+    parser.add_argument("--version", action="version", version=f"ikgui {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="send a message or run a slash command")
+    run.add_argument(
+        "-c",
+        "--continue",
+        dest="cont",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REF",
+        help="continue the last conversation, or REF",
+    )
+    run.add_argument("--cid", help="continue the conversation with exactly this id")
+    run.add_argument("-a", "--agent")
+    run.add_argument("-p", "--provider")
+    run.add_argument("-m", "--model")
+    run.add_argument("--no-save", action="store_true", help="do not keep this exchange")
+    run.add_argument("--no-stream", action="store_true", help="print the reply when complete")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("-q", "--quiet", action="store_true", help="print only the reply")
+    run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
+
+    conv = sub.add_parser("conv", aliases=["c"], help="browse and manage conversations")
+    csub = conv.add_subparsers(dest="conv_command", parser_class=_Parser)
+    lst = csub.add_parser("list", help="list conversations, newest first")
+    lst.add_argument("-n", type=int, default=None, help="show at most N")
+    lst.add_argument("-a", "--agent")
+    lst.add_argument("-t", "--tag")
+    lst.add_argument("--trash", action="store_true", help="list the Trash")
+    lst.add_argument("--json", action="store_true")
+    for name, text in (
+        ("show", "show a conversation's scrollback"),
+        ("context", "what the model would receive next"),
+    ):
+        p = csub.add_parser(name, help=text)
+        p.add_argument("ref", nargs="?")
+        p.add_argument("-l", "--last", action="store_true", help="the last conversation")
+        p.add_argument("--json", action="store_true")
+    csub.add_parser("tree", help="the fork tree").add_argument("ref")
+    csub.add_parser("search", help="full-text search").add_argument("words", nargs="+")
+    title = csub.add_parser("title", help="set the title")
+    title.add_argument("ref")
+    title.add_argument("text", nargs="+")
+    tag = csub.add_parser("tag", help="add (+t) or remove (-t) tags", prefix_chars="\0")
+    tag.add_argument("ref")
+    tag.add_argument("changes", nargs="*")
+    csub.add_parser("delete", help="move to the Trash").add_argument("ref")
+    csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
+    clean = csub.add_parser("clean", help="remove Trash entries for good")
+    clean.add_argument(
+        "--older", default=None, help="only those trashed longer ago (30m 12h 7d 2w)"
+    )
+    clean.add_argument(
+        "--forks", action="store_true", help="also remove forks that inherit from them"
+    )
+    export = csub.add_parser("export", help="export as JSON (lossless) or Markdown")
+    export.add_argument("ref")
+    export.add_argument("--format", choices=("json", "md"), default="json")
+    export.add_argument("-o", "--output", help="write to this file instead of stdout")
+    csub.add_parser("import", help="import an ikgui or orcx JSON file").add_argument("file")
+    return parser
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+# -- ikgui run -------------------------------------------------------------------
+
+
+def _pick_conversation(env: Env, session: Session, args: argparse.Namespace) -> None:
+    if args.cid:
+        if env.store.get_conversation(args.cid) is None:
+            raise UserError(f"Conversation not found: {args.cid}")
+        session.open(args.cid)
+    elif args.cont:
+        session.open(resolve_ref(env.store, args.cont))
+    elif args.cont == "":
+        last = env.store.last_conversation(args.agent)
+        if last is None:
+            raise UserError("No conversation to continue")
+        session.open(last.id)
+    else:
+        session.new_conversation(args.agent or env.settings.default_agent)
+
+
+def cmd_run(env: Env, args: argparse.Namespace) -> int:
+    words = list(args.text)
+    # `-c` takes an optional REF: `-c /rewind cp` and `-c "follow up"` carry text, not a ref.
+    if args.cont and (args.cont.startswith("/") or not words):
+        words.insert(0, args.cont)
+        args.cont = ""
+    text = " ".join(words)
+    if not text.strip() and not sys.stdin.isatty():
+        text = sys.stdin.read().strip()
+    if not text.strip():
+        raise UsageError("Nothing to send: give a message or a /command")
+    session = env.session()
+    _pick_conversation(env, session, args)
+    if args.provider:
+        if args.provider not in env.settings.providers:
+            raise UserError(f"Unknown provider '{args.provider}'")
+        session.update_fields(provider=args.provider)
+    if args.model:
+        session.update_fields(model=args.model)
+    output = asyncio.run(session.execute(text))
+    if args.json:
+        _print_json({"id": session.conversation.id if session.saved else None, "output": output})
+    elif output:
+        print(output)
+    if session.saved and not args.quiet:
+        print(session.conversation.id, file=sys.stderr)
+    return 0
+
+
+# -- ikgui conv ------------------------------------------------------------------
+
+
+def _ref_or_last(env: Env, args: argparse.Namespace) -> str:
+    if args.last or not args.ref:
+        if args.ref:
+            raise UsageError("give either REF or -l, not both")
+        last = env.store.last_conversation()
+        if last is None:
+            raise UserError("No conversation to continue")
+        return last.id
+    return resolve_ref(env.store, args.ref)
+
+
+def cmd_list(env: Env, args: argparse.Namespace) -> int:
+    rows = env.store.list_conversations(args.n, agent=args.agent, tag=args.tag, trashed=args.trash)
+    if args.json:
+        _print_json([_conv_json(env.store, c.id, with_state=False) for c in rows])
+    else:
+        print(format_listing(rows, time.time()))
+    return 0
+
+
+def _conv_json(store: Store, conv_id: str, with_state: bool = True) -> dict[str, Any]:
+    conv = store.get_conversation(conv_id)
+    if conv is None:
+        raise UserError(f"Conversation not found: {conv_id}")
+    state = replay_conversation(store, conv_id)
+    fields = exchange.conversation_fields(conv, state)
+    fields["message_count"] = conv.message_count
+    if with_state:
+        fields["marks"] = [{"event_id": m.event_id, "label": m.label} for m in state.marks]
+        fields["scrollback"] = [
+            {"event_id": e.id, "kind": e.kind, "content": describe(e), "data": e.data or None}
+            for e in state.scrollback
+        ]
+    return fields
+
+
+_LABELS = {"user": "You", "assistant": "Assistant", "system": "System", "error": "Error"}
+
+
+def cmd_show(env: Env, args: argparse.Namespace) -> int:
+    conv_id = _ref_or_last(env, args)
+    if args.json:
+        _print_json(_conv_json(env.store, conv_id))
+        return 0
+    conv = env.store.get_conversation(conv_id)
+    assert conv is not None
+    state = replay_conversation(env.store, conv_id)
+    head = f"{conv.id}  {conv.title or '-'}"
+    print(head)
+    details = [f"agent {conv.agent or '-'}", f"model {conv.model or '-'}"]
+    if conv.parent:
+        details.append(f"forked from {conv.parent}")
+    if conv.tags:
+        details.append("tags " + ", ".join(conv.tags))
+    details.append(conv.visible_status)
+    print("  ".join(details))
+    for event in state.scrollback:
+        label = _LABELS.get(event.kind)
+        text = describe(event)
+        print()
+        print(f"[{label}] {text}" if label else f"-- {text}")
+    if state.working_prompt:
+        print(f"\nWorking prompt: {state.working_prompt}")
+    return 0
+
+
+def cmd_context(env: Env, args: argparse.Namespace) -> int:
+    conv_id = _ref_or_last(env, args)
+    session = env.session()
+    session.open(conv_id)
+    messages = session.context()
+    if args.json:
+        _print_json(
+            {
+                "id": conv_id,
+                "provider": session.provider,
+                "model": session.model,
+                "messages": messages,
+            }
+        )
+        return 0
+    for message in messages:
+        body = message.get("content") or ""
+        for call in message.get("tool_calls", []):
+            fn = call["function"]
+            body += f"\n-> {fn['name']}({fn['arguments']}) [{call['id']}]"
+        if message["role"] == "tool":
+            body = f"[{message['tool_call_id']}] {body}"
+        print(f"[{message['role']}] {body.strip()}")
+    return 0
+
+
+def cmd_tree(env: Env, args: argparse.Namespace) -> int:
+    conv_id = resolve_ref(env.store, args.ref)
+    session = env.session()
+    print(format_tree(build_tree(session, conv_id), conv_id))
+    return 0
+
+
+def cmd_search(env: Env, args: argparse.Namespace) -> int:
+    hits = env.store.search(" ".join(args.words))
+    if not hits:
+        print("No matches.")
+        return 0
+    width = max(len(h.conversation.id) for h in hits)
+    for hit in hits:
+        title = hit.conversation.title or "-"
+        print(f"{hit.conversation.id.ljust(width)}  {title}  {hit.snippet}".rstrip())
+    return 0
+
+
+def cmd_title(env: Env, args: argparse.Namespace) -> int:
+    conv = library.rename(env.store, resolve_ref(env.store, args.ref), " ".join(args.text))
+    print(f"Title set to: {conv.title or ''}")
+    return 0
+
+
+def cmd_tag(env: Env, args: argparse.Namespace) -> int:
+    conv_id = resolve_ref(env.store, args.ref)
+    words = [w for arg in args.changes for w in arg.replace(",", " ").split()]
+    conv = library.retag(env.store, conv_id, words)
+    print("Tags: " + (", ".join(conv.tags) if conv.tags else "(none)"))
+    return 0
+
+
+def cmd_delete(env: Env, args: argparse.Namespace) -> int:
+    conv = library.trash(env.store, resolve_ref(env.store, args.ref), time.time())
+    print(f"Moved {conv.id} to the Trash (ikgui conv restore {conv.id} brings it back)")
+    return 0
+
+
+def cmd_restore(env: Env, args: argparse.Namespace) -> int:
+    conv = library.restore(env.store, resolve_ref(env.store, args.ref))
+    print(f"Restored {conv.id}")
+    return 0
+
+
+def cmd_clean(env: Env, args: argparse.Namespace) -> int:
+    age = parse_age(args.older) if args.older else 0.0
+    removed, refusals = library.clean(env.store, time.time(), age, args.forks)
+    for line in refusals:
+        print(f"Error: {line}", file=sys.stderr)
+    if removed:
+        print(f"Removed {len(removed)} conversation{'s' if len(removed) != 1 else ''}")
+    elif not refusals:
+        print("Nothing to clean.")
+    return 1 if refusals else 0
+
+
+def cmd_export(env: Env, args: argparse.Namespace) -> int:
+    conv_id = resolve_ref(env.store, args.ref)
+    if args.output:
+        path = exchange.write_export(env.store, conv_id, args.format, Path(args.output))
+        print(f"Exported to {path}", file=sys.stderr)
+    elif args.format == "md":
+        sys.stdout.write(exchange.export_markdown(env.store, conv_id))
+    else:
+        _print_json(exchange.export_json(env.store, [conv_id]))
+    return 0
+
+
+def cmd_import(env: Env, args: argparse.Namespace) -> int:
+    try:
+        raw = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(
+            f"Cannot read {args.file}: {getattr(exc, 'strerror', None) or exc}"
+        ) from exc
+    try:
+        document = json.loads(raw)
+    except ValueError as exc:
+        raise UserError(f"{args.file} is not JSON: {exc}") from exc
+    ids = exchange.import_document(env.store, document, time.time())
+    noun = "conversation" if len(ids) == 1 else "conversations"
+    print(f"Imported {len(ids)} {noun}: {', '.join(ids)}")
+    return 0
+
+
+CONV_COMMANDS = {
+    "list": cmd_list,
+    "show": cmd_show,
+    "context": cmd_context,
+    "tree": cmd_tree,
+    "search": cmd_search,
+    "title": cmd_title,
+    "tag": cmd_tag,
+    "delete": cmd_delete,
+    "restore": cmd_restore,
+    "clean": cmd_clean,
+    "export": cmd_export,
+    "import": cmd_import,
+}
+
+
+def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.command is None:
+        parser.print_help()
+        return 0
+    env: Env | None = None
+    try:
+        env = Env(home)
+        if args.command == "run":
+            return cmd_run(env, args)
+        return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
+    except IkguiError as exc:
+        print(exc.line, file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("Error: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if env is not None:
+            env.close()
+
+
+def _with_list_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    if args.conv_command is None:
+        for name, value in (
+            ("n", None),
+            ("agent", None),
+            ("tag", None),
+            ("trash", False),
+            ("json", False),
+        ):
+            setattr(args, name, value)
+    return args

@@ -1,0 +1,215 @@
+"""Loading ``config.toml`` (SPEC §9) into :class:`~ikgui.domain.settings.Settings`.
+
+A broken file never stops ikgui: each problem is reported as ``file:line: reason``
+in ``Settings.problems`` and the affected part falls back to its default.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ikgui.domain.prompt import PROMPT_MODES
+from ikgui.domain.settings import (
+    PROVIDER_KINDS,
+    AgentSettings,
+    Price,
+    ProviderSettings,
+    Settings,
+)
+
+EXAMPLE = """\
+# ikgui configuration. Keys live in the OS keyring (`ikgui keys set NAME`),
+# or in an environment variable named by api_key_env.
+
+[defaults]
+provider = "ollama"
+# model = "llama3.2"
+# agent = "coder"
+
+[providers.ollama]
+kind = "ollama"
+base_url = "http://localhost:11434"
+
+# [providers.openai]
+# kind = "openai"
+# base_url = "https://api.openai.com/v1"
+# api_key_env = "OPENAI_API_KEY"
+
+# [agents.coder]
+# system_prompt = "You are a careful senior engineer."
+# provider = "ollama"
+# model = "qwen2.5-coder"
+# prompt_mode = "off"   # off | line | json
+
+# [prices."gpt-4o-mini"]
+# input = 0.15    # dollars per million input tokens
+# output = 0.60
+"""
+
+
+class _Problems:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+        self.found: list[str] = []
+
+    def line_of(self, *keys: str) -> int:
+        """Best-effort line number of a table (``providers.x``) or a key inside it."""
+        table, key = (".".join(keys[:-1]), keys[-1]) if len(keys) > 1 else (keys[0], None)
+        names = {table, table.replace('"', "")}
+        start = 0
+        for number, line in enumerate(self.lines, 1):
+            header = re.match(r"\s*\[([^\]]+)\]", line)
+            if header and header.group(1).replace('"', "").replace(" ", "") in names:
+                start = number
+                if key is None:
+                    return number
+            elif start and key and re.match(rf"\s*{re.escape(key)}\s*=", line):
+                return number
+            elif start and header:
+                if key is None:
+                    break
+                start = 0
+        return start or 1
+
+    def add(self, reason: str, *keys: str) -> None:
+        self.found.append(f"{self.path}:{self.line_of(*keys)}: {reason}")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def load_settings(path: Path) -> Settings:
+    settings = Settings()
+    if not path.exists():
+        return settings
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        settings.problems.append(f"{path}:1: cannot read the file ({exc})")
+        return settings
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        settings.problems.append(f"{path}:{match.group(1) if match else 1}: {reason}")
+        return settings
+    problems = _Problems(path, text)
+    _load_providers(raw.get("providers", {}), settings, problems)
+    _load_agents(raw.get("agents", {}), settings, problems)
+    _load_prices(raw.get("prices", {}), settings, problems)
+    _load_defaults(raw.get("defaults", {}), settings, problems)
+    for key in raw:
+        if key not in ("defaults", "providers", "agents", "prices"):
+            problems.add(f"unknown section [{key}] (ignored)", key)
+    settings.problems.extend(problems.found)
+    return settings
+
+
+def _load_providers(section: Any, settings: Settings, problems: _Problems) -> None:
+    if not isinstance(section, dict):
+        problems.add("[providers] must be a table", "providers")
+        return
+    for name, body in section.items():
+        where = ("providers", name)
+        if not isinstance(body, dict):
+            problems.add(f"providers.{name} must be a table", *where)
+            continue
+        kind = body.get("kind", "ollama" if name == "ollama" else None)
+        if kind not in PROVIDER_KINDS:
+            problems.add(
+                f"providers.{name}.kind must be one of {', '.join(PROVIDER_KINDS)} (got {kind!r})",
+                *where,
+                "kind",
+            )
+            continue
+        url = _str(body.get("base_url"))
+        if url is None or not re.match(r"https?://", url):
+            problems.add(
+                f"providers.{name}.base_url must be an http(s) URL (got {url!r})",
+                *where,
+                "base_url",
+            )
+            continue
+        env = body.get("api_key_env")
+        if env is not None and _str(env) is None:
+            problems.add(
+                f"providers.{name}.api_key_env must be a variable name", *where, "api_key_env"
+            )
+            env = None
+        settings.providers[name] = ProviderSettings(name, kind, url.rstrip("/"), env)
+
+
+def _load_agents(section: Any, settings: Settings, problems: _Problems) -> None:
+    if not isinstance(section, dict):
+        problems.add("[agents] must be a table", "agents")
+        return
+    for name, body in section.items():
+        where = ("agents", name)
+        if not isinstance(body, dict):
+            problems.add(f"agents.{name} must be a table", *where)
+            continue
+        mode = body.get("prompt_mode", "off")
+        if mode not in PROMPT_MODES:
+            problems.add(
+                f"agents.{name}.prompt_mode must be off, line or json (got {mode!r})",
+                *where,
+                "prompt_mode",
+            )
+            mode = "off"
+        provider = _str(body.get("provider"))
+        if provider is not None and provider not in settings.providers:
+            problems.add(
+                f"agents.{name}.provider '{provider}' is not a configured provider",
+                *where,
+                "provider",
+            )
+            provider = None
+        settings.agents[name] = AgentSettings(
+            name, _str(body.get("system_prompt")), provider, _str(body.get("model")), mode
+        )
+
+
+def _load_prices(section: Any, settings: Settings, problems: _Problems) -> None:
+    if not isinstance(section, dict):
+        problems.add("[prices] must be a table", "prices")
+        return
+    for model, body in section.items():
+        values = body if isinstance(body, dict) else {}
+        numbers = [values.get("input"), values.get("output")]
+        if not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in numbers
+        ):
+            problems.add(
+                f'prices."{model}" needs input and output as numbers >= 0', f'prices."{model}"'
+            )
+            continue
+        settings.prices[model] = Price(float(values["input"]), float(values["output"]))
+
+
+def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> None:
+    if not isinstance(section, dict):
+        problems.add("[defaults] must be a table", "defaults")
+        return
+    provider = _str(section.get("provider"))
+    if provider is not None:
+        if provider in settings.providers:
+            settings.default_provider = provider
+        else:
+            problems.add(
+                f"defaults.provider '{provider}' is not a configured provider",
+                "defaults",
+                "provider",
+            )
+    settings.default_model = _str(section.get("model"))
+    agent = _str(section.get("agent"))
+    if agent is not None:
+        if agent in settings.agents:
+            settings.default_agent = agent
+        else:
+            problems.add(f"defaults.agent '{agent}' is not a configured agent", "defaults", "agent")

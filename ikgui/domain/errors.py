@@ -1,0 +1,63 @@
+"""The domain's errors; their ``str()`` is the one line the user sees.
+
+- ``IkguiError``: base of everything the user may be shown.
+  - ``UserError`` (exit 1): not found, ambiguous ref, nothing to continue, refused action.
+    - ``NotFoundError``, ``AmbiguousRefError``
+  - ``UsageError`` (exit 2): a malformed command or argument.
+  - ``ProviderError`` (exit 3): the model could not be reached or refused (next issues).
+  - ``StorageError``: the database cannot be opened, migrated or written.
+"""
+
+from __future__ import annotations
+
+
+class IkguiError(Exception):
+    exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    @property
+    def line(self) -> str:
+        """The one line shown to the user: ``Error: <message>``."""
+        return f"Error: {self.message}"
+
+
+class UserError(IkguiError):
+    exit_code = 1
+
+
+class NotFoundError(UserError):
+    pass
+
+
+class AmbiguousRefError(UserError):
+    pass
+
+
+class UsageError(IkguiError):
+    exit_code = 2
+
+
+class ProviderError(IkguiError):
+    exit_code = 3
+
+    def __init__(
+        self,
+        message: str,
+        category: str = "provider",
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.category = category
+        self.status = status
+        self.retry_after = retry_after
+
+
+class StorageError(IkguiError):
+    exit_code = 1

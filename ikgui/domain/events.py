@@ -1,0 +1,171 @@
+"""Event kinds and the value types of the event log (SPEC §2, §3)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    PROMPT_EDIT = "prompt_edit"
+    MARK = "mark"
+    REWIND = "rewind"
+    CLEAR = "clear"
+    FORK = "fork"
+    COMMAND = "command"
+    AGENT_KILLED = "agent_killed"
+    ERROR = "error"
+
+
+#: Kinds that become part of the model's context (and the scrollback).
+CONVERSATION_KINDS = frozenset(
+    {
+        Kind.SYSTEM,
+        Kind.USER,
+        Kind.ASSISTANT,
+        Kind.TOOL_CALL,
+        Kind.TOOL_RESULT,
+        Kind.PROMPT_EDIT,
+    }
+)
+KNOWN_KINDS = frozenset(k.value for k in Kind)
+#: Kinds counted in a conversation's message count (the MSGS column).
+MESSAGE_KINDS = frozenset({Kind.USER, Kind.ASSISTANT})
+
+STATUS_ACTIVE = "active"
+STATUS_KILLED = "killed"
+STATUS_TRASHED = "trashed"
+
+
+def _parse_data(raw: str | None) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except (ValueError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class Event:
+    """One row of a conversation's log.
+
+    ``data`` is parsed lazily from its JSON text: replaying a long history touches
+    the data of only a few kinds, and parsing every row would dominate the cost.
+    Malformed JSON reads as an empty dict; it never raises.
+    """
+
+    __slots__ = ("_data", "_raw", "content", "conversation_id", "created_at", "id", "kind")
+
+    def __init__(
+        self,
+        id: int,
+        conversation_id: str,
+        kind: str,
+        content: str = "",
+        data: dict[str, Any] | None = None,
+        created_at: float = 0.0,
+        *,
+        raw_data: str | None = None,
+    ) -> None:
+        self.id = id
+        self.conversation_id = conversation_id
+        self.kind = kind
+        self.content = content or ""
+        self._data = data
+        self._raw = raw_data
+        self.created_at = created_at
+
+    @property
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = _parse_data(self._raw)
+        return self._data
+
+    def may_have(self, key: str) -> bool:
+        """False when the data certainly lacks ``key`` (checked without parsing)."""
+        if self._data is not None:
+            return key in self._data
+        return bool(self._raw) and f'"{key}"' in self._raw  # type: ignore[operator]
+
+    def data_json(self) -> str | None:
+        """The data as JSON text (``None`` when empty), as storage keeps it."""
+        if self._data is None:
+            return self._raw or None
+        return json.dumps(self._data, ensure_ascii=False) if self._data else None
+
+    def with_changes(self, content: str, data: dict[str, Any]) -> Event:
+        return Event(self.id, self.conversation_id, self.kind, content, data, self.created_at)
+
+    def __repr__(self) -> str:
+        return f"Event({self.id}, {self.conversation_id!r}, {self.kind!r}, {self.content[:30]!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (
+            self.id == other.id
+            and self.conversation_id == other.conversation_id
+            and self.kind == other.kind
+            and self.content == other.content
+            and self.data == other.data
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass
+class Conversation:
+    """A conversation's stored fields (SPEC §2). Tags are lowercase and sorted."""
+
+    id: str
+    parent: str | None = None
+    fork_event_id: int | None = None
+    agent: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    title: str | None = None
+    title_by_user: bool = False
+    tags: tuple[str, ...] = ()
+    status: str = STATUS_ACTIVE
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    tokens_input: int = 0
+    tokens_output: int = 0
+    cost: float = 0.0
+    message_count: int = 0
+    trashed_at: float | None = None
+    draft: str = ""
+
+    @property
+    def visible_status(self) -> str:
+        """``trashed`` while in the Trash, otherwise ``active`` or ``killed``."""
+        return STATUS_TRASHED if self.trashed_at is not None else self.status
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A full-text match: the conversation and the newest matching message (if any)."""
+
+    conversation: Conversation
+    event_id: int | None
+    snippet: str
+
+
+@dataclass
+class Usage:
+    input: int = 0
+    output: int = 0
+
+
+@dataclass
+class TreeNode:
+    conversation: Conversation
+    children: list[TreeNode] = field(default_factory=list)

@@ -1,0 +1,69 @@
+"""Conversation ids, refs and automatic titles (SPEC §2)."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+from ikgui.domain.errors import AmbiguousRefError, NotFoundError, UserError
+from ikgui.domain.ports import Store
+
+ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+REF_LENGTH = 4
+MAX_TRIES = 10
+TITLE_LENGTH = 50
+
+
+def id_prefix(agent: str | None) -> str:
+    prefix = re.sub(r"[^a-z0-9]", "", (agent or "").lower())
+    return prefix or "chat"
+
+
+def new_id(
+    agent: str | None,
+    exists: Callable[[str], bool],
+    rng: random.Random | None = None,
+) -> str:
+    """A fresh ``{prefix}-{ref}`` id, regenerated on collision (10 tries)."""
+    pick = rng or random.SystemRandom()
+    prefix = id_prefix(agent)
+    for _ in range(MAX_TRIES):
+        candidate = f"{prefix}-{''.join(pick.choice(ALPHABET) for _ in range(REF_LENGTH))}"
+        if not exists(candidate):
+            return candidate
+    raise UserError("Failed to generate unique conversation ID")
+
+
+def resolve_ref(store: Store, ref: str) -> str:
+    """The id ``ref`` names: the exact id, or the one id it is a suffix of."""
+    ref = ref.strip().lower()
+    if not ref:
+        raise NotFoundError(f"Conversation not found: {ref}")
+    matches = store.find_by_suffix(ref)
+    if ref in matches:
+        return ref
+    if not matches:
+        raise NotFoundError(f"Conversation not found: {ref}")
+    if len(matches) > 1:
+        raise AmbiguousRefError("Multiple matches: " + ", ".join(sorted(matches)))
+    return matches[0]
+
+
+def auto_title(text: str) -> str:
+    """The first user message, whitespace collapsed, cut to 50 characters plus ``...``."""
+    collapsed = " ".join(text.split())
+    if len(collapsed) > TITLE_LENGTH:
+        return collapsed[:TITLE_LENGTH] + "..."
+    return collapsed
+
+
+_TAG = re.compile(r"^[\w][\w.+-]{0,31}$")
+
+
+def normalize_tag(tag: str) -> str:
+    """A tag in its stored form (lowercase, no leading ``#``); raises on bad input."""
+    cleaned = tag.strip().lstrip("#").lower()
+    if not _TAG.match(cleaned):
+        raise UserError(f"Invalid tag '{tag}': use up to 32 letters, digits, '-', '_', '.' or '+'")
+    return cleaned

@@ -1,0 +1,117 @@
+"""Managing conversations as a whole: Trash, restore, clean, rename and tags.
+
+These are point-and-click operations in the sidebar and ``ikgui conv`` subcommands;
+they change conversation fields, never the event log.
+"""
+
+from __future__ import annotations
+
+from ikgui.domain.errors import UserError
+from ikgui.domain.events import Conversation
+from ikgui.domain.ids import normalize_tag
+from ikgui.domain.ports import Store
+
+
+def _get(store: Store, conv_id: str) -> Conversation:
+    conv = store.get_conversation(conv_id)
+    if conv is None:
+        raise UserError(f"Conversation not found: {conv_id}")
+    return conv
+
+
+def trash(store: Store, conv_id: str, now: float) -> Conversation:
+    conv = _get(store, conv_id)
+    if conv.trashed_at is None:
+        store.update_conversation(conv_id, trashed_at=now)
+    return _get(store, conv_id)
+
+
+def restore(store: Store, conv_id: str) -> Conversation:
+    conv = _get(store, conv_id)
+    if conv.trashed_at is None:
+        raise UserError(f"Conversation is not in the Trash: {conv_id}")
+    store.update_conversation(conv_id, trashed_at=None)
+    return _get(store, conv_id)
+
+
+def rename(store: Store, conv_id: str, title: str) -> Conversation:
+    title = " ".join(title.split())
+    store.update_conversation(conv_id, title=title or None, title_by_user=bool(title))
+    return _get(store, conv_id)
+
+
+def apply_tag_changes(current: tuple[str, ...], words: list[str]) -> list[str]:
+    """``+tag`` or ``tag`` adds, ``-tag`` removes; the result sorted."""
+    tags = set(current)
+    for word in words:
+        if word.startswith("-"):
+            tags.discard(normalize_tag(word[1:]))
+        else:
+            tags.add(normalize_tag(word[1:] if word.startswith("+") else word))
+    return sorted(tags)
+
+
+def retag(store: Store, conv_id: str, changes: list[str]) -> Conversation:
+    conv = _get(store, conv_id)
+    store.set_tags(conv_id, apply_tag_changes(conv.tags, changes))
+    return _get(store, conv_id)
+
+
+def descendants(store: Store, conv_id: str) -> list[Conversation]:
+    found: list[Conversation] = []
+    stack, seen = [conv_id], {conv_id}
+    while stack:
+        for child in store.children(stack.pop()):
+            if child.id not in seen:
+                seen.add(child.id)
+                found.append(child)
+                stack.append(child.id)
+    return found
+
+
+def clean(
+    store: Store, now: float, older_than: float = 0.0, with_forks: bool = False
+) -> tuple[list[str], list[str]]:
+    """Remove Trash entries trashed at least ``older_than`` seconds ago, for good.
+
+    A conversation whose forks outside the removal would lose their history is
+    refused unless ``with_forks``, which removes those forks too. Returns the removed
+    ids and one message per refused conversation.
+    """
+    candidates = [
+        c
+        for c in store.list_conversations(None, trashed=True)
+        if c.trashed_at is not None and c.trashed_at <= now - older_than
+    ]
+    chosen = {c.id for c in candidates}
+    refusals: list[str] = []
+    removing: set[str] = set()
+    kept: set[str] = set()
+    for conv in candidates:
+        forks = [d for d in descendants(store, conv.id) if d.id not in chosen]
+        if forks and not with_forks:
+            names = ", ".join(sorted(f.id for f in forks))
+            refusals.append(
+                f"Kept {conv.id}: forks still inherit from it ({names}); "
+                "use --forks to remove them too"
+            )
+            kept.add(conv.id)
+            continue
+        removing.add(conv.id)
+        removing.update(f.id for f in forks)
+    # A kept conversation keeps its ancestors too: they hold its history.
+    for conv_id in list(kept):
+        ancestor = store.get_conversation(conv_id)
+        while ancestor is not None and ancestor.parent is not None:
+            kept.add(ancestor.parent)
+            ancestor = store.get_conversation(ancestor.parent)
+    ordered = sorted(removing - kept)
+    if ordered:
+        store.delete_conversations(ordered)
+    return ordered, refusals
+
+
+def require_conversation(conv: Conversation | None, ref: str) -> Conversation:
+    if conv is None:
+        raise UserError(f"Conversation not found: {ref}")
+    return conv

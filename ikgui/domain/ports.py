@@ -1,0 +1,120 @@
+"""The ports the domain needs from the outside world (implemented by adapters).
+
+``Store`` is implemented by :class:`ikgui.storage.repository.SqliteStore`. Every
+method is synchronous (SQLite on a local file); the async session calls it directly.
+Every write is committed when the method returns (or when the outermost
+``transaction()`` block ends).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from ikgui.domain.events import Conversation, Event, SearchHit
+
+
+class Store(Protocol):
+    # -- conversations -------------------------------------------------------
+    def transaction(self) -> AbstractContextManager[None]:
+        """A block whose writes commit together (nests)."""
+        ...
+
+    def conversation_exists(self, conv_id: str) -> bool: ...
+
+    def insert_conversation(self, conv: Conversation) -> None:
+        """Insert a new conversation row with all of ``conv``'s fields (tags too)."""
+        ...
+
+    def get_conversation(self, conv_id: str) -> Conversation | None: ...
+
+    def find_by_suffix(self, ref: str) -> list[str]:
+        """Ids equal to ``ref`` or ending with it (any status), sorted."""
+        ...
+
+    def update_conversation(self, conv_id: str, **changes: Any) -> None:
+        """Set fields by name: title, title_by_user, agent, provider, model, status,
+        trashed_at, draft. Unknown names raise ``ValueError``."""
+        ...
+
+    def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:
+        """Replace the conversation's tags (already normalized by the caller)."""
+        ...
+
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        """Add to the conversation's token and cost totals."""
+        ...
+
+    def children(self, conv_id: str) -> list[Conversation]:
+        """Direct forks of a conversation (any status), oldest first."""
+        ...
+
+    def last_conversation(self, agent: str | None = None) -> Conversation | None:
+        """The most recently updated conversation not in the Trash (of ``agent`` if given)."""
+        ...
+
+    def delete_conversations(self, conv_ids: Sequence[str]) -> None:
+        """Remove rows for good: the conversations, their events, tags and index entries."""
+        ...
+
+    # -- events --------------------------------------------------------------
+    def append_event(
+        self,
+        conv_id: str,
+        kind: str,
+        content: str = "",
+        data: dict[str, Any] | None = None,
+        created_at: float | None = None,
+    ) -> Event:
+        """Append one event (id from the global sequence, ``created_at`` now unless
+        given), bump the conversation's ``updated_at`` (to the event's time) and
+        message count (user/assistant), and index its text for search."""
+        ...
+
+    def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
+        """Replace a growing event's content and data (a streaming reply), reindexing it."""
+        ...
+
+    def get_event(self, event_id: int) -> Event | None: ...
+
+    def last_event_id(self, conv_id: str) -> int | None:
+        """The id of the conversation's own newest event (any kind)."""
+        ...
+
+    def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
+        """The id of the newest ``clear`` event of ``conv_id`` with id <= ``upto``."""
+        ...
+
+    def events(
+        self, conv_id: str, after: int | None = None, upto: int | None = None
+    ) -> list[Event]:
+        """The conversation's own events with ``after < id <= upto`` (bounds optional), by id."""
+        ...
+
+    def unfinished_replies(self) -> list[Event]:
+        """Assistant events whose data has ``streaming: true`` (left by a crash)."""
+        ...
+
+    # -- read-only views -----------------------------------------------------
+    def list_conversations(
+        self,
+        limit: int | None = None,
+        *,
+        agent: str | None = None,
+        tag: str | None = None,
+        trashed: bool = False,
+        before: tuple[float, str] | None = None,
+    ) -> list[Conversation]:
+        """Newest first by (updated_at, id). ``trashed=False`` lists everything not in
+        the Trash, ``True`` only the Trash. ``before`` is a keyset cursor."""
+        ...
+
+    def search(self, words: str, limit: int = 50) -> list[SearchHit]:
+        """Full-text search over message text and titles, best conversations first.
+        User text is never interpreted as query syntax."""
+        ...
+
+    def all_tags(self) -> list[str]:
+        """Every tag in use, sorted."""
+        ...

@@ -1,0 +1,173 @@
+"""Replay: the log folded into a conversation's state (SPEC §4).
+
+``load_segments`` walks the fork chain backwards from a conversation to find the
+events that make up its history ("walk backwards"); ``replay`` folds them forwards
+into a :class:`ReplayState`; ``apply`` is the one-event step the live session uses
+too, so live and restarted state cannot drift.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
+from ikgui.domain.ports import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class MarkEntry:
+    event_id: int
+    label: str | None
+    context_len: int
+    scrollback_len: int
+    working_prompt: str
+
+    @property
+    def display(self) -> str:
+        return self.label if self.label is not None else "last mark"
+
+
+@dataclass
+class ReplayState:
+    context: list[Event] = field(default_factory=list)
+    scrollback: list[Event] = field(default_factory=list)
+    marks: list[MarkEntry] = field(default_factory=list)
+    working_prompt: str = ""
+    #: Set by ``/model`` commands; ``None``: the conversation's own model.
+    model: str | None = None
+    #: Set by ``/system``; ``None``: the agent's prompt, ``""``: no system prompt.
+    system_override: str | None = None
+    #: Events ignored by the fold (malformed rewinds), for diagnostics.
+    skipped: list[int] = field(default_factory=list)
+
+    def find_mark(self, label: str | None) -> MarkEntry | None:
+        """The newest live mark, or the newest with exactly ``label``."""
+        for mark in reversed(self.marks):
+            if label is None or mark.label == label:
+                return mark
+        return None
+
+
+def _clear(state: ReplayState) -> None:
+    state.context.clear()
+    state.scrollback.clear()
+    state.marks.clear()
+    state.working_prompt = ""
+
+
+def _rewind(state: ReplayState, event: Event) -> None:
+    target = event.data.get("target_event_id")
+    index = None
+    if isinstance(target, int) and not isinstance(target, bool):
+        for i, mark in enumerate(state.marks):
+            if mark.event_id == target:
+                index = i
+    if index is None:
+        log.warning("skipping rewind event %s: target %r is not a live mark", event.id, target)
+        state.skipped.append(event.id)
+        return
+    mark = state.marks[index]
+    del state.context[mark.context_len :]
+    del state.scrollback[mark.scrollback_len :]
+    del state.marks[index + 1 :]
+    state.working_prompt = mark.working_prompt
+    state.scrollback.append(event)
+
+
+def apply(state: ReplayState, event: Event) -> None:
+    """Fold one event into ``state`` (in place)."""
+    kind = event.kind
+    if kind in CONVERSATION_KINDS:
+        state.context.append(event)
+        state.scrollback.append(event)
+        if kind == Kind.ASSISTANT:
+            prompt = event.data.get("prompt") if event.may_have("prompt") else None
+            if isinstance(prompt, str):
+                state.working_prompt = prompt
+        elif kind == Kind.PROMPT_EDIT:
+            prompt = event.data.get("prompt")
+            if isinstance(prompt, str):
+                state.working_prompt = prompt
+    elif kind == Kind.MARK:
+        state.scrollback.append(event)
+        label = event.data.get("label")
+        state.marks.append(
+            MarkEntry(
+                event.id,
+                label if isinstance(label, str) else None,
+                len(state.context),
+                len(state.scrollback),
+                state.working_prompt,
+            )
+        )
+    elif kind == Kind.REWIND:
+        _rewind(state, event)
+    elif kind == Kind.CLEAR:
+        _clear(state)
+        # A clear carries the settings in force, since replay starts at the newest clear.
+        if event.may_have("model") and isinstance(event.data.get("model"), str):
+            state.model = event.data["model"]
+        if event.may_have("system") and isinstance(event.data.get("system"), str):
+            state.system_override = event.data["system"]
+    elif kind == Kind.COMMAND:
+        state.scrollback.append(event)
+        data = event.data
+        command = data.get("command")
+        if command == "model" and isinstance(data.get("model"), str):
+            state.model = data["model"]
+        elif command == "system" and (
+            data.get("system") is None or isinstance(data["system"], str)
+        ):
+            state.system_override = data.get("system")
+    else:
+        # fork, agent_killed, error and kinds from newer versions: shown, not sent.
+        state.scrollback.append(event)
+
+
+def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:
+    """Fold the segments (oldest ancestor first) into a fresh state.
+
+    Marks are not inherited: the mark stack is emptied at each boundary from an
+    ancestor's range to a descendant's.
+    """
+    state = ReplayState()
+    for index, segment in enumerate(segments):
+        if index:
+            state.marks.clear()
+        for event in segment:
+            apply(state, event)
+    return state
+
+
+def load_segments(store: Store, conv_id: str) -> list[list[Event]]:
+    """The event ranges that make up ``conv_id``'s history, oldest ancestor first."""
+    segments: list[list[Event]] = []
+    bound: int | None = None
+    seen: set[str] = set()
+    current: str | None = conv_id
+    while current is not None and current not in seen:
+        seen.add(current)
+        conv = store.get_conversation(current)
+        if conv is None:
+            break
+        clear = store.latest_clear(current, bound)
+        if clear is not None:
+            # The clear itself is replayed: it empties nothing yet but restores settings.
+            segments.append(store.events(current, after=clear - 1, upto=bound))
+            break
+        segments.append(store.events(current, upto=bound))
+        if conv.parent is None or conv.fork_event_id is None:
+            break
+        # A fork "from here" may point below the parent's own fork point.
+        bound = conv.fork_event_id if bound is None else min(bound, conv.fork_event_id)
+        current = conv.parent
+    segments.reverse()
+    return segments
+
+
+def replay_conversation(store: Store, conv_id: str) -> ReplayState:
+    return replay(load_segments(store, conv_id))

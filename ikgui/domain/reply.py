@@ -1,0 +1,177 @@
+"""Streaming one reply into the log (SPEC §8, §11).
+
+The assistant event is created with the first text, grows as deltas arrive and is
+saved at least every second (``streaming: true`` while it grows, so a crash leaves a
+row that start-up marks interrupted). On the end it stores provider, model, usage,
+cost, finish reason and the extracted working prompt; a cancel keeps the partial
+text with ``interrupted: true``; a failure adds one ``error`` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from ikgui.domain.errors import ProviderError
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.ports import Store
+from ikgui.domain.prompt import extract
+from ikgui.domain.replay import replay_conversation
+from ikgui.domain.streaming import ChatRequest, StreamEnd, TextDelta, ToolCallDelta
+
+if TYPE_CHECKING:
+    from ikgui.domain.session import Session
+
+SAVE_INTERVAL = 1.0
+
+
+def _no_model(provider: str) -> ProviderError:
+    return ProviderError(
+        f"No model is chosen for {provider}: pick one with /model NAME "
+        "or set [defaults] model in config.toml.",
+        "config",
+    )
+
+
+def _tool_summary(item: ToolCallDelta) -> str:
+    args = item.arguments if isinstance(item.arguments, str) else json.dumps(item.arguments)
+    return f"{item.name}({args[:80]}{'…' if len(args) > 80 else ''})"
+
+
+class _Reply:
+    def __init__(self, session: Session, conv_id: str, provider_name: str, model: str) -> None:
+        self.session = session
+        self.conv_id = conv_id
+        self.base: dict[str, Any] = {"provider": provider_name, "model": model}
+        self.parts: list[str] = []
+        self.event: Event | None = None
+        self.saved_at = session.clock()
+        self.saved_len = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def delta(self, text: str) -> None:
+        if not text:
+            return
+        if self.event is None:
+            self.event = self.session.append_to(
+                self.conv_id, Kind.ASSISTANT, "", {**self.base, "streaming": True}
+            )
+        self.parts.append(text)
+        self.session.emit_delta(self.event, text)
+        now = self.session.clock()
+        if now - self.saved_at >= SAVE_INTERVAL:
+            self.save(now)
+
+    def save(self, now: float) -> None:
+        if self.event is not None and len(self.parts) != self.saved_len:
+            self.event = self.session.update_event(
+                self.event, self.text, {**self.base, "streaming": True}
+            )
+            self.saved_len = len(self.parts)
+        self.saved_at = now
+
+    def tool_call(self, item: ToolCallDelta) -> None:
+        self.save(self.session.clock())
+        data = {"id": item.id, "name": item.name, "arguments": item.arguments}
+        self.session.append_to(self.conv_id, Kind.TOOL_CALL, _tool_summary(item), data)
+
+    def finish(self, end: StreamEnd | None, interrupted: bool) -> Event | None:
+        session = self.session
+        text = self.text
+        data: dict[str, Any] = dict(self.base)
+        if end is not None and end.model:
+            data["model"] = end.model
+        input_tokens = (end.input_tokens or 0) if end else 0
+        output_tokens = (end.output_tokens or 0) if end else 0
+        cost = session.settings.cost(data["model"], input_tokens, output_tokens)
+        data["usage"] = {"input": input_tokens, "output": output_tokens}
+        data["cost"] = cost
+        data["finish_reason"] = end.finish_reason if end else None
+        data["interrupted"] = interrupted
+        extraction = extract(text, session.prompt_mode)
+        if extraction.prompt is not None:
+            data["prompt"] = extraction.prompt
+        if extraction.display_end is not None:
+            data["display_end"] = extraction.display_end
+        if self.event is None:
+            if interrupted and not text:
+                return None
+            self.event = session.append_to(self.conv_id, Kind.ASSISTANT, text, data)
+        else:
+            self.event = session.update_event(self.event, text, data)
+        if input_tokens or output_tokens or cost:
+            session.store.add_usage(self.conv_id, input_tokens, output_tokens, cost)
+            if self.conv_id == session.conversation.id:
+                conv = session.conversation
+                conv.tokens_input += input_tokens
+                conv.tokens_output += output_tokens
+                conv.cost += cost
+        if extraction.prompt is not None and self.conv_id == session.conversation.id:
+            self._apply_prompt(extraction.prompt)
+        return self.event
+
+    def _apply_prompt(self, prompt: str) -> None:
+        """Set the working prompt as replay would, even if events followed the reply."""
+        session = self.session
+        assert self.event is not None
+        context = session.state.context
+        last = bool(context) and context[-1].id == self.event.id
+        if last and not any(m.event_id > self.event.id for m in session.state.marks):
+            session.state.working_prompt = prompt
+            return
+        session.state = replay_conversation(session.store, self.conv_id)
+
+
+async def stream_reply(session: Session, conv_id: str) -> Event | None:
+    """Stream the reply to the context of ``conv_id`` (the current conversation)."""
+    provider_name = session.provider
+    reply: _Reply | None = None
+    try:
+        assert session.provider_factory is not None
+        provider = session.provider_factory(provider_name)
+        model = session.model
+        if not model:
+            raise _no_model(provider_name)
+        request = ChatRequest(model, session.context())
+        reply = _Reply(session, conv_id, provider_name, model)
+        end: StreamEnd | None = None
+        try:
+            async with aclosing(provider.stream(request)) as items:
+                async for item in items:
+                    if isinstance(item, TextDelta):
+                        reply.delta(item.text)
+                    elif isinstance(item, ToolCallDelta):
+                        reply.tool_call(item)
+                    elif isinstance(item, StreamEnd):
+                        end = item
+        finally:
+            await provider.aclose()
+    except asyncio.CancelledError:
+        if reply is not None:
+            reply.finish(None, interrupted=True)
+        raise
+    except ProviderError as exc:
+        if reply is not None:
+            reply.finish(None, interrupted=True)
+        data: dict[str, Any] = {"category": exc.category, "status": exc.status}
+        if exc.retry_after is not None:
+            data["retry_after"] = exc.retry_after
+        session.append_to(conv_id, Kind.ERROR, exc.message, data)
+        raise
+    return reply.finish(end, interrupted=False)
+
+
+def recover_unfinished(store: Store) -> int:
+    """Mark replies left growing by a crash as interrupted; returns how many."""
+    count = 0
+    for event in store.unfinished_replies():
+        data = {k: v for k, v in event.data.items() if k != "streaming"}
+        data["interrupted"] = True
+        store.update_event(event.id, event.content, data)
+        count += 1
+    return count

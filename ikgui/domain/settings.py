@@ -1,0 +1,57 @@
+"""Configuration values the domain works with (loaded by :mod:`ikgui.config`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PROVIDER_KINDS = ("openai", "ollama", "anthropic")
+DEFAULT_PROVIDER = "ollama"
+DEFAULT_OLLAMA_URL = "http://localhost:11434"
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    name: str
+    kind: str
+    base_url: str
+    api_key_env: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    name: str
+    system_prompt: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    prompt_mode: str = "off"
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float
+    output: float
+
+
+def default_providers() -> dict[str, ProviderSettings]:
+    return {"ollama": ProviderSettings("ollama", "ollama", DEFAULT_OLLAMA_URL)}
+
+
+@dataclass
+class Settings:
+    default_provider: str = DEFAULT_PROVIDER
+    default_model: str | None = None
+    default_agent: str | None = None
+    providers: dict[str, ProviderSettings] = field(default_factory=default_providers)
+    agents: dict[str, AgentSettings] = field(default_factory=dict)
+    prices: dict[str, Price] = field(default_factory=dict)
+    #: Problems found while loading (``file:line: reason``); defaults were used instead.
+    problems: list[str] = field(default_factory=list)
+
+    def agent(self, name: str | None) -> AgentSettings | None:
+        return self.agents.get(name) if name else None
+
+    def cost(self, model: str | None, input_tokens: int, output_tokens: int) -> float:
+        price = self.prices.get(model or "")
+        if price is None:
+            return 0.0
+        return (input_tokens * price.input + output_tokens * price.output) / 1_000_000

@@ -1,0 +1,176 @@
+"""Numbered schema migrations: version N is ``MIGRATIONS[N - 1]``, recorded in ``user_version``.
+
+Each migration is frozen SQL (never built from today's models) and runs in its own
+``BEGIN IMMEDIATE`` transaction together with the ``user_version`` bump, so a failure
+leaves the database at the last version that completed. An existing database
+(version >= 1) is copied to ``<name>.bak-v<old>`` with the SQLite backup API (WAL
+content included) before anything changes.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ikgui.domain.errors import StorageError
+
+#: A migration receives the raw connection inside an open transaction.
+Migration = Callable[[sqlite3.Connection], None]
+
+#: ``PRAGMA application_id`` of every ikgui database ("ikgu").
+APPLICATION_ID = 0x696B6775
+
+#: Event kinds whose content is full-text indexed (as listed in the ``event_text`` view).
+INDEXED_KINDS = ("user", "assistant", "system", "prompt_edit", "tool_call", "tool_result")
+
+_V1 = (
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    """CREATE TABLE conversation (
+        id TEXT NOT NULL PRIMARY KEY,
+        parent_id TEXT NULL REFERENCES conversation (id),
+        fork_event_id INTEGER NULL,
+        agent TEXT NULL,
+        provider TEXT NULL,
+        model TEXT NULL,
+        title TEXT NULL,
+        title_by_user INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'killed')),
+        trashed_at REAL NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        tokens_input INTEGER NOT NULL DEFAULT 0,
+        tokens_output INTEGER NOT NULL DEFAULT 0,
+        cost REAL NOT NULL DEFAULT 0,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        draft TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX conversation_updated ON conversation (updated_at, id)",
+    "CREATE INDEX conversation_agent_updated ON conversation (agent, updated_at, id)",
+    "CREATE INDEX conversation_parent ON conversation (parent_id)",
+    "CREATE INDEX conversation_trashed ON conversation (trashed_at) WHERE trashed_at IS NOT NULL",
+    """CREATE TABLE event (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversation (id),
+        kind TEXT NOT NULL,
+        content TEXT NOT NULL DEFAULT '',
+        data TEXT NULL,
+        created_at REAL NOT NULL
+    )""",
+    "CREATE INDEX event_conversation ON event (conversation_id, id)",
+    "CREATE INDEX event_clear ON event (conversation_id, id) WHERE kind = 'clear'",
+    # Replies that may still be marked as streaming; the exact test is done in Python.
+    """CREATE INDEX event_streaming ON event (id)
+        WHERE kind = 'assistant' AND instr(data, '"streaming"') > 0""",
+    """CREATE TABLE tag (
+        id INTEGER PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversation (id),
+        name TEXT NOT NULL
+    )""",
+    "CREATE UNIQUE INDEX tag_conversation_name ON tag (conversation_id, name)",
+    "CREATE INDEX tag_name ON tag (name)",
+    # The searchable events; the index's external content, so the text lives once.
+    """CREATE VIEW event_text AS SELECT id, content FROM event
+        WHERE kind IN ('user', 'assistant', 'system', 'prompt_edit', 'tool_call', 'tool_result')
+        AND content != ''""",
+    """CREATE VIRTUAL TABLE event_fts USING fts5(
+        content, content='event_text', content_rowid='id',
+        tokenize='unicode61 remove_diacritics 2')""",
+    """CREATE VIRTUAL TABLE title_fts USING fts5(
+        title, conversation_id UNINDEXED, tokenize='unicode61 remove_diacritics 2')""",
+)
+
+
+def _v1_initial(conn: sqlite3.Connection) -> None:
+    for statement in _V1:
+        conn.execute(statement)
+
+
+#: Every migration this version knows, oldest first.
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def newer_schema_error(path: Path, found: int, known: int) -> StorageError:
+    return StorageError(
+        f"{path} was written by a newer version of ikgui (schema {found}; this version "
+        f"reads up to {known}). Upgrade ikgui to open it; the file was not changed."
+    )
+
+
+def backup_path(path: Path, version: int) -> Path:
+    """A free name for the backup of ``path`` at ``version`` (never overwrites one)."""
+    candidate = path.with_name(f"{path.name}.bak-v{version}")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.bak-v{version}.{n}")
+        n += 1
+    return candidate
+
+
+def make_backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+    """Copy the database (WAL content included) next to it, atomically named."""
+    target = backup_path(path, version)
+    partial = target.with_name(target.name + ".partial")
+    dest = sqlite3.connect(partial)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    os.replace(partial, target)
+    return target
+
+
+def migrate(
+    conn: sqlite3.Connection, path: Path, migrations: Sequence[Migration] = MIGRATIONS
+) -> Path | None:
+    """Bring the database to ``len(migrations)``; returns the backup made, if any."""
+    target = len(migrations)
+    current = user_version(conn)
+    if current > target:
+        raise newer_schema_error(path, current, target)
+    if current == target:
+        return None
+    backup: Path | None = None
+    if current >= 1:
+        try:
+            backup = make_backup(conn, path, current)
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageError(
+                f"Could not upgrade the database {path}: making a backup copy failed ({exc}); "
+                "the file was not changed."
+            ) from exc
+    for version in range(current + 1, target + 1):
+        try:
+            _run_one(conn, version, migrations[version - 1])
+        except Exception as exc:
+            try:
+                reached = user_version(conn)
+            except sqlite3.Error:
+                reached = version - 1
+            where = f" A backup copy is at {backup}." if backup else ""
+            raise StorageError(
+                f"Could not upgrade the database {path} to schema {version} ({exc}); it is "
+                f"still at schema {reached}.{where}"
+            ) from exc
+    return backup
+
+
+def _run_one(conn: sqlite3.Connection, version: int, migration: Migration) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated while we waited for the lock.
+        if user_version(conn) < version:
+            migration(conn)
+            conn.execute(f"PRAGMA user_version = {int(version)}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

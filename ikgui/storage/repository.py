@@ -1,0 +1,405 @@
+"""``SqliteStore``: the domain's ``Store`` port on one SQLite file.
+
+Read paths use raw cursors and build ``Event``/``Conversation`` values directly (event
+data stays JSON text until read). Every write runs in a ``BEGIN IMMEDIATE`` transaction
+(or a savepoint inside ``transaction()``), and every sqlite or peewee failure surfaces
+as a ``StorageError`` in plain words; writes aimed at a missing conversation or event
+raise ``NotFoundError``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, cast
+
+from peewee import SqliteDatabase
+
+from ikgui.domain.errors import NotFoundError, StorageError
+from ikgui.domain.events import MESSAGE_KINDS, Conversation, Event, SearchHit
+from ikgui.storage import search as fts
+from ikgui.storage.db import DB_ERRORS, raw_connection, storage_error
+from ikgui.storage.models import (
+    CONVERSATION_COLUMNS,
+    STATUSES,
+    UPDATABLE,
+    ConversationRow,
+    TagRow,
+    conversation_from_row,
+    conversation_values,
+    normalize_tags,
+)
+
+_COUNTED = frozenset(k.value for k in MESSAGE_KINDS)
+_EVENT_COLUMNS = "id, conversation_id, kind, content, data, created_at"
+
+
+def _event(row: Sequence[Any]) -> Event:
+    return Event(row[0], row[1], row[2], row[3], None, row[5], raw_data=row[4])
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class SqliteStore:
+    """The event log and conversation index in one SQLite file (see ``ikgui.domain.ports``)."""
+
+    def __init__(self, db: SqliteDatabase, path: Path) -> None:
+        self.path = path
+        self._db = db
+        self._local = threading.local()
+        self._closed = False
+
+    # -- plumbing ------------------------------------------------------------------
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._db.close()
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StorageError(f"The database {self.path} is already closed.")
+        try:
+            return raw_connection(self._db)
+        except DB_ERRORS as exc:
+            raise storage_error(self.path, exc, writing=False) from exc
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connection()
+        try:
+            yield conn
+        except DB_ERRORS as exc:
+            raise storage_error(self.path, exc, writing=False) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """A transaction (a savepoint when nested) that commits on success."""
+        conn = self._connection()
+        depth: int = getattr(self._local, "depth", 0)
+        try:
+            conn.execute("BEGIN IMMEDIATE" if depth == 0 else f"SAVEPOINT sp{depth}")
+        except DB_ERRORS as exc:
+            raise storage_error(self.path, exc, writing=True) from exc
+        self._local.depth = depth + 1
+        try:
+            yield conn
+        except BaseException as exc:
+            self._local.depth = depth
+            self._undo(conn, depth)
+            if isinstance(exc, DB_ERRORS):
+                raise storage_error(self.path, exc, writing=True) from exc
+            raise
+        self._local.depth = depth
+        try:
+            conn.execute("COMMIT" if depth == 0 else f"RELEASE sp{depth}")
+        except DB_ERRORS as exc:
+            self._undo(conn, depth)
+            raise storage_error(self.path, exc, writing=True) from exc
+
+    @staticmethod
+    def _undo(conn: sqlite3.Connection, depth: int) -> None:
+        # SQLite itself rolls back the whole transaction on some errors (disk full).
+        if not conn.in_transaction:
+            return
+        try:
+            if depth == 0:
+                conn.execute("ROLLBACK")
+            else:
+                conn.execute(f"ROLLBACK TO sp{depth}")
+                conn.execute(f"RELEASE sp{depth}")
+        except sqlite3.Error:
+            pass
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A block whose writes commit together (nests as savepoints)."""
+        with self._writing():
+            yield
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits (cheap change polling)."""
+        with self._reading() as conn:
+            return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+    # -- conversations ---------------------------------------------------------------
+
+    def conversation_exists(self, conv_id: str) -> bool:
+        with self._reading() as conn:
+            row = conn.execute("SELECT 1 FROM conversation WHERE id = ?", (conv_id,)).fetchone()
+        return row is not None
+
+    def insert_conversation(self, conv: Conversation) -> None:
+        if conv.status not in STATUSES:
+            raise ValueError(f"Unknown conversation status: {conv.status}")
+        values = conversation_values(conv)
+        tags = normalize_tags(conv.tags)
+        with self._writing() as conn:
+            conn.execute(
+                f"INSERT INTO conversation ({', '.join(values)}) VALUES ({_marks(len(values))})",
+                tuple(values.values()),
+            )
+            conn.executemany(
+                "INSERT INTO tag (conversation_id, name) VALUES (?, ?)",
+                [(conv.id, t) for t in tags],
+            )
+            fts.set_title(conn, conv.id, conv.title, new=True)
+
+    def get_conversation(self, conv_id: str) -> Conversation | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {CONVERSATION_COLUMNS} FROM conversation c WHERE c.id = ?", (conv_id,)
+            ).fetchone()
+        return conversation_from_row(row) if row else None
+
+    def find_by_suffix(self, ref: str) -> list[str]:
+        if not ref:
+            return []
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id FROM conversation WHERE substr(id, -?) = ? ORDER BY id",
+                (len(ref), ref),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def update_conversation(self, conv_id: str, **changes: Any) -> None:
+        unknown = sorted(set(changes) - UPDATABLE)
+        if unknown:
+            raise ValueError(f"Unknown conversation field: {', '.join(unknown)}")
+        if "status" in changes and changes["status"] not in STATUSES:
+            raise ValueError(f"Unknown conversation status: {changes['status']}")
+        if not changes:
+            return
+        values: dict[Any, Any] = {}
+        for name, value in changes.items():
+            if name == "title_by_user":
+                value = int(bool(value))
+            elif name == "draft":
+                value = value or ""
+            values[getattr(ConversationRow, name)] = value
+        with self._writing() as conn:
+            query = ConversationRow.update(values).where(ConversationRow.id == conv_id)
+            if not query.execute(self._db):
+                raise NotFoundError(f"Conversation not found: {conv_id}")
+            if "title" in changes:
+                fts.set_title(conn, conv_id, changes["title"], new=False)
+
+    def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:
+        names = normalize_tags(tags)
+        with self._writing():
+            self._require(conv_id)
+            TagRow.delete().where(TagRow.conversation == conv_id).execute(self._db)
+            if names:
+                rows = [{TagRow.conversation: conv_id, TagRow.name: n} for n in names]
+                TagRow.insert_many(rows).execute(self._db)
+
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        with self._writing():
+            query = ConversationRow.update(
+                {
+                    ConversationRow.tokens_input: ConversationRow.tokens_input + input_tokens,
+                    ConversationRow.tokens_output: ConversationRow.tokens_output + output_tokens,
+                    ConversationRow.cost: ConversationRow.cost + cost,
+                }
+            ).where(ConversationRow.id == conv_id)
+            if not query.execute(self._db):
+                raise NotFoundError(f"Conversation not found: {conv_id}")
+
+    def children(self, conv_id: str) -> list[Conversation]:
+        return self._select("c.parent_id = ?", [conv_id], "c.created_at, c.id")
+
+    def last_conversation(self, agent: str | None = None) -> Conversation | None:
+        found = self.list_conversations(1, agent=agent)
+        return found[0] if found else None
+
+    def delete_conversations(self, conv_ids: Sequence[str]) -> None:
+        """Remove rows for good. Forks left behind (not in ``conv_ids``) become roots."""
+        ids = list(dict.fromkeys(conv_ids))
+        if not ids:
+            return
+        with self._writing() as conn:
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (id TEXT PRIMARY KEY)")
+            conn.execute("DELETE FROM temp.doomed")
+            conn.executemany(
+                "INSERT OR IGNORE INTO temp.doomed (id) VALUES (?)", [(i,) for i in ids]
+            )
+            fts.unindex_conversations(conn, "temp.doomed")
+            doomed = "(SELECT id FROM temp.doomed)"
+            conn.execute(f"DELETE FROM tag WHERE conversation_id IN {doomed}")
+            conn.execute(f"DELETE FROM event WHERE conversation_id IN {doomed}")
+            conn.execute(
+                "UPDATE conversation SET parent_id = NULL, fork_event_id = NULL "
+                f"WHERE parent_id IN {doomed} AND id NOT IN {doomed}"
+            )
+            conn.execute(f"DELETE FROM conversation WHERE id IN {doomed}")
+            conn.execute("DELETE FROM temp.doomed")
+
+    def _require(self, conv_id: str) -> None:
+        if not self.conversation_exists(conv_id):
+            raise NotFoundError(f"Conversation not found: {conv_id}")
+
+    # -- events ------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        conv_id: str,
+        kind: str,
+        content: str = "",
+        data: dict[str, Any] | None = None,
+        created_at: float | None = None,
+    ) -> Event:
+        when = time.time() if created_at is None else float(created_at)
+        raw = json.dumps(data, ensure_ascii=False) if data else None
+        text = content or ""
+        with self._writing() as conn:
+            bumped = conn.execute(
+                "UPDATE conversation SET updated_at = ?, message_count = message_count + ? "
+                "WHERE id = ?",
+                (when, 1 if kind in _COUNTED else 0, conv_id),
+            )
+            if bumped.rowcount == 0:
+                raise NotFoundError(f"Conversation not found: {conv_id}")
+            cur = conn.execute(
+                "INSERT INTO event (conversation_id, kind, content, data, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (conv_id, kind, text, raw, when),
+            )
+            event_id = cast(int, cur.lastrowid)
+            fts.index_event(conn, event_id, kind, text)
+        return Event(
+            event_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
+        )
+
+    def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
+        raw = json.dumps(data, ensure_ascii=False) if data else None
+        text = content or ""
+        with self._writing() as conn:
+            row = conn.execute(
+                "SELECT kind, content FROM event WHERE id = ?", (event_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(f"Event not found: {event_id}")
+            kind, old = row
+            fts.unindex_event(conn, event_id, kind, old)
+            conn.execute(
+                "UPDATE event SET content = ?, data = ? WHERE id = ?", (text, raw, event_id)
+            )
+            fts.index_event(conn, event_id, kind, text)
+
+    def get_event(self, event_id: int) -> Event | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM event WHERE id = ?", (event_id,)
+            ).fetchone()
+        return _event(row) if row else None
+
+    def last_event_id(self, conv_id: str) -> int | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT max(id) FROM event WHERE conversation_id = ?", (conv_id,)
+            ).fetchone()
+        return cast(int | None, row[0])
+
+    def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
+        sql = "SELECT max(id) FROM event WHERE conversation_id = ? AND kind = 'clear'"
+        params: list[Any] = [conv_id]
+        if upto is not None:
+            sql += " AND id <= ?"
+            params.append(upto)
+        with self._reading() as conn:
+            row = conn.execute(sql, params).fetchone()
+        return cast(int | None, row[0])
+
+    def events(
+        self, conv_id: str, after: int | None = None, upto: int | None = None
+    ) -> list[Event]:
+        sql = "SELECT id, kind, content, data, created_at FROM event WHERE conversation_id = ?"
+        params: list[Any] = [conv_id]
+        if after is not None:
+            sql += " AND id > ?"
+            params.append(after)
+        if upto is not None:
+            sql += " AND id <= ?"
+            params.append(upto)
+        with self._reading() as conn:
+            rows = conn.execute(sql + " ORDER BY id", params).fetchall()
+        return [Event(i, conv_id, k, c, None, t, raw_data=d) for i, k, c, d, t in rows]
+
+    def unfinished_replies(self) -> list[Event]:
+        with self._reading() as conn:
+            rows = conn.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM event "
+                "WHERE kind = 'assistant' AND instr(data, '\"streaming\"') > 0 ORDER BY id"
+            ).fetchall()
+        events = [_event(r) for r in rows]
+        return [e for e in events if e.data.get("streaming") is True]
+
+    # -- read-only views -----------------------------------------------------------------
+
+    def _select(
+        self, where: str, params: list[Any], order: str, limit: int | None = None
+    ) -> list[Conversation]:
+        sql = f"SELECT {CONVERSATION_COLUMNS} FROM conversation c WHERE {where} ORDER BY {order}"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params = [*params, limit]
+        with self._reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
+        return [conversation_from_row(r) for r in rows]
+
+    def list_conversations(
+        self,
+        limit: int | None = None,
+        *,
+        agent: str | None = None,
+        tag: str | None = None,
+        trashed: bool = False,
+        before: tuple[float, str] | None = None,
+    ) -> list[Conversation]:
+        if limit is not None and limit <= 0:
+            return []
+        where = ["c.trashed_at IS NOT NULL" if trashed else "c.trashed_at IS NULL"]
+        params: list[Any] = []
+        if agent is not None:
+            where.append("c.agent = ?")
+            params.append(agent)
+        if tag is not None:
+            where.append(
+                "EXISTS (SELECT 1 FROM tag t WHERE t.conversation_id = c.id AND t.name = ?)"
+            )
+            params.append(tag.strip().lower())
+        if before is not None:
+            where.append("(c.updated_at, c.id) < (?, ?)")
+            params.extend(before)
+        return self._select(" AND ".join(where), params, "c.updated_at DESC, c.id DESC", limit)
+
+    def search(self, words: str, limit: int = 50) -> list[SearchHit]:
+        terms = fts.words_of(words)
+        if not terms or limit <= 0:
+            return []
+        with self._reading() as conn:
+            return fts.hits(conn, terms, limit)
+
+    def all_tags(self) -> list[str]:
+        with self._reading() as conn:
+            rows = conn.execute("SELECT DISTINCT name FROM tag ORDER BY name").fetchall()
+        return [r[0] for r in rows]

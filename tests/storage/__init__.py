@@ -1,0 +1,1 @@
+"""Tests of the SQLite storage adapter (real files, no mocks)."""

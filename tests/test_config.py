@@ -1,0 +1,103 @@
+"""config.toml loading (SPEC §9): values, and every problem with file:line: reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ikgui.config import EXAMPLE, load_settings
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "nope.toml")
+    assert settings.default_provider == "ollama"
+    assert settings.providers["ollama"].base_url == "http://localhost:11434"
+    assert settings.problems == []
+
+
+def test_example_config_is_valid(tmp_path: Path) -> None:
+    assert load_settings(write(tmp_path, EXAMPLE)).problems == []
+
+
+def test_full_config(tmp_path: Path) -> None:
+    settings = load_settings(
+        write(
+            tmp_path,
+            """
+[defaults]
+provider = "local"
+model = "qwen"
+agent = "coder"
+
+[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:8080/v1/"
+api_key_env = "LOCAL_KEY"
+
+[agents.coder]
+system_prompt = "Be careful."
+provider = "local"
+model = "qwen-coder"
+prompt_mode = "line"
+
+[prices."qwen"]
+input = 1.5
+output = 3
+""",
+        )
+    )
+    assert settings.problems == []
+    assert settings.default_provider == "local"
+    assert settings.providers["local"].base_url == "http://127.0.0.1:8080/v1"
+    assert settings.providers["local"].api_key_env == "LOCAL_KEY"
+    assert settings.agents["coder"].prompt_mode == "line"
+    assert settings.default_agent == "coder"
+    assert settings.cost("qwen", 1_000_000, 2_000_000) == 7.5
+    assert settings.cost("unknown", 10, 10) == 0.0
+
+
+def test_syntax_error_reports_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, '[defaults]\nprovider = "ollama"\nmodel = \n')
+    settings = load_settings(path)
+    assert len(settings.problems) == 1
+    assert settings.problems[0].startswith(f"{path}:3: ")
+    assert settings.default_provider == "ollama"
+
+
+def test_semantic_errors_name_the_line_and_fall_back(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """[providers.bad]
+kind = "telepathy"
+base_url = "http://x"
+
+[agents.writer]
+prompt_mode = "yaml"
+
+[prices."m"]
+input = "cheap"
+
+[defaults]
+provider = "bad"
+""",
+    )
+    settings = load_settings(path)
+    problems = "\n".join(settings.problems)
+    assert f"{path}:2: providers.bad.kind must be one of openai, ollama, anthropic" in problems
+    assert f"{path}:6: agents.writer.prompt_mode must be off, line or json" in problems
+    assert f'{path}:8: prices."m" needs input and output' in problems
+    assert f"{path}:12: defaults.provider 'bad' is not a configured provider" in problems
+    assert "bad" not in settings.providers
+    assert settings.agents["writer"].prompt_mode == "off"
+    assert settings.default_provider == "ollama"
+
+
+def test_unreadable_bytes_are_a_problem_not_a_crash(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    assert load_settings(path).problems[0].startswith(f"{path}:1: cannot read the file")
