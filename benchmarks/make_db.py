@@ -116,9 +116,12 @@ class Text:
         return "\n\n".join(parts)
 
 
-def _plan_kinds(rng: random.Random, n: int, fork_child: bool, fork_parent: bool) -> list[str]:
-    """A plausible sequence of ``n`` event kinds (no clears in fork-chain links)."""
-    in_chain = fork_child or fork_parent
+def _plan_kinds(
+    rng: random.Random, n: int, fork_child: bool, fork_parent: bool, no_clear: bool = False
+) -> list[str]:
+    """A plausible sequence of ``n`` event kinds (no clears in fork-chain links, nor in
+    the big conversation, whose whole length is what its replay benchmark measures)."""
+    in_chain = fork_child or fork_parent or no_clear
     kinds: list[str] = []
     if fork_child:
         kinds.append("fork")
@@ -194,7 +197,7 @@ def generate(path: Path, conversations: int, events: int, seed: int) -> None:
         link = c - 1 if 1 <= c <= CHAIN_DEPTH else None
         child = link is not None and link > 0
         parent = link is not None and link < CHAIN_DEPTH - 1
-        plans.append(_plan_kinds(rng, n, fork_child=child, fork_parent=parent))
+        plans.append(_plan_kinds(rng, n, fork_child=child, fork_parent=parent, no_clear=c == 0))
 
     # Times: two years of history, conversations interleaved; the fork chain is sequential
     # (each link starts after its parent's fork event).
