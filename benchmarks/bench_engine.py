@@ -59,19 +59,34 @@ def main() -> None:
     store = open_store(args.path)
     try:
         big = replay_conversation(store, BIG_ID)
-        rows.append((f"replay {BIG_ID} ({len(big.scrollback):,} items)",
-                     median_ms(lambda: replay_conversation(store, BIG_ID), args.runs), 100.0))
+        rows.append(
+            (
+                f"replay {BIG_ID} ({len(big.scrollback):,} items)",
+                median_ms(lambda: replay_conversation(store, BIG_ID), args.runs),
+                100.0,
+            )
+        )
         leaf = CHAIN_IDS[-1]
         chain = replay_conversation(store, leaf)
-        rows.append((f"replay 50-deep fork chain {leaf} ({len(chain.scrollback):,} items)",
-                     median_ms(lambda: replay_conversation(store, leaf), args.runs), 50.0))
+        rows.append(
+            (
+                f"replay 50-deep fork chain {leaf} ({len(chain.scrollback):,} items)",
+                median_ms(lambda: replay_conversation(store, leaf), args.runs),
+                50.0,
+            )
+        )
         session = Session(store)
-        rows.append(("switch to the 10,000-event conversation + build context",
-                     median_ms(lambda: (session.open(BIG_ID), session.context()), args.runs),
-                     None))
+        rows.append(
+            (
+                "switch to the 10,000-event conversation + build context",
+                median_ms(lambda: (session.open(BIG_ID), session.context()), args.runs),
+                None,
+            )
+        )
         for words in ("database migration", "function return"):
-            rows.append((f"search '{words}'",
-                         median_ms(lambda w=words: store.search(w), args.runs), 50.0))
+            rows.append(
+                (f"search '{words}'", median_ms(lambda w=words: store.search(w), args.runs), 50.0)
+            )
     finally:
         store.close()
     size = sum(p.stat().st_size for p in home.glob(args.path.name + "*"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-CLI_WORDS = {"run", "conv", "c", "-h", "--help", "--version"}
+CLI_WORDS = {"run", "conv", "c", "keys", "-h", "--help", "--version"}
 
 
 def main() -> int:

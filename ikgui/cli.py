@@ -8,7 +8,6 @@ in a fraction of a second. Errors are one ``Error: `` line on stderr; exit codes
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ikgui import __version__
+from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
 from ikgui.domain.command_handlers import build_tree
@@ -29,6 +29,7 @@ from ikgui.domain.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.timefmt import parse_age
 from ikgui.paths import Paths, resolve
+from ikgui.wiring import Providers, recover
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,9 +50,23 @@ class Env:
         for problem in self.settings.problems:
             print(f"Warning: {problem}", file=sys.stderr)
         self.store = open_store(self.paths.database)
+        recover(self.store)
+        self._providers: Providers | None = None
 
-    def session(self) -> Session:
-        return Session(self.store, self.settings, export_dir=self.paths.exports)
+    @property
+    def providers(self) -> Providers:
+        if self._providers is None:
+            self._providers = Providers(self.settings)
+        return self._providers
+
+    def session(self, store: Store | None = None) -> Session:
+        return Session(
+            store or self.store,
+            self.settings,
+            provider_factory=self.providers,
+            model_lister=self.providers.known_models,
+            export_dir=self.paths.exports,
+        )
 
     def close(self) -> None:
         self.store.close()
@@ -64,26 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ikgui {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    run = sub.add_parser("run", help="send a message or run a slash command")
-    run.add_argument(
-        "-c",
-        "--continue",
-        dest="cont",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="REF",
-        help="continue the last conversation, or REF",
-    )
-    run.add_argument("--cid", help="continue the conversation with exactly this id")
-    run.add_argument("-a", "--agent")
-    run.add_argument("-p", "--provider")
-    run.add_argument("-m", "--model")
-    run.add_argument("--no-save", action="store_true", help="do not keep this exchange")
-    run.add_argument("--no-stream", action="store_true", help="print the reply when complete")
-    run.add_argument("--json", action="store_true", help="print the result as JSON")
-    run.add_argument("-q", "--quiet", action="store_true", help="print only the reply")
-    run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
+    add_run_parser(sub)
 
     conv = sub.add_parser("conv", aliases=["c"], help="browse and manage conversations")
     csub = conv.add_subparsers(dest="conv_command", parser_class=_Parser)
@@ -128,54 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _print_json(value: Any) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2))
-
-
-# -- ikgui run -------------------------------------------------------------------
-
-
-def _pick_conversation(env: Env, session: Session, args: argparse.Namespace) -> None:
-    if args.cid:
-        if env.store.get_conversation(args.cid) is None:
-            raise UserError(f"Conversation not found: {args.cid}")
-        session.open(args.cid)
-    elif args.cont:
-        session.open(resolve_ref(env.store, args.cont))
-    elif args.cont == "":
-        last = env.store.last_conversation(args.agent)
-        if last is None:
-            raise UserError("No conversation to continue")
-        session.open(last.id)
-    else:
-        session.new_conversation(args.agent or env.settings.default_agent)
-
-
-def cmd_run(env: Env, args: argparse.Namespace) -> int:
-    words = list(args.text)
-    # `-c` takes an optional REF: `-c /rewind cp` and `-c "follow up"` carry text, not a ref.
-    if args.cont and (args.cont.startswith("/") or not words):
-        words.insert(0, args.cont)
-        args.cont = ""
-    text = " ".join(words)
-    if not text.strip() and not sys.stdin.isatty():
-        text = sys.stdin.read().strip()
-    if not text.strip():
-        raise UsageError("Nothing to send: give a message or a /command")
-    session = env.session()
-    _pick_conversation(env, session, args)
-    if args.provider:
-        if args.provider not in env.settings.providers:
-            raise UserError(f"Unknown provider '{args.provider}'")
-        session.update_fields(provider=args.provider)
-    if args.model:
-        session.update_fields(model=args.model)
-    output = asyncio.run(session.execute(text))
-    if args.json:
-        _print_json({"id": session.conversation.id if session.saved else None, "output": output})
-    elif output:
-        print(output)
-    if session.saved and not args.quiet:
-        print(session.conversation.id, file=sys.stderr)
-    return 0
 
 
 # -- ikgui conv ------------------------------------------------------------------
@@ -386,6 +334,8 @@ def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
         env = Env(home)
         if args.command == "run":
             return cmd_run(env, args)
+        if args.command == "keys":
+            return cmd_keys(env, args)
         return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
     except IkguiError as exc:
         print(exc.line, file=sys.stderr)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+from collections.abc import Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +31,8 @@ SAVE_INTERVAL = 1.0
 
 def _no_model(provider: str) -> ProviderError:
     return ProviderError(
-        f"No model is chosen for {provider}: pick one with /model NAME "
-        "or set [defaults] model in config.toml.",
+        f"No model is chosen and {provider} lists none: pick one with /model NAME "
+        "or set [defaults] model in config.toml (for Ollama: ollama pull llama3.2).",
         "config",
     )
 
@@ -58,9 +60,8 @@ class _Reply:
         if not text:
             return
         if self.event is None:
-            self.event = self.session.append_to(
-                self.conv_id, Kind.ASSISTANT, "", {**self.base, "streaming": True}
-            )
+            data = {**self.base, "streaming": True, "owner": os.getpid()}
+            self.event = self.session.append_to(self.conv_id, Kind.ASSISTANT, "", data)
         self.parts.append(text)
         self.session.emit_delta(self.event, text)
         now = self.session.clock()
@@ -69,9 +70,8 @@ class _Reply:
 
     def save(self, now: float) -> None:
         if self.event is not None and len(self.parts) != self.saved_len:
-            self.event = self.session.update_event(
-                self.event, self.text, {**self.base, "streaming": True}
-            )
+            data = {**self.base, "streaming": True, "owner": os.getpid()}
+            self.event = self.session.update_event(self.event, self.text, data)
             self.saved_len = len(self.parts)
         self.saved_at = now
 
@@ -80,7 +80,11 @@ class _Reply:
         data = {"id": item.id, "name": item.name, "arguments": item.arguments}
         self.session.append_to(self.conv_id, Kind.TOOL_CALL, _tool_summary(item), data)
 
-    def finish(self, end: StreamEnd | None, interrupted: bool) -> Event | None:
+    def finish(
+        self, end: StreamEnd | None, interrupted: bool, keep_empty: bool = True
+    ) -> Event | None:
+        """Store the final reply. A stop before any text still leaves a ``(stopped)``
+        reply (``keep_empty``); a failure before any text leaves only its error."""
         session = self.session
         text = self.text
         data: dict[str, Any] = dict(self.base)
@@ -99,7 +103,7 @@ class _Reply:
         if extraction.display_end is not None:
             data["display_end"] = extraction.display_end
         if self.event is None:
-            if interrupted and not text:
+            if interrupted and not text and not keep_empty:
                 return None
             self.event = session.append_to(self.conv_id, Kind.ASSISTANT, text, data)
         else:
@@ -136,7 +140,14 @@ async def stream_reply(session: Session, conv_id: str) -> Event | None:
         provider = session.provider_factory(provider_name)
         model = session.model
         if not model:
-            raise _no_model(provider_name)
+            # No model chosen: use the server's first (e.g. the one Ollama has pulled).
+            try:
+                models = await provider.list_models()
+            finally:
+                await provider.aclose()
+            if not models:
+                raise _no_model(provider_name)
+            model = models[0]
         request = ChatRequest(model, session.context())
         reply = _Reply(session, conv_id, provider_name, model)
         end: StreamEnd | None = None
@@ -157,7 +168,7 @@ async def stream_reply(session: Session, conv_id: str) -> Event | None:
         raise
     except ProviderError as exc:
         if reply is not None:
-            reply.finish(None, interrupted=True)
+            reply.finish(None, interrupted=True, keep_empty=False)
         data: dict[str, Any] = {"category": exc.category, "status": exc.status}
         if exc.retry_after is not None:
             data["retry_after"] = exc.retry_after
@@ -166,11 +177,18 @@ async def stream_reply(session: Session, conv_id: str) -> Event | None:
     return reply.finish(end, interrupted=False)
 
 
-def recover_unfinished(store: Store) -> int:
-    """Mark replies left growing by a crash as interrupted; returns how many."""
+def recover_unfinished(store: Store, alive: Callable[[int], bool]) -> int:
+    """Mark replies left growing by a crash as interrupted; returns how many.
+
+    A reply whose owning process (``data.owner``) still runs is left alone: another
+    window or ``ikgui run`` may be streaming it right now.
+    """
     count = 0
     for event in store.unfinished_replies():
-        data = {k: v for k, v in event.data.items() if k != "streaming"}
+        owner = event.data.get("owner")
+        if isinstance(owner, int) and alive(owner):
+            continue
+        data = {k: v for k, v in event.data.items() if k not in ("streaming", "owner")}
         data["interrupted"] = True
         store.update_event(event.id, event.content, data)
         count += 1

@@ -7,7 +7,7 @@ the session turns them into events. Failures are raised as
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -63,6 +63,16 @@ class ChatRequest:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+class ItemStream(Protocol):
+    """An async iterator of stream items that can be closed early."""
+
+    def __aiter__(self) -> AsyncIterator[StreamItem]: ...
+
+    async def __anext__(self) -> StreamItem: ...
+
+    async def aclose(self) -> None: ...
+
+
 class Provider(Protocol):
     """One configured model server."""
 
@@ -70,7 +80,7 @@ class Provider(Protocol):
     kind: str
     base_url: str
 
-    def stream(self, request: ChatRequest) -> AsyncGenerator[StreamItem, None]:
+    def stream(self, request: ChatRequest) -> ItemStream:
         """Yield deltas as they arrive, ending with exactly one ``StreamEnd``.
 
         Raises ``ProviderError`` on any failure, including a stream that stops before

@@ -1,0 +1,253 @@
+"""``ikgui run`` (send a message or run a slash command) and ``ikgui keys``.
+
+``run`` streams the reply to stdout and the conversation id to stderr; Ctrl+C stops
+the stream and keeps the partial reply; a provider failure is saved as an ``error``
+event, printed as one ``Error: `` line, and exits 3. ``--no-save`` works on a scratch
+copy of the conversation that is thrown away afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ikgui.domain import exchange
+from ikgui.domain.errors import ProviderError, UsageError, UserError
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.ids import resolve_ref
+from ikgui.domain.listing import describe
+from ikgui.domain.session import Session, SessionEvent
+
+if TYPE_CHECKING:
+    from ikgui.cli import Env
+
+
+def add_run_parser(sub: Any) -> None:
+    run = sub.add_parser("run", help="send a message or run a slash command")
+    run.add_argument(
+        "-c",
+        "--continue",
+        dest="cont",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="REF",
+        help="continue the last conversation, or REF",
+    )
+    run.add_argument("--cid", help="continue the conversation with exactly this id")
+    run.add_argument("-a", "--agent", help="use this agent from config.toml")
+    run.add_argument("-p", "--provider", help="use this provider from config.toml")
+    run.add_argument("-m", "--model", help="use this model")
+    run.add_argument("--no-save", action="store_true", help="do not keep this exchange")
+    run.add_argument("--no-stream", action="store_true", help="print the reply when complete")
+    run.add_argument("--json", action="store_true", help="print reply, usage and cost as JSON")
+    run.add_argument("-q", "--quiet", action="store_true", help="print only the reply")
+    run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
+
+    keys = sub.add_parser("keys", help="API keys in the system keyring")
+    keys.add_argument("action", choices=("set", "delete", "status"))
+    keys.add_argument("provider", nargs="?", help="the provider's name in config.toml")
+
+
+def _text(args: argparse.Namespace) -> str:
+    words = list(args.text)
+    # `-c` takes an optional REF: `-c /rewind cp` and `-c "follow up"` carry text, not a ref.
+    if args.cont and (args.cont.startswith("/") or not words):
+        words.insert(0, args.cont)
+        args.cont = ""
+    text = " ".join(words)
+    if not text.strip() and not sys.stdin.isatty():
+        text = sys.stdin.read().strip()
+    if not text.strip():
+        raise UsageError("Nothing to send: give a message or a /command")
+    return text
+
+
+def _target(env: Env, args: argparse.Namespace) -> str | None:
+    """The id of the conversation to continue, or ``None`` for a new one."""
+    if args.cid:
+        if env.store.get_conversation(args.cid) is None:
+            raise UserError(f"Conversation not found: {args.cid}")
+        return str(args.cid)
+    if args.cont:
+        return resolve_ref(env.store, args.cont)
+    if args.cont == "":
+        last = env.store.last_conversation(args.agent)
+        if last is None:
+            raise UserError("No conversation to continue")
+        return last.id
+    return None
+
+
+class _Printer:
+    """Follows the session: streams deltas to stdout, remembers the reply."""
+
+    def __init__(self, stream: bool) -> None:
+        self.stream = stream
+        self.reply: Event | None = None
+        self.printed = ""
+
+    def __call__(self, fact: SessionEvent) -> None:
+        if fact.name == "delta_received" and self.stream:
+            sys.stdout.write(fact.text)
+            sys.stdout.flush()
+            self.printed = fact.text
+        elif fact.event is not None and fact.event.kind == Kind.ASSISTANT:
+            self.reply = fact.event
+
+    def end_line(self) -> None:
+        if self.stream and self.printed and not self.printed.endswith("\n"):
+            sys.stdout.write("\n")
+
+
+def cmd_run(env: Env, args: argparse.Namespace) -> int:
+    text = _text(args)
+    if args.provider and args.provider not in env.settings.providers:
+        raise UserError(f"Unknown provider '{args.provider}'")
+    target = _target(env, args)
+    if not args.no_save:
+        return _run(env.session(), target, text, args, env)
+    with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:
+        from ikgui.storage import open_store
+
+        scratch = open_store(Path(scratch_dir) / "scratch.db")
+        try:
+            if target is not None:
+                document = exchange.export_json(env.store, [target])
+                exchange.import_document(scratch, document, time.time())
+            return _run(env.session(scratch), target, text, args, env)
+        finally:
+            scratch.close()
+
+
+def _run(
+    session: Session, target: str | None, text: str, args: argparse.Namespace, env: Env
+) -> int:
+    if target is None:
+        session.new_conversation(args.agent or env.settings.default_agent)
+    else:
+        session.open(target)
+    if args.provider:
+        session.update_fields(provider=args.provider)
+    if args.model:
+        session.update_fields(model=args.model)
+    printer = _Printer(stream=not (args.json or args.no_stream))
+    session.subscribe(printer)
+    error: ProviderError | None = None
+    interrupted = False
+    output = ""
+    try:
+        output = asyncio.run(_execute(session, text, env))
+    except ProviderError as exc:
+        error = exc
+    except KeyboardInterrupt:
+        interrupted = True
+    printer.end_line()
+    reply = printer.reply
+    if args.json:
+        _print_json(session, output, reply, error, interrupted)
+    else:
+        if output:
+            print(output)
+        if reply is not None and not printer.stream:
+            print(describe(reply))
+    if interrupted and not args.quiet:
+        print("(stopped)", file=sys.stderr)
+    if error is not None:
+        print(error.line, file=sys.stderr)
+    if session.saved and not args.quiet and not args.no_save:
+        print(session.conversation.id, file=sys.stderr)
+    if interrupted:
+        return 130
+    return error.exit_code if error is not None else 0
+
+
+async def _execute(session: Session, text: str, env: Env) -> str:
+    if text.startswith("/model") and not text.startswith("//"):
+        # So /model can list and check names; a server that is down just can't.
+        with contextlib.suppress(ProviderError):
+            await env.providers.refresh_models(session.provider)
+    return await session.execute(text)
+
+
+def _print_json(
+    session: Session,
+    output: str,
+    reply: Event | None,
+    error: ProviderError | None,
+    interrupted: bool,
+) -> None:
+    result: dict[str, Any] = {"id": session.conversation.id if session.saved else None}
+    if output:
+        result["output"] = output
+    if reply is not None:
+        data = reply.data
+        result.update(
+            reply=describe(reply) if not data.get("interrupted") else reply.content,
+            provider=data.get("provider"),
+            model=data.get("model"),
+            usage=data.get("usage"),
+            cost=data.get("cost"),
+            finish_reason=data.get("finish_reason"),
+            interrupted=bool(data.get("interrupted")),
+        )
+        if "prompt" in data:
+            result["prompt"] = data["prompt"]
+    if interrupted:
+        result["interrupted"] = True
+    if error is not None:
+        result["error"] = {
+            "message": error.message,
+            "category": error.category,
+            "status": error.status,
+        }
+    print(json.dumps(result, ensure_ascii=False, indent=2))
+
+
+def cmd_keys(env: Env, args: argparse.Namespace) -> int:
+    keys = env.providers.keys
+    names = [args.provider] if args.provider else sorted(env.settings.providers)
+    if args.action == "status":
+        for name in names:
+            config = env.settings.providers.get(name)
+            print(f"{name}: {keys.status(name, config.api_key_env if config else None)}")
+        if keys.notice:
+            print(f"Note: {keys.notice}")
+        return 0
+    if not args.provider:
+        raise UsageError(f"Usage: ikgui keys {args.action} PROVIDER")
+    name = args.provider
+    if name not in env.settings.providers:
+        print(f"Warning: '{name}' is not a provider in config.toml yet.", file=sys.stderr)
+    if args.action == "delete":
+        if keys.delete(name):
+            print(f"Deleted the key for {name}.")
+        else:
+            print(f"No key was stored for {name}.")
+        return 0
+    if not keys.available:
+        raise UserError(
+            f"No system keyring is available here, so the key cannot be kept. Set "
+            f'api_key_env = "{name.upper()}_API_KEY" under [providers.{name}] in config.toml '
+            "and export that variable instead."
+        )
+    if sys.stdin.isatty():
+        key = getpass.getpass(f"API key for {name} (input is hidden): ")
+    else:
+        key = sys.stdin.readline()
+    key = key.strip()
+    if not key:
+        raise UsageError("No key given: nothing was stored")
+    where = keys.set(name, key)
+    if where != "keyring":
+        raise UserError("The system keyring refused the key; it was not stored.")
+    print(f"Stored the key for {name} in the system keyring.")
+    return 0

@@ -1,0 +1,85 @@
+"""Composition shared by the window and the command line: providers built from the
+settings and the keys, the model catalogue, and crash recovery at start-up.
+
+Imports the provider adapters and the keyring; never Qt.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+
+from ikgui.domain.errors import ProviderError
+from ikgui.domain.ports import Store
+from ikgui.domain.reply import recover_unfinished
+from ikgui.domain.settings import Settings
+from ikgui.domain.streaming import Provider
+from ikgui.keys import KeyStore
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this id still runs (streaming a reply, maybe)."""
+    if pid == os.getpid():
+        return False  # this process is only starting: nothing of it streams yet
+    if sys.platform == "win32":
+        return False  # os.kill(pid, 0) would send Ctrl+C there
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def recover(store: Store) -> int:
+    """Mark replies a crashed process left growing as interrupted."""
+    return recover_unfinished(store, process_alive)
+
+
+class Providers:
+    """Builds providers by name from the settings, with keys from the key store."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        keys: KeyStore | None = None,
+        **timeouts: float,
+    ) -> None:
+        self.settings = settings
+        self.keys = keys or KeyStore()
+        self.timeouts = timeouts
+        #: The last model list each provider gave (for ``/model`` and the selector).
+        self.models: dict[str, list[str]] = {}
+
+    def __call__(self, name: str) -> Provider:
+        from ikgui.providers import make_provider
+
+        config = self.settings.providers.get(name)
+        if config is None:
+            raise ProviderError(
+                f"The provider '{name}' is not configured: add [providers.{name}] to "
+                "config.toml (or choose another with -p).",
+                "config",
+            )
+        key = self.keys.get(name, config.api_key_env)
+        return make_provider(config, key, **self.timeouts)
+
+    def known_models(self, name: str) -> list[str] | None:
+        return self.models.get(name)
+
+    async def refresh_models(self, name: str) -> list[str]:
+        """Ask the provider for its models (raises ``ProviderError``)."""
+        provider = self(name)
+        try:
+            models = await provider.list_models()
+        finally:
+            await provider.aclose()
+        self.models[name] = models
+        return models
+
+
+ProviderFactory = Callable[[str], Provider]

@@ -1,0 +1,1 @@
+"""Test helpers shared by several test packages (the wire-replay HTTP server)."""
