@@ -81,6 +81,8 @@ def _rewind(state: ReplayState, event: Event) -> None:
 def apply(state: ReplayState, event: Event) -> None:
     """Fold one event into ``state`` (in place)."""
     kind = event.kind
+    if kind == Kind.ASSISTANT and not event.content and event.may_have("failed"):
+        return  # a reply that failed before any text: its error event says why
     if kind in CONVERSATION_KINDS:
         state.context.append(event)
         state.scrollback.append(event)

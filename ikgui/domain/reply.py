@@ -56,12 +56,15 @@ class _Reply:
     def text(self) -> str:
         return "".join(self.parts)
 
+    def open(self) -> None:
+        """Create the growing reply before the request goes out, so the first delta
+        is shown at once, with no database write in its way."""
+        data = {**self.base, "streaming": True, "owner": os.getpid()}
+        self.event = self.session.append_to(self.conv_id, Kind.ASSISTANT, "", data)
+
     def delta(self, text: str) -> None:
-        if not text:
+        if not text or self.event is None:
             return
-        if self.event is None:
-            data = {**self.base, "streaming": True, "owner": os.getpid()}
-            self.event = self.session.append_to(self.conv_id, Kind.ASSISTANT, "", data)
         self.parts.append(text)
         self.session.emit_delta(self.event, text)
         now = self.session.clock()
@@ -102,9 +105,9 @@ class _Reply:
             data["prompt"] = extraction.prompt
         if extraction.display_end is not None:
             data["display_end"] = extraction.display_end
+        if interrupted and not text and not keep_empty:
+            data["failed"] = True  # nothing arrived: replay shows only the error
         if self.event is None:
-            if interrupted and not text and not keep_empty:
-                return None
             self.event = session.append_to(self.conv_id, Kind.ASSISTANT, text, data)
         else:
             self.event = session.update_event(self.event, text, data)
@@ -150,6 +153,7 @@ async def stream_reply(session: Session, conv_id: str) -> Event | None:
             model = models[0]
         request = ChatRequest(model, session.context())
         reply = _Reply(session, conv_id, provider_name, model)
+        reply.open()
         end: StreamEnd | None = None
         try:
             async with aclosing(provider.stream(request)) as items:

@@ -223,11 +223,20 @@ class Session:
         self.store.update_event(event.id, content, data)
         updated = event.with_changes(content, data)
         if event.conversation_id == self.conversation.id:
+            gone = not content and bool(data.get("failed"))  # as replay skips it
             for items in (self.state.context, self.state.scrollback):
                 for index in range(len(items) - 1, -1, -1):
                     if items[index].id == event.id:
-                        items[index] = updated
+                        if gone:
+                            del items[index]
+                        else:
+                            items[index] = updated
                         break
+            if gone:  # marks set after it counted it; replay never saw it
+                for mark in self.state.marks:
+                    if mark.event_id > event.id:
+                        mark.context_len -= 1
+                        mark.scrollback_len -= 1
         self._emit("event_updated", updated, event.conversation_id)
         return updated
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -160,6 +161,8 @@ class ReplyStream:
         self._errors = provider.errors(request.model)
         self._parser = StreamParser(provider.kind, self._errors)
         self._pending: deque[StreamItem] = deque()
+        self._parsed: Iterator[StreamItem] | None = None  # items of the current chunk
+        self._finishing = False  # the body ended; its last items are being handed on
         self._failure: ProviderError | None = None
         self._response: httpx.Response | None = None
         self._chunks: Any = None  # the response's byte iterator
@@ -174,13 +177,17 @@ class ReplyStream:
 
     async def __anext__(self) -> StreamItem:
         try:
-            while not self._pending:
+            while True:
+                if self._pending:
+                    return self._pending.popleft()
+                item = self._next_parsed()
+                if item is not None:
+                    return item
                 if self._failure is not None:
                     raise self._failure
                 if self._state == "done":
                     raise StopAsyncIteration
                 await self._step()
-            return self._pending.popleft()
         except StopAsyncIteration:
             await self.aclose()
             raise
@@ -192,38 +199,52 @@ class ReplyStream:
         """Close the HTTP response (idempotent); later ``__anext__`` calls end."""
         self._state = "done"
         self._pending.clear()
+        self._parsed = None
         self._failure = None
         self._provider.open_streams.discard(self)
         await self._close_response()
 
     # -- steps ---------------------------------------------------------------
     async def _step(self) -> None:
+        """One step, taken once the items parsed so far have all been handed on."""
         if self._state == "new":
             await self._open()
+            return
+        if self._finishing or self._parser.finished:
+            if self._finishing and self._broken is not None and not self._parser.finished:
+                self._failure = self._failure or self._broken  # text came out first
+            self._state = "done"  # the body ended, or its end marker came: stop reading
+            await self._close_response()
             return
         chunk = await self._read()
         if chunk is None:
             self._collect(self._parser.finish(broken=self._broken is not None))
-            if self._broken is not None and not self._parser.finished and self._failure is None:
-                self._failure = self._broken  # text that arrived was delivered first
-            self._state = "done"
+            self._finishing = True
         elif not self._sniffed and self._sniff(chunk):
             await self._whole_json(chunk)
         else:
             self._collect(self._parser.feed(chunk))
-            if self._parser.finished:
-                self._state = "done"  # the end marker: stop reading
-        if self._state == "done":
-            await self._close_response()
 
     def _collect(self, items: Any) -> None:
-        """Queue the items; a failure is raised once they have been delivered."""
+        """Take the parser's items lazily: the first delta of a chunk is handed on
+        before the rest of the chunk is parsed."""
+        self._parsed = iter(items)
+
+    def _next_parsed(self) -> StreamItem | None:
+        """The next parsed item; a failure is kept until the items before it are out."""
+        if self._parsed is None:
+            return None
         try:
-            for item in items:
-                self._pending.append(item)
+            item: StreamItem = next(self._parsed)
+        except StopIteration:
+            self._parsed = None
+            return None
         except ProviderError as exc:
+            self._parsed = None
             self._failure = exc
             self._state = "done"
+            return None
+        return item
 
     async def _open(self) -> None:
         provider, errors = self._provider, self._errors
