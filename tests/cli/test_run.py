@@ -67,6 +67,10 @@ api_key_env = "IKGUI_TEST_LOCAL_KEY"
 kind = "ollama"
 base_url = "{wire_server.url}"
 
+[providers.claude]
+kind = "anthropic"
+base_url = "{wire_server.url}"
+
 [agents.painter]
 system_prompt = "You draft image prompts."
 prompt_mode = "line"
@@ -133,6 +137,33 @@ def test_provider_and_model_flags(cli: Cli, local: WireServer) -> None:
     assert (shown["provider"], shown["model"]) == ("llama", "tiny")
     unknown = cli("run", "-p", "nope", "hey")
     assert (unknown.code, unknown.err.strip()) == (1, "Error: Unknown provider 'nope'")
+
+
+@pytest.mark.parametrize(
+    ("provider", "recording", "path", "text"),
+    [
+        ("llama", "lightrag-ollama-chat-stream.ndjson", "/api/chat", "Hello"),
+        ("claude", "llama-server-anthropic-stream.txt", "/v1/messages", "yg, but"),
+    ],
+)
+def test_every_provider_kind_end_to_end(
+    cli: Cli, local: WireServer, provider: str, recording: str, path: str, text: str
+) -> None:
+    local.replay(recording, chunk_size=5, pause=0.0005)
+    result = cli.ok("run", "-p", provider, "-m", "tiny", "hi")
+    assert result.out.startswith(text)
+    assert local.requests[-1].path == path
+    reply = cli.ok("conv", "show", "-l", "--json").json["scrollback"][-1]
+    assert reply["kind"] == "assistant" and reply["content"] == result.out.rstrip("\n")
+    assert reply["data"]["provider"] == provider and reply["data"]["interrupted"] is False
+
+    local.route(path, Reply.error(500, "boom"))
+    failed = cli("run", "-c", "again")
+    assert failed.code == 3
+    shown = cli.ok("conv", "show", "-l", "--json").json["scrollback"]
+    assert [i["kind"] for i in shown[-2:]] == ["user", "error"]
+    assert shown[-2]["content"] == "again"
+    assert shown[-1]["data"]["status"] == 500
 
 
 @pytest.mark.parametrize(
