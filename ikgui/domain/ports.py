@@ -96,6 +96,10 @@ class Store(Protocol):
         """Assistant events whose data has ``streaming: true`` (left by a crash)."""
         ...
 
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits (for polling)."""
+        ...
+
     # -- read-only views -----------------------------------------------------
     def list_conversations(
         self,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ikgui.domain import library
 from ikgui.domain.context import Message, build_context
 from ikgui.domain.errors import NotFoundError, UsageError, UserError
 from ikgui.domain.events import (
@@ -23,7 +24,7 @@ from ikgui.domain.events import (
     Event,
     Kind,
 )
-from ikgui.domain.ids import auto_title, new_id, resolve_ref
+from ikgui.domain.ids import auto_title, new_id, normalize_tag, resolve_ref
 from ikgui.domain.library import descendants
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import edit_notice
@@ -428,4 +429,29 @@ class Session:
 
     def reopen(self, conv_id: str) -> None:
         self.store.update_conversation(conv_id, status=STATUS_ACTIVE)
-        self._emit("conversation_changed")
+        self._emit("conversation_changed", conv_id=conv_id)
+
+    # -- managing any conversation (the sidebar) -----------------------------------
+    def _changed(self, conv: Conversation) -> Conversation:
+        if conv.id == self.conversation.id:
+            self.conversation = conv
+        self._emit("conversation_changed", conv_id=conv.id)
+        return conv
+
+    def rename(self, conv_id: str, title: str) -> Conversation:
+        return self._changed(library.rename(self.store, conv_id, title))
+
+    def set_tags_of(self, conv_id: str, tags: list[str]) -> Conversation:
+        """Replace a conversation's tags (each normalized; raises on a bad one)."""
+        clean = sorted({normalize_tag(t) for t in tags if t.strip()})
+        self.store.set_tags(conv_id, clean)
+        conv = self.store.get_conversation(conv_id)
+        if conv is None:
+            raise NotFoundError(f"Conversation not found: {conv_id}")
+        return self._changed(conv)
+
+    def trash(self, conv_id: str) -> Conversation:
+        return self._changed(library.trash(self.store, conv_id, self.clock()))
+
+    def restore(self, conv_id: str) -> Conversation:
+        return self._changed(library.restore(self.store, conv_id))

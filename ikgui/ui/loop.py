@@ -1,0 +1,44 @@
+"""The one asyncio loop of the window: qasync's Qt-driven loop, plus the async-generator
+hooks qasync leaves out on Linux (without them, leaving an ``async for`` over an httpx
+stream early prints "async generator ignored GeneratorExit").
+
+This is the only module that imports qasync; PySide6 is imported first so qasync
+picks it (it prefers PyQt6 when both are installed).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import qasync
+from PySide6.QtWidgets import QApplication
+
+
+class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
+    def run_forever(self) -> Any:
+        previous = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(
+            firstiter=self._asyncgen_firstiter_hook, finalizer=self._asyncgen_finalizer_hook
+        )
+        try:
+            return super().run_forever()
+        finally:
+            sys.set_asyncgen_hooks(*previous)
+
+
+def application(argv: list[str] | None = None) -> QApplication:
+    """The process's QApplication (created on first use)."""
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv if argv is not None else [sys.argv[0]])
+    assert isinstance(app, QApplication)
+    return app
+
+
+def new_loop() -> EventLoop:
+    """A loop over the process's QApplication (what tests and ``app.main`` use)."""
+    return EventLoop(application())
+
+
+asyncSlot = qasync.asyncSlot

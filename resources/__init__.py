@@ -1,0 +1,1 @@
+"""Icons, style sheets and screenshots, installed as the package ``ikgui.resources``."""

@@ -1,0 +1,38 @@
+"""The qasync loop under pytest: Qt events and asyncio tasks run together."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import QTimer
+
+from ikgui.ui.loop import EventLoop
+from tests.ui.conftest import wait_until
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_qt_timers_and_asyncio_share_the_loop() -> None:
+    assert isinstance(asyncio.get_running_loop(), EventLoop)
+    fired: list[str] = []
+    QTimer.singleShot(10, lambda: fired.append("qt"))
+    await asyncio.sleep(0.05)
+    fired.append("asyncio")
+    await wait_until(lambda: "qt" in fired)
+    assert fired == ["qt", "asyncio"]
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_leaving_an_async_generator_early_is_quiet() -> None:
+    async def numbers():  # type: ignore[no-untyped-def]
+        try:
+            for i in range(10):
+                yield i
+                await asyncio.sleep(0)
+        finally:
+            await asyncio.sleep(0)
+
+    async for n in numbers():
+        if n == 2:
+            break
+    await asyncio.sleep(0.05)  # the finalizer ran via the hooks, with no warning
