@@ -14,10 +14,12 @@ from typing import Any
 from ikgui.domain.prompt import PROMPT_MODES
 from ikgui.domain.settings import (
     PROVIDER_KINDS,
+    THEMES,
     AgentSettings,
     Price,
     ProviderSettings,
     Settings,
+    default_providers,
 )
 
 EXAMPLE = """\
@@ -100,7 +102,11 @@ def load_settings(path: Path) -> Settings:
         settings.problems.append(f"{path}:{match.group(1) if match else 1}: {reason}")
         return settings
     problems = _Problems(path, text)
+    if isinstance(raw.get("providers"), dict) and raw["providers"]:
+        settings.providers = {}  # the file lists every provider (Ollama only by default)
     _load_providers(raw.get("providers", {}), settings, problems)
+    if not settings.providers:
+        settings.providers = default_providers()
     _load_agents(raw.get("agents", {}), settings, problems)
     _load_prices(raw.get("prices", {}), settings, problems)
     _load_defaults(raw.get("defaults", {}), settings, problems)
@@ -206,6 +212,15 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
                 "defaults",
                 "provider",
             )
+    if settings.default_provider not in settings.providers:
+        settings.default_provider = next(iter(settings.providers))
+    theme = section.get("theme", "system")
+    if theme in THEMES:
+        settings.theme = theme
+    else:
+        problems.add(
+            f"defaults.theme must be system, light or dark (got {theme!r})", "defaults", "theme"
+        )
     settings.default_model = _str(section.get("model"))
     agent = _str(section.get("agent"))
     if agent is not None:
@@ -213,3 +228,72 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
             settings.default_agent = agent
         else:
             problems.add(f"defaults.agent '{agent}' is not a configured agent", "defaults", "agent")
+
+
+_SAVED_HEADER = """\
+# ikgui configuration, written by the Settings dialog (comments are not kept;
+# the previous file is in config.toml.bak). API keys are never stored here: they
+# live in the OS keyring, or in an environment variable named by api_key_env.
+
+"""
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write ``settings`` to ``path`` so that :func:`load_settings` reads them back equal.
+
+    The write is atomic (a temporary file in the same folder replaces the old one), and
+    the previous file is kept as ``<name>.bak``. ``Settings.problems`` is not written.
+    """
+    # Imported here so that the command line, which only reads the config, stays fast.
+    import os
+    import shutil
+    import tempfile
+
+    import tomli_w
+
+    defaults: dict[str, Any] = {"provider": settings.default_provider}
+    if settings.default_model:
+        defaults["model"] = settings.default_model
+    if settings.default_agent:
+        defaults["agent"] = settings.default_agent
+    if settings.theme != "system":
+        defaults["theme"] = settings.theme
+    providers: dict[str, Any] = {}
+    for name, provider in settings.providers.items():
+        body: dict[str, Any] = {"kind": provider.kind, "base_url": provider.base_url}
+        if provider.api_key_env:
+            body["api_key_env"] = provider.api_key_env
+        providers[name] = body
+    agents: dict[str, Any] = {}
+    for name, agent in settings.agents.items():
+        body = {}
+        for key in ("system_prompt", "provider", "model"):
+            value = getattr(agent, key)
+            if value:
+                body[key] = value
+        body["prompt_mode"] = agent.prompt_mode
+        agents[name] = body
+    prices = {
+        model: {"input": price.input, "output": price.output}
+        for model, price in settings.prices.items()
+    }
+    document: dict[str, Any] = {"defaults": defaults, "providers": providers}
+    if agents:
+        document["agents"] = agents
+    if prices:
+        document["prices"] = prices
+    text = _SAVED_HEADER + tomli_w.dumps(document, multiline_strings=True)
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if path.exists():
+            shutil.copy2(path, path.with_name(path.name + ".bak"))
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise

@@ -101,3 +101,24 @@ def test_unreadable_bytes_are_a_problem_not_a_crash(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_bytes(b"\xff\xfe\x00garbage")
     assert load_settings(path).problems[0].startswith(f"{path}:1: cannot read the file")
+
+
+def test_listed_providers_replace_the_default_and_theme(tmp_path: Path) -> None:
+    settings = load_settings(
+        write(
+            tmp_path,
+            """
+[defaults]
+theme = "dark"
+
+[providers.local]
+kind = "openai"
+base_url = "http://127.0.0.1:8080/v1"
+""",
+        )
+    )
+    assert list(settings.providers) == ["local"]  # removing ollama from the file sticks
+    assert settings.default_provider == "local"
+    assert settings.theme == "dark"
+    bad = load_settings(write(tmp_path, '[defaults]\ntheme = "neon"\n'))
+    assert bad.theme == "system" and "defaults.theme must be" in bad.problems[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 PROVIDER_KINDS = ("openai", "ollama", "anthropic")
+THEMES = ("system", "light", "dark")
 DEFAULT_PROVIDER = "ollama"
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
 
@@ -44,6 +45,8 @@ class Settings:
     providers: dict[str, ProviderSettings] = field(default_factory=default_providers)
     agents: dict[str, AgentSettings] = field(default_factory=dict)
     prices: dict[str, Price] = field(default_factory=dict)
+    #: The window's theme: follow the system, or force light or dark.
+    theme: str = "system"
     #: Problems found while loading (``file:line: reason``); defaults were used instead.
     problems: list[str] = field(default_factory=list)
 

@@ -37,8 +37,14 @@ def application(argv: list[str] | None = None) -> QApplication:
 
 
 def new_loop() -> EventLoop:
-    """A loop over the process's QApplication (what tests and ``app.main`` use)."""
-    return EventLoop(application())
+    """A loop over the process's QApplication (what tests and ``app.main`` use).
+
+    Closing the last window must not stop the loop: the window's shutdown still runs
+    on it, and the application decides when to end.
+    """
+    app = application()
+    app.setQuitOnLastWindowClosed(False)
+    return EventLoop(app)
 
 
 asyncSlot = qasync.asyncSlot

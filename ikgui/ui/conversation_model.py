@@ -1,0 +1,224 @@
+"""The sidebar's conversation tree: roots newest first, forks nested under their parents,
+loaded lazily page by page and updated in place.
+
+Which rows are top-level: the model shows every conversation that matches its filter
+(in the Trash or not, and the tag if one is chosen). A matching conversation is nested
+under its parent when the parent matches the filter too; otherwise (a root, or a fork
+whose parent is in the Trash, lacks the tag, or was deleted) it is a top-level row.
+Top-level rows come from ``store.list_conversations`` by keyset pages (newest first by
+``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore``, so a page adds
+fewer rows when some of its conversations are nested). A node's children come from
+``store.children`` (oldest first) the first time the view asks about them — the tree
+view asks ``hasChildren`` of each row once, when it lays the row out.
+
+Rows are cached ``Conversation`` values: ``data()`` never queries the store. ``reload()``
+re-reads what is loaded and applies the differences as row insertions, removals, moves
+and ``dataChanged`` — a model reset only when very many rows changed places.
+
+The item roles (``ConversationRole``, ``StreamingRole``...) are defined in
+:mod:`ikgui.ui.sidebar_rows` and re-exported here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QModelIndex, QObject
+
+from ikgui.domain.events import Conversation
+from ikgui.domain.ports import Store
+from ikgui.ui.sidebar_rows import AgentRole as AgentRole
+from ikgui.ui.sidebar_rows import ClosedRole as ClosedRole
+from ikgui.ui.sidebar_rows import ConversationRole as ConversationRole
+from ikgui.ui.sidebar_rows import DetailRole as DetailRole
+from ikgui.ui.sidebar_rows import EventIdRole as EventIdRole
+from ikgui.ui.sidebar_rows import IdRole as IdRole
+from ikgui.ui.sidebar_rows import MessageCountRole as MessageCountRole
+from ikgui.ui.sidebar_rows import QueryRole as QueryRole
+from ikgui.ui.sidebar_rows import RelativeTimeRole as RelativeTimeRole
+from ikgui.ui.sidebar_rows import SnippetRole as SnippetRole
+from ikgui.ui.sidebar_rows import StreamingRole as StreamingRole
+from ikgui.ui.sidebar_rows import TagsRole as TagsRole
+from ikgui.ui.sidebar_rows import TitleRole as TitleRole
+from ikgui.ui.sidebar_rows import TrashedRole as TrashedRole
+from ikgui.ui.sidebar_rows import UpdatedRole as UpdatedRole
+from ikgui.ui.sidebar_rows import sort_key
+from ikgui.ui.sidebar_tree import AnyIndex, ConversationTree
+
+PAGE_SIZE = 100
+#: A fork chain longer than this is treated as broken (a cycle) when revealing a row.
+MAX_DEPTH = 10_000
+
+
+class ConversationListModel(ConversationTree):
+    """One column; each row a conversation (see the module docstring for the tree)."""
+
+    def __init__(
+        self,
+        store: Store,
+        parent: QObject | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        page_size: int = PAGE_SIZE,
+    ) -> None:
+        super().__init__(parent, clock=clock)
+        self._store = store
+        self._page_size = page_size
+        self._tag: str | None = None
+        self._trashed = False
+        self._reset_listing()
+
+    def _reset_listing(self) -> None:
+        self._parents: dict[str, Conversation | None] = {}
+        self._cursor: tuple[float, str] | None = None
+        self._scanned = 0  # conversations read from the listing so far
+        self._exhausted = False
+
+    # -- filter ---------------------------------------------------------------------------
+    @property
+    def tag(self) -> str | None:
+        return self._tag
+
+    @property
+    def trashed(self) -> bool:
+        return self._trashed
+
+    def set_filter(self, *, tag: str | None = None, trashed: bool = False) -> None:
+        """Show the Trash or the live list, all or one tag's conversations (resets)."""
+        self.beginResetModel()
+        self._tag, self._trashed = tag, trashed
+        self._clear_nodes()
+        self._reset_listing()
+        self.endResetModel()
+
+    def _matches(self, conv: Conversation) -> bool:
+        if (conv.trashed_at is not None) != self._trashed:
+            return False
+        return self._tag is None or self._tag in conv.tags
+
+    def _lookup(self, conv_id: str) -> Conversation | None:
+        node = self._by_id.get(conv_id)
+        if node is not None:
+            return node.conv
+        if conv_id not in self._parents:
+            self._parents[conv_id] = self._store.get_conversation(conv_id)
+        return self._parents[conv_id]
+
+    def _is_top(self, conv: Conversation) -> bool:
+        if conv.parent is None:
+            return True
+        parent = self._lookup(conv.parent)
+        return parent is None or not self._matches(parent)
+
+    def _load_children(self, conv_id: str) -> list[Conversation]:
+        return [c for c in self._store.children(conv_id) if self._matches(c)]
+
+    # -- lazy pages ------------------------------------------------------------------------
+    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
+        if not parent.isValid():
+            return bool(self._top) or not self._exhausted
+        return self.rowCount(parent) > 0
+
+    def canFetchMore(self, parent: AnyIndex) -> bool:
+        return not parent.isValid() and not self._exhausted
+
+    def fetchMore(self, parent: AnyIndex) -> None:
+        """Read listing pages until at least one top-level row is added (or none are left)."""
+        if parent.isValid():
+            return
+        added: list[Conversation] = []
+        while not added and not self._exhausted:
+            page = self._store.list_conversations(
+                self._page_size, tag=self._tag, trashed=self._trashed, before=self._cursor
+            )
+            self._scanned += len(page)
+            self._exhausted = len(page) < self._page_size
+            if page:
+                self._cursor = sort_key(page[-1])
+            added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
+        if added:
+            self._append_top(added)
+
+    def fetch_all(self) -> None:
+        """Load every page (benchmarks, tests)."""
+        while self.canFetchMore(QModelIndex()):
+            self.fetchMore(QModelIndex())
+
+    # -- finding and changing rows ---------------------------------------------------------
+    def reveal(self, conv_id: str) -> QModelIndex:
+        """The row of ``conv_id``, loading pages and parents' children as needed; invalid
+        when the conversation does not match the filter."""
+        if conv_id in self._by_id:
+            return self.index_of(conv_id)
+        conv = self._store.get_conversation(conv_id)
+        if conv is None or not self._matches(conv):
+            return QModelIndex()
+        chain = [conv]
+        while not self._is_top(chain[-1]) and len(chain) < MAX_DEPTH:
+            parent = self._lookup(chain[-1].parent or "")
+            assert parent is not None  # _is_top is False only when the parent exists
+            chain.append(parent)
+        top = chain[-1]
+        while top.id not in self._by_id and self.canFetchMore(QModelIndex()):
+            if self._cursor is not None and sort_key(top) > self._cursor:
+                break  # within the loaded range: it is new since the last look
+            self.fetchMore(QModelIndex())
+        if top.id not in self._by_id:
+            self.refresh(top.id)
+        node = self._by_id.get(top.id)
+        for step in reversed(chain[:-1]):
+            if node is None:
+                break
+            node = next((k for k in self._children_of(node) if k.id == step.id), None)
+        return self._index_of_node(node) if node is not None else QModelIndex()
+
+    def refresh(self, conv_id: str) -> Conversation | None:
+        """Re-read one conversation: update its row in place (moving a top-level row to
+        its place in the newest-first order), insert it if it is new, drop it if gone.
+        Returns the conversation as stored now (``None`` when it no longer exists)."""
+        conv = self._store.get_conversation(conv_id)
+        node = self._by_id.get(conv_id)
+        self._parents.pop(conv_id, None)
+        if node is not None:
+            if conv is None or not self._matches(conv):
+                self.reload()  # its forks may become top-level rows
+                return conv
+            node.conv = conv
+            if node.parent is self._root:
+                self._move_to_place(node)
+            self._changed(node)
+            return conv
+        if conv is None or not self._matches(conv):
+            return conv
+        if not self._is_top(conv):
+            parent = self._by_id.get(conv.parent or "")
+            if parent is not None and parent.children is not None:
+                self._sync(parent, self._load_children(parent.id))
+            return conv
+        if self._cursor is not None and not self._exhausted and sort_key(conv) < self._cursor:
+            return conv  # older than everything loaded: a later page brings it
+        for stray in [k for k in self._top if k.conv is not None and k.conv.parent == conv.id]:
+            self._detach(stray)  # forks shown at the top level while their parent was away
+        self._insert_top(conv)
+        self._scanned += 1
+        return conv
+
+    def reload(self) -> None:
+        """Re-read everything loaded and apply the differences row by row."""
+        limit = max(self._scanned, self._page_size)
+        page = self._store.list_conversations(limit, tag=self._tag, trashed=self._trashed)
+        self._reset_listing()
+        self._scanned = len(page)
+        self._exhausted = len(page) < limit
+        self._cursor = sort_key(page[-1]) if page else None
+        tops = [c for c in page if self._is_top(c)]
+        if not self._sync(self._root, tops):
+            self._reset_top(tops)
+            return
+        nested_parents = {c.parent for c in page if c.parent is not None}
+        for node in list(self._by_id.values()):
+            if self._by_id.get(node.id) is not node or node.children is None:
+                continue  # dropped meanwhile, or its children were never asked for
+            if node.children or node.id in nested_parents:
+                self._sync(node, self._load_children(node.id))

@@ -1,0 +1,158 @@
+"""Action icons: single-colour SVG line drawings tinted with the palette's text colour.
+
+Each SVG in ``ikgui.resources/icons`` draws with ``currentColor``; :func:`icon` renders it
+in the current palette's colours (normal, selected and a dimmed disabled mode) and caches
+the result per name and colours. Widgets and actions given their icon through
+:func:`set_icon` are re-tinted by :func:`refresh_icons` when the theme changes.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from functools import cache
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QObject, QRectF, Qt
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtSvg import QSvgRenderer
+from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
+
+#: Every action icon shipped in ``resources/icons`` (besides the application icon).
+ICON_NAMES = (
+    "new",
+    "mark",
+    "rewind",
+    "fork",
+    "clear",
+    "stop",
+    "rename",
+    "tags",
+    "export",
+    "delete",
+    "settings",
+    "send",
+    "trash",
+    "restore",
+    "search",
+    "context",
+    "retry",
+    "copy",
+    "warning",
+)
+
+#: Pixel sizes rendered into each icon; Qt picks (or scales down from) the nearest.
+_SIZES = (16, 20, 24, 32, 48, 64)
+#: The dynamic property that remembers which icon a widget or action shows.
+ICON_PROPERTY = "ikguiIcon"
+_ON_ACCENT_PROPERTY = "ikguiIconOnAccent"
+
+_cache: dict[tuple[str, str, str, str], QIcon] = {}
+
+
+def resource_path(*parts: str) -> Path:
+    """The path of a file shipped in ``ikgui.resources`` (e.g. ``("icons", "new.svg")``)."""
+    root = importlib.resources.files("ikgui.resources")
+    return Path(str(root.joinpath(*parts)))
+
+
+@cache
+def _svg_source(name: str) -> str:
+    path = resource_path("icons", f"{name}.svg")
+    if not path.is_file():
+        raise KeyError(f"no icon named {name!r} ({path})")
+    return path.read_text(encoding="utf-8")
+
+
+def _palette() -> QPalette:
+    return QGuiApplication.palette()
+
+
+def _dimmed(color: QColor, background: QColor) -> QColor:
+    """``color`` faded 60 % of the way towards ``background`` (the disabled look)."""
+    mix = 0.6
+    return QColor.fromRgbF(
+        color.redF() + (background.redF() - color.redF()) * mix,
+        color.greenF() + (background.greenF() - color.greenF()) * mix,
+        color.blueF() + (background.blueF() - color.blueF()) * mix,
+    )
+
+
+def render(name: str, size: int, color: QColor, ratio: float = 1.0) -> QPixmap:
+    """One icon drawn at ``size`` logical pixels in ``color`` (``ratio``: device pixels)."""
+    svg = _svg_source(name).replace("currentColor", color.name(QColor.NameFormat.HexRgb))
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    side = max(1, round(size * ratio))
+    pixmap = QPixmap(side, side)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    renderer.render(painter, QRectF(0, 0, side, side))
+    painter.end()
+    pixmap.setDevicePixelRatio(ratio)
+    return pixmap
+
+
+def icon(name: str, color: QColor | None = None, *, on_accent: bool = False) -> QIcon:
+    """The icon ``name`` in the palette's text colour (or ``color``), cached per colours.
+
+    ``on_accent``: for a button filled with the accent colour (``#sendButton``, default
+    buttons): drawn in the highlighted-text colour, and like any icon when disabled.
+    """
+    palette = _palette()
+    text = palette.color(QPalette.ColorRole.WindowText)
+    highlighted = palette.color(QPalette.ColorRole.HighlightedText)
+    if on_accent:
+        normal, selected = highlighted, highlighted
+    elif color is not None:
+        normal, selected = QColor(color), QColor(color)
+    else:
+        normal, selected = text, highlighted
+    disabled = _dimmed(text if on_accent else normal, palette.color(QPalette.ColorRole.Window))
+    key = (name, normal.name(), selected.name(), disabled.name())
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    result = QIcon()
+    for size in _SIZES:
+        result.addPixmap(render(name, size, normal), QIcon.Mode.Normal)
+        result.addPixmap(render(name, size, normal), QIcon.Mode.Active)
+        result.addPixmap(render(name, size, selected), QIcon.Mode.Selected)
+        result.addPixmap(render(name, size, disabled), QIcon.Mode.Disabled)
+    _cache[key] = result
+    return result
+
+
+def app_icon() -> QIcon:
+    """The application icon (its own colours, not tinted)."""
+    return QIcon(str(resource_path("icons", "ikgui.svg")))
+
+
+def set_icon(target: QAction | QAbstractButton, name: str, *, on_accent: bool = False) -> None:
+    """Give ``target`` the icon ``name`` and remember it, so a theme change re-tints it
+    (``on_accent``: see :func:`icon`)."""
+    target.setProperty(ICON_PROPERTY, name)
+    target.setProperty(_ON_ACCENT_PROPERTY, on_accent)
+    target.setIcon(icon(name, on_accent=on_accent))
+
+
+def refresh_icons() -> None:
+    """Re-tint every action and button given its icon by :func:`set_icon` (after a theme
+    change the palette's text colour differs)."""
+    direct = Qt.FindChildOption.FindDirectChildrenOnly
+    for widget in QApplication.allWidgets():
+        # QWidget.actions called unbound: a subclass may shadow the name with an attribute.
+        targets: list[QObject] = [
+            widget,
+            *QWidget.actions(widget),
+            *widget.findChildren(QAction, options=direct),
+        ]
+        for target in targets:
+            name = target.property(ICON_PROPERTY)
+            if isinstance(name, str) and isinstance(target, QAction | QAbstractButton):
+                on_accent = bool(target.property(_ON_ACCENT_PROPERTY))
+                target.setIcon(icon(name, on_accent=on_accent))
+
+
+def clear_cache() -> None:
+    """Forget rendered icons (tests; the cache is small and keyed by colour anyway)."""
+    _cache.clear()

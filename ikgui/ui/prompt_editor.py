@@ -1,0 +1,132 @@
+"""The prompt editor: Enter sends, Shift+Enter adds a line, Up/Down recall earlier
+inputs, ``/`` opens a completion list of the commands, Escape asks to stop a stream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QTextCursor
+from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QWidget
+
+HISTORY_LIMIT = 200
+
+
+class PromptEditor(QPlainTextEdit):
+    submitted = Signal(str)  # the text to send or run
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("promptEditor")
+        self.setAccessibleName("promptEditor")
+        self.setPlaceholderText("Message, or / for commands  (Enter sends, Shift+Enter: new line)")
+        self.setTabChangesFocus(True)
+        self.history: list[str] = []
+        self._history_index: int | None = None
+        self._saved_draft = ""
+        self._completion_model = QStringListModel(self)
+        self.completer = QCompleter(self._completion_model, self)
+        self.completer.setWidget(self)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        self.completer.activated.connect(self._complete)
+        self.textChanged.connect(self._maybe_complete)
+        self._commands: list[tuple[str, str]] = []
+
+    # -- commands ----------------------------------------------------------------
+    def set_commands(self, commands: Iterable[tuple[str, str]]) -> None:
+        """``(name, description)`` pairs offered after a ``/``."""
+        self._commands = list(commands)
+        self._completion_model.setStringList([f"/{n} — {d}" for n, d in self._commands])
+
+    def _maybe_complete(self) -> None:
+        text = self.toPlainText()
+        if (
+            text.startswith("/")
+            and not text.startswith("//")
+            and " " not in text
+            and "\n" not in text
+        ):
+            self.completer.setCompletionPrefix(text)
+            if self.completer.completionCount():
+                rect = self.cursorRect()
+                rect.setWidth(max(360, self.width() // 2))
+                self.completer.complete(rect)
+                return
+        self.popup().hide()
+
+    def _complete(self, choice: str) -> None:
+        name = choice.split(" — ", 1)[0]
+        self.setPlainText(name + " ")
+        self.moveCursor(QTextCursor.MoveOperation.End)
+
+    def popup(self) -> QAbstractItemView:
+        view = self.completer.popup()
+        assert view is not None
+        return view
+
+    # -- history -------------------------------------------------------------------
+    def remember(self, text: str) -> None:
+        if text.strip() and (not self.history or self.history[-1] != text):
+            self.history.append(text)
+            del self.history[:-HISTORY_LIMIT]
+        self._history_index = None
+
+    def _recall(self, step: int) -> bool:
+        if not self.history:
+            return False
+        if self._history_index is None:
+            if step > 0:
+                return False
+            self._saved_draft = self.toPlainText()
+            index = len(self.history) - 1
+        else:
+            index = self._history_index + step
+        if index >= len(self.history):
+            self._history_index = None
+            self.setPlainText(self._saved_draft)
+        else:
+            self._history_index = max(0, index)
+            self.setPlainText(self.history[self._history_index])
+        self.moveCursor(QTextCursor.MoveOperation.End)
+        return True
+
+    # -- keys ------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key, mods = event.key(), event.modifiers()
+        popup = self.popup()
+        if popup.isVisible() and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
+            index = popup.currentIndex()
+            choice = index.data() if index.isValid() else self.completer.currentCompletion()
+            popup.hide()
+            if choice:
+                self._complete(str(choice))
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if mods & Qt.KeyboardModifier.ShiftModifier:
+                self.insertPlainText("\n")
+                return
+            self.submit()
+            return
+        if key == Qt.Key.Key_Escape:
+            popup.hide()
+            self.stop_requested.emit()
+            return
+        cursor = self.textCursor()
+        up = key == Qt.Key.Key_Up and not popup.isVisible() and cursor.blockNumber() == 0
+        if up and self._recall(-1):
+            return
+        if key == Qt.Key.Key_Down and not popup.isVisible():
+            last_block = self.document().blockCount() - 1
+            if cursor.blockNumber() == last_block and self._recall(+1):
+                return
+        super().keyPressEvent(event)
+
+    def submit(self) -> None:
+        text = self.toPlainText().strip("\n")
+        if not text.strip():
+            return
+        self.remember(text)
+        self.clear()
+        self.submitted.emit(text)

@@ -1,0 +1,383 @@
+"""The scrollback: the replayed transcript of one conversation in a single read-only
+``QTextBrowser`` document, one ``QTextFrame`` per item.
+
+One document keeps plain selection and Ctrl+C working across items. Only the last page of
+a long transcript is laid out; earlier pages are inserted above when the user scrolls to
+the top. A streaming reply grows by inserting at the end of its frame and is rendered as
+Markdown once, when it finishes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QPoint, QUrl, Signal
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QTextCursor,
+    QTextFrame,
+)
+from PySide6.QtWidgets import QMenu, QTextBrowser, QWidget
+
+from ikgui.domain.events import Event, Kind
+from ikgui.ui.markdown import SafeDocument, is_safe_link
+from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
+from ikgui.ui.scrollback_render import Item, ItemWriter
+
+PAGE_SIZE = 150
+#: At most this many items are in the document: Qt keeps a frame's children in a list,
+#: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
+MAX_LOADED = 6 * PAGE_SIZE
+_KEEP = QTextCursor.MoveMode.KeepAnchor
+
+
+def _hidden(event: Event) -> bool:
+    """Events the scrollback never shows (as replay skips them)."""
+    if event.kind == Kind.CLEAR:
+        return True
+    return event.kind == Kind.ASSISTANT and not event.content and event.may_have("failed")
+
+
+class ScrollbackView(QTextBrowser):
+    """The transcript of the conversation on screen (objectName ``scrollback``)."""
+
+    fork_requested = Signal(int)
+    edit_resend_requested = Signal(int, str)
+    retry_requested = Signal(int)
+    #: The user reached the top and every held event is already shown (nothing to do:
+    #: ``show_events`` hands over the whole transcript and pages are loaded here).
+    load_earlier_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        self._held: list[Event] = []
+        #: ``self._held[self._first:self._last]`` are the items in the document.
+        self._first = 0
+        self._last = 0
+        self._items: list[Item] = []
+        self._by_id: dict[int, Item] = {}
+        self._loading = False
+        self._ready = False
+        super().__init__(parent)
+        self.setObjectName("scrollback")
+        self.setAccessibleName("scrollback")
+        document = SafeDocument(self)
+        document.setUndoRedoEnabled(False)
+        document.setDocumentMargin(14)
+        self.setDocument(document)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.anchorClicked.connect(self._open_link)
+        self.verticalScrollBar().valueChanged.connect(self._scrolled)
+        self._writer = ItemWriter(document, Colors.from_palette(self.palette()), self.font())
+        self._ready = True
+
+    # -- the API the window drives ---------------------------------------------------
+    def show_events(self, events: Sequence[Event]) -> None:
+        """Replace everything: show the last page of ``events`` (at the bottom)."""
+        self._held = [event for event in events if not _hidden(event)]
+        self._last = len(self._held)
+        self._first = max(0, self._last - PAGE_SIZE)
+        self._rebuild()
+        self.scroll_to_bottom()
+
+    def append_event(self, event: Event) -> None:
+        """Add one item at the end (a ``clear`` empties the view)."""
+        if event.kind == Kind.CLEAR:
+            self.show_events([])
+            return
+        if _hidden(event):
+            return
+        if event.id in self._by_id:
+            self.update_event(event)
+            return
+        at_end = self._last == len(self._held)
+        follow = self._at_bottom() or event.kind == Kind.USER
+        self._held.append(event)
+        if not at_end:  # the user is reading far back: show it when they get there...
+            if event.kind == Kind.USER:  # ...unless they just sent it
+                self.show_events(self._held)
+            return
+        self._items.append(self._insert(self._writer.end_position(), event))
+        self._last += 1
+        if follow:
+            self.scroll_to_bottom()
+
+    def update_event(self, event: Event) -> None:
+        """An item changed; a finished reply is rendered (as Markdown) once, here.
+
+        While ``data["streaming"]`` is true the text comes from :meth:`append_text` and
+        the event's (periodically saved) content is not shown again. An assistant event
+        with no content and ``data["failed"]`` is removed.
+        """
+        if _hidden(event):
+            self.remove_event(event.id)
+            return
+        index = self._held_index(event.id)
+        if index is not None:
+            self._held[index] = event
+        item = self._by_id.get(event.id)
+        if item is None:
+            return
+        item.event = event
+        if event.data.get("streaming") and item.stream is not None:
+            return
+        follow = self._at_bottom()
+        position = self._items.index(item)
+        del self._by_id[event.id]
+        self._items[position] = self._insert(self._writer.remove(item), event)
+        if follow:
+            self.scroll_to_bottom()
+
+    def append_text(self, event_id: int, text: str) -> None:
+        """Streaming: add ``text`` to the end of that item, without re-rendering."""
+        item = self._by_id.get(event_id)
+        if item is None or not text:
+            return
+        follow = self._at_bottom()
+        self._writer.append(item, text)
+        if follow:
+            self.scroll_to_bottom()
+
+    def remove_event(self, event_id: int) -> None:
+        index = self._held_index(event_id)
+        if index is not None:
+            del self._held[index]
+            self._first -= index < self._first
+            self._last -= index < self._last
+        item = self._by_id.pop(event_id, None)
+        if item is not None:
+            self._items.remove(item)
+            self._writer.remove(item)
+
+    def item_texts(self) -> list[str]:
+        """The plain text of every item in the document, in order."""
+        return [self._writer.text_of(item) for item in self._items]
+
+    def item_kinds(self) -> list[str]:
+        return [item.event.kind for item in self._items]
+
+    def item_frame(self, event_id: int) -> QTextFrame | None:
+        """The frame showing an event (its format carries the role), if it is loaded."""
+        item = self._by_id.get(event_id)
+        return item.frame if item is not None else None
+
+    def has_earlier(self) -> bool:
+        return self._first > 0
+
+    def has_later(self) -> bool:
+        return self._last < len(self._held)
+
+    def load_earlier(self, count: int = PAGE_SIZE) -> int:
+        """Insert up to ``count`` earlier items above, keeping the visible text in place."""
+        if self._first == 0 or self._loading:
+            return 0
+        self._loading = True
+        try:
+            bar = self.verticalScrollBar()
+            layout = self.document().documentLayout()
+            anchor = self._items[0] if self._items else None
+            before = layout.frameBoundingRect(anchor.frame).top() if anchor else 0.0
+            start = max(0, self._first - count)
+            added = self._writer.insert_many(0, self._held[start : self._first])
+            for item in added:
+                self._by_id[item.event.id] = item
+            self._items[0:0] = added
+            self._first = start
+            self._sync_scroll_range()
+            if anchor is not None:
+                shift = layout.frameBoundingRect(anchor.frame).top() - before
+                bar.setValue(bar.value() + round(shift))
+            excess = len(self._items) - max(MAX_LOADED, len(added) + PAGE_SIZE)
+            if excess > 0:  # drop pages far below (they come back on scrolling down)
+                self._drop(len(self._items) - excess, len(self._items))
+                self._last -= excess
+                self._sync_scroll_range()
+            return len(added)
+        finally:
+            self._loading = False
+
+    def load_later(self, count: int = PAGE_SIZE) -> int:
+        """Append up to ``count`` of the items dropped below, keeping the view in place."""
+        if not self.has_later() or self._loading:
+            return 0
+        self._loading = True
+        try:
+            stop = min(len(self._held), self._last + count)
+            added = self._writer.insert_many(
+                self._writer.end_position(), self._held[self._last : stop]
+            )
+            for item in added:
+                self._by_id[item.event.id] = item
+            self._items.extend(added)
+            self._last = stop
+            excess = len(self._items) - MAX_LOADED
+            if excess > 0:
+                bar = self.verticalScrollBar()
+                layout = self.document().documentLayout()
+                kept = self._items[excess]
+                before = layout.frameBoundingRect(kept.frame).top()
+                self._drop(0, excess)
+                self._first += excess
+                self._sync_scroll_range()
+                shift = before - layout.frameBoundingRect(kept.frame).top()
+                bar.setValue(bar.value() - round(shift))
+            self._sync_scroll_range()
+            return len(added)
+        finally:
+            self._loading = False
+
+    def scroll_to_event(self, event_id: int) -> bool:
+        """Show an event at the top of the view, selected (loading its page first)."""
+        index = self._held_index(event_id)
+        if index is None:
+            return False
+        if self._first - 2 * PAGE_SIZE <= index < self._first:
+            self.load_earlier(self._first - index + 20)
+        elif not self._first <= index < self._last:
+            self._first = max(0, index - 20)
+            self._last = min(len(self._held), self._first + PAGE_SIZE)
+            self._rebuild()
+        item = self._by_id[event_id]
+        self._sync_scroll_range()
+        top = self.document().documentLayout().frameBoundingRect(item.frame).top()
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self._writer.body_start(item))
+        cursor.setPosition(item.frame.lastPosition(), _KEEP)
+        self.setTextCursor(cursor)
+        self.verticalScrollBar().setValue(max(0, round(top) - 8))
+        return True
+
+    def scroll_to_bottom(self) -> None:
+        """The end of the transcript (rebuilding the last page if the user was far up)."""
+        if self.has_later():
+            self._first = max(0, len(self._held) - PAGE_SIZE)
+            self._last = len(self._held)
+            self._rebuild()
+        self._sync_scroll_range()
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    # -- menus and links ---------------------------------------------------------------
+    def menu_for(self, event_id: int) -> QMenu:
+        """The item's context menu (Copy, Fork from here, Edit and resend, Retry)."""
+        item = self._by_id[event_id]
+        event = item.event
+        menu = QMenu(self)
+        if self.textCursor().hasSelection():
+            menu.addAction("Copy selection", self.copy).setObjectName("actionCopySelection")
+        menu.addAction("Copy", lambda: self._copy_item(event_id)).setObjectName("actionCopyItem")
+        menu.addSeparator()
+        fork = menu.addAction("Fork from here", lambda: self.fork_requested.emit(event_id))
+        fork.setObjectName("actionForkHere")
+        fork.setEnabled(item.stream is None and not event.data.get("streaming"))
+        if event.kind == Kind.USER:
+            edit = menu.addAction(
+                "Edit and resend",
+                lambda: self.edit_resend_requested.emit(event_id, self._event(event_id).content),
+            )
+            edit.setObjectName("actionEditResend")
+        if event.kind == Kind.ERROR:
+            retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
+            retry.setObjectName("actionRetry")
+        return menu
+
+    def event_id_at(self, pos: QPoint) -> int | None:
+        """The event shown at a viewport position (``None`` between items)."""
+        frame: QTextFrame | None = self.cursorForPosition(pos).currentFrame()
+        while frame is not None:
+            event_id = frame.frameFormat().property(EVENT_ID_PROPERTY)
+            if isinstance(event_id, int) and event_id in self._by_id:
+                return event_id
+            frame = frame.parentFrame()
+        return None
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        event_id = self.event_id_at(event.pos())
+        if event_id is None:
+            super().contextMenuEvent(event)
+            return
+        menu = self.menu_for(event_id)
+        menu.aboutToHide.connect(menu.deleteLater)
+        menu.popup(event.globalPos())
+
+    def loadResource(self, type: int, name: QUrl | str) -> object:
+        return None  # nothing is ever fetched: not the network, not files
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if self._ready and event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
+            self._writer.colors = Colors.from_palette(self.palette())
+            self._writer.font = self.font()
+            follow, value = self._at_bottom(), self.verticalScrollBar().value()
+            self._rebuild()
+            if follow:
+                self.scroll_to_bottom()
+            else:
+                self.verticalScrollBar().setValue(value)
+
+    def _open_link(self, url: QUrl) -> None:
+        if is_safe_link(url):
+            QDesktopServices.openUrl(url)
+
+    def _copy_item(self, event_id: int) -> None:
+        item = self._by_id.get(event_id)
+        if item is not None:
+            text = item.stream if item.stream is not None else copy_text(item.event)
+            QGuiApplication.clipboard().setText(text)
+
+    def _event(self, event_id: int) -> Event:
+        return self._by_id[event_id].event
+
+    # -- the document ------------------------------------------------------------------
+    def _rebuild(self) -> None:
+        self.document().clear()
+        self._writer.style_gap(0)
+        self._items = []
+        self._by_id = {}
+        added = self._writer.insert_many(0, self._held[self._first : self._last])
+        for item in added:
+            self._by_id[item.event.id] = item
+        self._items = added
+
+    def _insert(self, position: int, event: Event) -> Item:
+        item = self._writer.insert(position, event)
+        self._by_id[event.id] = item
+        return item
+
+    def _drop(self, start: int, stop: int) -> None:
+        """Take items ``start:stop`` of the loaded ones out of the document."""
+        dropped = self._items[start:stop]
+        self._writer.remove(dropped[0], dropped[-1])
+        for item in dropped:
+            del self._by_id[item.event.id]
+        del self._items[start:stop]
+
+    def _held_index(self, event_id: int) -> int | None:
+        for index in range(len(self._held) - 1, -1, -1):
+            if self._held[index].id == event_id:
+                return index
+        return None
+
+    def _sync_scroll_range(self) -> None:
+        """Lay out now and size the scroll bar to it (QTextEdit would do so only later)."""
+        height = self.document().documentLayout().documentSize().height()
+        bar = self.verticalScrollBar()
+        bar.setRange(0, max(0, round(height) - self.viewport().height()))
+
+    def _at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 8 and not self.has_later()
+
+    def _scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        if self._loading or bar.maximum() == 0:
+            return
+        if value <= bar.minimum():
+            if self._first > 0:
+                self.load_earlier()
+            else:
+                self.load_earlier_requested.emit()
+        elif value >= bar.maximum() and self.has_later():
+            self.load_later()

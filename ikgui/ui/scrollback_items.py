@@ -1,0 +1,282 @@
+"""What one scrollback item shows and how it looks: the role of each event kind, its label
+and text (pure, from ``describe``), and the colours and formats derived from a palette so
+light and dark themes both read well.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextFormat,
+    QTextFrameFormat,
+    QTextLength,
+    QTextTableFormat,
+)
+
+from ikgui.domain.events import KNOWN_KINDS, Event, Kind
+from ikgui.domain.listing import describe
+from ikgui.ui.markdown import MarkdownStyle, monospace_family
+
+#: Frame properties: the event id and the role of an item (tests read the role too).
+EVENT_ID_PROPERTY = QTextFormat.Property.UserProperty + 1
+ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
+
+BADGE = "(stopped)"
+PLACEHOLDER = "…"
+NOTICE_KINDS = frozenset(
+    {Kind.PROMPT_EDIT, Kind.REWIND, Kind.FORK, Kind.COMMAND, Kind.AGENT_KILLED, Kind.CLEAR}
+)
+_ROLES = {
+    Kind.USER: "user",
+    Kind.ASSISTANT: "assistant",
+    Kind.SYSTEM: "system",
+    Kind.TOOL_CALL: "tool",
+    Kind.TOOL_RESULT: "tool",
+    Kind.ERROR: "error",
+    Kind.MARK: "mark",
+}
+_LABELS = {
+    Kind.USER: "You",
+    Kind.ASSISTANT: "Assistant",
+    Kind.SYSTEM: "System",
+    Kind.TOOL_CALL: "Tool call",
+    Kind.TOOL_RESULT: "Tool result",
+    Kind.ERROR: "Error",
+}
+
+
+@dataclass(frozen=True)
+class ItemDisplay:
+    """What an item shows, independent of Qt: the safety-relevant part is ``markdown``
+    (the text goes through :func:`ikgui.ui.markdown.render_markdown`, never HTML)."""
+
+    role: str
+    label: str
+    detail: str
+    text: str
+    markdown: bool = False
+    badge: str = ""
+    streaming: bool = False
+
+
+def role_of(kind: str) -> str:
+    if kind in NOTICE_KINDS:
+        return "notice"
+    return _ROLES.get(Kind(kind), "unknown") if kind in KNOWN_KINDS else "unknown"
+
+
+def display_for(event: Event, text: str | None = None) -> ItemDisplay:
+    """The display of ``event``; ``text`` overrides the body (a reply still growing)."""
+    kind = event.kind
+    role = role_of(kind)
+    shown = describe(event)
+    badge = ""
+    detail = ""
+    streaming = False
+    if kind == Kind.ASSISTANT:
+        data = event.data
+        if data.get("interrupted") and shown.endswith(BADGE):
+            shown, badge = shown[: -len(BADGE)].rstrip(" "), BADGE
+        streaming = bool(data.get("streaming"))
+        model = data.get("model")
+        detail = model if isinstance(model, str) else ""
+    elif kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
+        name = event.data.get("name")
+        detail = name if isinstance(name, str) else ""
+    elif kind == Kind.ERROR:
+        status = event.data.get("status")
+        category = event.data.get("category")
+        detail = " ".join(str(x) for x in (category, status) if x not in (None, ""))
+    if text is not None:
+        shown = text
+    return ItemDisplay(
+        role=role,
+        label=_LABELS.get(Kind(kind), "") if kind in KNOWN_KINDS else "",
+        detail=detail,
+        text=shown,
+        markdown=kind in (Kind.USER, Kind.ASSISTANT) and not streaming,
+        badge=badge,
+        streaming=streaming,
+    )
+
+
+def copy_text(event: Event) -> str:
+    """What "Copy" puts on the clipboard: the item's source text, without the badge."""
+    return display_for(event).text
+
+
+def blend(base: QColor, accent: QColor, amount: float) -> QColor:
+    """``amount`` of ``accent`` over ``base`` (0: base, 1: accent), opaque."""
+
+    def mix(b: int, a: int) -> int:
+        return round(b * (1 - amount) + a * amount)
+
+    return QColor(
+        mix(base.red(), accent.red()),
+        mix(base.green(), accent.green()),
+        mix(base.blue(), accent.blue()),
+    )
+
+
+_ACCENTS = {
+    "user": QColor(59, 130, 246),
+    "assistant": QColor(120, 120, 130),
+    "tool": QColor(13, 148, 136),
+    "error": QColor(220, 38, 38),
+    "mark": QColor(124, 58, 237),
+}
+
+
+@dataclass(frozen=True)
+class Colors:
+    """The scrollback's colours, all derived from a palette."""
+
+    base: QColor
+    text: QColor
+    dim: QColor
+    link: QColor
+    dark: bool
+
+    @classmethod
+    def from_palette(cls, palette: QPalette) -> Colors:
+        base = palette.color(QPalette.ColorRole.Base)
+        text = palette.color(QPalette.ColorRole.Text)
+        dark = base.lightness() < text.lightness()
+        link = palette.color(QPalette.ColorRole.Link)
+        if dark and link.lightness() < 140:
+            link = QColor(138, 180, 248)
+        return cls(base, text, blend(text, base, 0.45), link, dark)
+
+    def accent(self, role: str) -> QColor:
+        accent = _ACCENTS.get(role, self.text)
+        return blend(accent, self.text, 0.25) if self.dark else accent
+
+    def background(self, role: str) -> QColor | None:
+        amount = {"user": 0.10, "assistant": 0.03, "tool": 0.07, "error": 0.11}.get(role)
+        if amount is None:
+            return None
+        if role == "assistant":
+            return blend(self.base, self.text, amount)
+        return blend(self.base, self.accent(role), amount * (1.6 if self.dark else 1.0))
+
+    def border(self, role: str) -> QColor:
+        amount = 0.35 if role == "error" else 0.16
+        source = self.text if role == "assistant" else self.accent(role)
+        return blend(self.base, source, amount)
+
+    def markdown(self) -> MarkdownStyle:
+        background = blend(self.base, self.text, 0.10 if self.dark else 0.07)
+        border = blend(self.base, self.text, 0.16)
+        return MarkdownStyle(background, border, self.link, blend(self.text, self.base, 0.3))
+
+
+def frame_format(role: str, event_id: int, colors: Colors) -> QTextFrameFormat:
+    fmt = QTextFrameFormat()
+    fmt.setProperty(EVENT_ID_PROPERTY, event_id)
+    fmt.setProperty(ROLE_PROPERTY, role)
+    background = colors.background(role)
+    if background is not None:
+        fmt.setBackground(background)
+        fmt.setBorder(1)
+        fmt.setBorderBrush(colors.border(role))
+        fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
+        fmt.setPadding(10)
+    else:
+        fmt.setBorder(0)
+        fmt.setPadding(2 if role in ("notice", "unknown") else 6)
+    fmt.setTopMargin(4)
+    fmt.setBottomMargin(4)
+    if role == "user":
+        fmt.setLeftMargin(56)
+    elif role in ("assistant", "tool", "system"):
+        fmt.setRightMargin(56)
+    return fmt
+
+
+def label_formats(role: str, base_font: QFont, colors: Colors) -> tuple[QTextCharFormat, ...]:
+    """The label's and the detail's character formats."""
+    label = QTextCharFormat()
+    label.setFontWeight(QFont.Weight.Bold)
+    label.setFontPointSize(max(base_font.pointSizeF() * 0.85, 6.0))
+    accent = colors.accent(role)
+    label.setForeground(accent if role in ("user", "error", "tool") else colors.dim)
+    detail = QTextCharFormat()
+    detail.setFontPointSize(label.fontPointSize())
+    detail.setForeground(colors.dim)
+    return label, detail
+
+
+def body_formats(
+    role: str, text: str, base_font: QFont, colors: Colors
+) -> tuple[QTextBlockFormat, QTextCharFormat]:
+    """Block and character format of a plain-text body (everything but Markdown)."""
+    block = QTextBlockFormat()
+    char = QTextCharFormat()
+    small = max(base_font.pointSizeF() * 0.9, 6.0)
+    if role == "tool" or (role == "notice" and "\n" in text):
+        char.setFontFamilies([monospace_family()])
+        char.setFontPointSize(small)
+    if role in ("system", "notice", "unknown"):
+        char.setForeground(colors.dim)
+    if role == "system":
+        char.setFontItalic(True)
+    if role in ("notice", "unknown", "mark"):
+        char.setFontPointSize(small)
+        if role != "unknown" and "\n" not in text:
+            block.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    if role == "mark":
+        char.setForeground(colors.accent("mark"))
+        char.setFontWeight(QFont.Weight.DemiBold)
+    if role == "error":
+        char.setForeground(blend(colors.text, colors.accent("error"), 0.35))
+    return block, char
+
+
+def badge_format(colors: Colors, base_font: QFont) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(colors.dim)
+    fmt.setFontItalic(True)
+    fmt.setFontPointSize(max(base_font.pointSizeF() * 0.85, 6.0))
+    return fmt
+
+
+def mark_format(event_id: int, text: str, base_font: QFont) -> QTextTableFormat:
+    """A mark is a one-row table: a rule, the label, a rule."""
+    fmt = QTextTableFormat()
+    fmt.setProperty(EVENT_ID_PROPERTY, event_id)
+    fmt.setProperty(ROLE_PROPERTY, "mark")
+    fmt.setBorder(0)
+    fmt.setCellPadding(0)
+    fmt.setCellSpacing(0)
+    fmt.setTopMargin(10)
+    fmt.setBottomMargin(10)
+    fmt.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
+    font = QFont(base_font)
+    font.setPointSizeF(max(base_font.pointSizeF() * 0.9, 6.0))
+    font.setWeight(QFont.Weight.DemiBold)
+    width = QFontMetricsF(font).horizontalAdvance(text) + 32
+    middle = (
+        QTextLength(QTextLength.Type.FixedLength, width)
+        if len(text) <= 60
+        else QTextLength(QTextLength.Type.PercentageLength, 70)
+    )
+    variable = QTextLength(QTextLength.Type.VariableLength, 0)
+    fmt.setColumnWidthConstraints([variable, middle, variable])
+    return fmt
+
+
+def rule_format(colors: Colors) -> QTextBlockFormat:
+    """An empty block drawn as a horizontal rule (Qt draws it in the background colour)."""
+    fmt = QTextBlockFormat()
+    width = QTextLength(QTextLength.Type.PercentageLength, 100)
+    fmt.setProperty(QTextFormat.Property.BlockTrailingHorizontalRulerWidth, width)
+    fmt.setBackground(blend(colors.base, colors.accent("mark"), 0.45))
+    return fmt

@@ -1,0 +1,216 @@
+"""The Settings dialog's Agents page: a named persona's system prompt, provider, model
+and working-prompt mode."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
+
+from ikgui.domain.settings import AgentSettings, Settings
+from ikgui.ui.settings_common import (
+    Issue,
+    ListEditor,
+    add_row,
+    form_layout,
+    label,
+    name_problem,
+    named,
+    set_invalid,
+)
+from ikgui.ui.settings_drafts import AgentDraft, ProviderDraft
+
+PROMPT_MODE_LABELS = {
+    "off": "Off",
+    "line": "Line (“Prompt: …” in the reply)",
+    "json": "JSON (a block after ---)",
+}
+
+
+def fill_provider_combo(combo: QComboBox, drafts: list[ProviderDraft], first: str | None) -> None:
+    """List the providers in ``combo`` (after an optional ``first`` entry meaning none),
+    keeping the selected provider selected even if it was renamed."""
+    selected = combo.currentData()
+    combo.blockSignals(True)
+    combo.clear()
+    if first is not None:
+        combo.addItem(first, None)
+    for draft in drafts:
+        combo.addItem(draft.name or "(unnamed)", draft.id)
+    index = combo.findData(selected) if selected is not None else 0
+    combo.setCurrentIndex(max(0, index))
+    combo.blockSignals(False)
+
+
+class AgentsPage(QWidget):
+    """Edits the agents; ``drafts`` is the list as it stands."""
+
+    #: The list of agents or one's name changed.
+    agents_changed = Signal()
+
+    def __init__(
+        self,
+        settings: Settings,
+        providers: Callable[[], list[ProviderDraft]],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("agentsPage")
+        self._providers = providers
+        self._showing = False
+        ids = {draft.original: draft.id for draft in providers()}
+        self.drafts = [
+            AgentDraft(
+                a.name, a.system_prompt or "", ids.get(a.provider), a.model or "", a.prompt_mode
+            )
+            for a in settings.agents.values()
+        ]
+        self.editor = ListEditor("agentList", "agent")
+        self.editor.add_requested.connect(self.add_agent)
+        self.editor.remove_requested.connect(self.remove_agent)
+        self.name_edit = named(QLineEdit(), "agentName")
+        self.provider_combo = named(QComboBox(), "agentProvider")
+        self.model_edit = named(QLineEdit(), "agentModel")
+        self.model_edit.setPlaceholderText("the provider's default model")
+        self.mode_combo = named(QComboBox(), "agentPromptMode")
+        for mode, text in PROMPT_MODE_LABELS.items():
+            self.mode_combo.addItem(text, mode)
+        self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt")
+        self.prompt_edit.setPlaceholderText("You are a careful senior engineer.")
+        self.prompt_edit.setTabChangesFocus(True)
+        form = form_layout()
+        add_row(form, "&Name", self.name_edit)
+        add_row(form, "&Provider", self.provider_combo)
+        add_row(form, "&Model", self.model_edit)
+        add_row(form, "&Working prompt", self.mode_combo)
+        add_row(form, "&System prompt", self.prompt_edit)
+        form.addRow(
+            "",
+            label("The system prompt is sent first in every conversation with this agent.", "hint"),
+        )
+        self.form = named(QWidget(), "agentForm")
+        self.form.setLayout(form)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setSpacing(16)
+        layout.addWidget(self.editor)
+        layout.addWidget(self.form, 1)
+
+        self.name_edit.textEdited.connect(self._name_edited)
+        self.provider_combo.activated.connect(self._provider_chosen)
+        self.model_edit.textEdited.connect(self._model_edited)
+        self.mode_combo.activated.connect(self._mode_chosen)
+        self.prompt_edit.textChanged.connect(self._prompt_edited)
+        self.editor.list.currentRowChanged.connect(self._show)
+        for draft in self.drafts:
+            self.editor.list.addItem(draft.name)
+        self.refresh_providers()
+        self.editor.list.setCurrentRow(0 if self.drafts else -1)
+        self._show(self.editor.list.currentRow())
+
+    @property
+    def current(self) -> AgentDraft | None:
+        row = self.editor.list.currentRow()
+        return self.drafts[row] if 0 <= row < len(self.drafts) else None
+
+    def refresh_providers(self) -> None:
+        """The providers changed: forget removed ones, show renamed ones' new names."""
+        alive = {draft.id for draft in self._providers()}
+        for agent in self.drafts:
+            if agent.provider_id not in alive:
+                agent.provider_id = None
+        fill_provider_combo(self.provider_combo, self._providers(), "Default provider")
+
+    def _show(self, row: int) -> None:
+        draft = self.current
+        self.form.setEnabled(draft is not None)
+        self.editor.remove_button.setEnabled(draft is not None)
+        self._showing = True
+        if draft is None:
+            self.name_edit.clear()
+            self.model_edit.clear()
+            self.prompt_edit.clear()
+        else:
+            self.name_edit.setText(draft.name)
+            index = self.provider_combo.findData(draft.provider_id)
+            self.provider_combo.setCurrentIndex(max(0, index))
+            self.model_edit.setText(draft.model)
+            self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(draft.prompt_mode)))
+            self.prompt_edit.setPlainText(draft.system_prompt)
+            problem = name_problem(draft.name, self.names(), "agent")
+            set_invalid(self.name_edit, problem is not None)
+        self._showing = False
+
+    def _name_edited(self, text: str) -> None:
+        draft = self.current
+        if draft is None:
+            return
+        draft.name = text
+        item = self.editor.list.currentItem()
+        if item is not None:
+            item.setText(text or "(unnamed)")
+        set_invalid(self.name_edit, name_problem(text, self.names(), "agent") is not None)
+        self.agents_changed.emit()
+
+    def _provider_chosen(self, index: int) -> None:
+        if self.current is not None:
+            data = self.provider_combo.itemData(index)
+            self.current.provider_id = int(data) if data is not None else None
+
+    def _model_edited(self, text: str) -> None:
+        if self.current is not None:
+            self.current.model = text
+
+    def _mode_chosen(self, index: int) -> None:
+        if self.current is not None:
+            self.current.prompt_mode = str(self.mode_combo.itemData(index))
+
+    def _prompt_edited(self) -> None:
+        if self.current is not None and not self._showing:
+            self.current.system_prompt = self.prompt_edit.toPlainText()
+
+    def add_agent(self) -> None:
+        names = self.names()
+        name = next(n for i in itertools.count(1) if (n := f"agent-{i}") not in names)
+        self.drafts.append(AgentDraft(name))
+        self.editor.list.addItem(name)
+        self.editor.list.setCurrentRow(len(self.drafts) - 1)
+        self.agents_changed.emit()
+        self.name_edit.setFocus()
+        self.name_edit.selectAll()
+
+    def remove_agent(self) -> None:
+        row = self.editor.list.currentRow()
+        if not 0 <= row < len(self.drafts):
+            return
+        del self.drafts[row]
+        self.editor.list.takeItem(row)
+        self._show(self.editor.list.currentRow())
+        self.agents_changed.emit()
+
+    def names(self) -> list[str]:
+        return [draft.name for draft in self.drafts]
+
+    def issues(self) -> list[Issue]:
+        found: list[Issue] = []
+        names = self.names()
+        for row, draft in enumerate(self.drafts):
+            problem = name_problem(draft.name, names, "agent")
+            if problem:
+                found.append(Issue("agents", problem, self.name_edit, row))
+        return found
+
+    def agents(self) -> dict[str, AgentSettings]:
+        providers = {draft.id: draft.name for draft in self._providers()}
+        return {
+            draft.name: AgentSettings(
+                draft.name,
+                draft.system_prompt if draft.system_prompt.strip() else None,
+                providers.get(draft.provider_id) if draft.provider_id is not None else None,
+                draft.model.strip() or None,
+                draft.prompt_mode,
+            )
+            for draft in self.drafts
+        }

@@ -1,0 +1,191 @@
+"""Pieces shared by the Settings dialog's pages: a list with add/remove buttons, inline
+validation marks, and the problems a page reports when asked to validate."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TypeVar
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ikgui.ui import icons
+
+W = TypeVar("W", bound=QWidget)
+
+_ENV = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+_URL = re.compile(r"https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
+
+
+@dataclass
+class Issue:
+    """One validation problem: the page, a sentence for the user, and where to look."""
+
+    page: str
+    message: str
+    widget: QWidget | None = None
+    row: int | None = None
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot be a provider's base URL, or None when it can."""
+    url = url.strip()
+    if not url:
+        return "Enter the server's base URL, e.g. http://localhost:11434."
+    if not _URL.match(url):
+        return "The base URL must start with http:// or https://."
+    return None
+
+
+def name_problem(name: str, names: list[str], what: str) -> str | None:
+    """Why ``name`` cannot name a ``what`` among ``names`` (which include it once)."""
+    if not name.strip():
+        return f"Every {what} needs a name."
+    if name != name.strip():
+        return f"The {what} name “{name}” must not start or end with spaces."
+    if names.count(name) > 1:
+        return f"There are two {what}s named “{name}”; names must be unique."
+    return None
+
+
+def env_problem(name: str) -> str | None:
+    """Why ``name`` cannot be an environment variable's name (empty is fine: none)."""
+    name = name.strip()
+    if not name:
+        return None
+    if not _ENV.match(name):
+        return (
+            f"“{name}” is not a variable name: use letters, digits and _ "
+            "(e.g. OPENAI_API_KEY). Paste the key itself into the API key field."
+        )
+    if len(name) >= 24 and re.search(r"[a-z]", name) and re.search(r"\d", name):
+        return (
+            "That looks like a key, not a variable name; paste keys into the API key field "
+            "(they are kept in the keyring, never in config.toml)."
+        )
+    return None
+
+
+def number_problem(text: str) -> str | None:
+    """Why ``text`` is not a price (a finite number ≥ 0), or None when it is."""
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return f"“{text}” is not a number."
+    if not 0 <= value < float("inf"):
+        return f"{text.strip()} is not a number ≥ 0."
+    return None
+
+
+def named(widget: W, name: str) -> W:
+    """``widget`` with ``name`` as its objectName and accessible name (SPEC §10)."""
+    widget.setObjectName(name)
+    widget.setAccessibleName(name)
+    return widget
+
+
+def set_invalid(widget: QWidget, invalid: bool) -> None:
+    """Mark a field as invalid (the style sheet gives it a red border)."""
+    if bool(widget.property("invalid")) == invalid:
+        return
+    widget.setProperty("invalid", invalid)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+
+
+def label(text: str = "", role: str | None = None, name: str | None = None) -> QLabel:
+    """A word-wrapped label; ``role`` (hint, error, success, banner) picks its style."""
+    result = QLabel(text)
+    result.setWordWrap(True)
+    result.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    if role:
+        result.setProperty("role", role)
+    if name:
+        result.setObjectName(name)
+    return result
+
+
+def set_role(widget: QLabel, role: str) -> None:
+    if widget.property("role") != role:
+        widget.setProperty("role", role)
+        widget.style().unpolish(widget)
+        widget.style().polish(widget)
+
+
+def form_layout() -> QFormLayout:
+    form = QFormLayout()
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    form.setHorizontalSpacing(12)
+    form.setVerticalSpacing(8)
+    return form
+
+
+def _field_height() -> int:
+    probe = QLineEdit()
+    probe.ensurePolished()
+    return probe.sizeHint().height()
+
+
+def add_row(
+    form: QFormLayout, text: str, field: QWidget | QLayout, buddy: QWidget | None = None
+) -> QLabel:
+    """A form row whose label lines up with the middle of a single-line field (QFormLayout
+    top-aligns labels beside the style sheet's taller fields) or a multi-line one's top."""
+    row_label = QLabel(text)
+    row_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    row_label.setFixedHeight(_field_height())
+    target = buddy or (field if isinstance(field, QWidget) else None)
+    if target is not None:
+        row_label.setBuddy(target)
+    form.addRow(row_label, field)
+    return row_label
+
+
+class ListEditor(QWidget):
+    """A list of named items with add and remove buttons underneath."""
+
+    add_requested = Signal()
+    remove_requested = Signal()
+
+    def __init__(self, name: str, what: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.list = QListWidget()
+        self.list.setObjectName(name)
+        self.list.setAccessibleName(name)
+        # Items laid out before the style sheet's padding applies keep their old height.
+        self.list.ensurePolished()
+        self.add_button = QPushButton(f"Add {what}")
+        self.add_button.setObjectName(f"{name}Add")
+        self.add_button.setToolTip(f"Add a {what}")
+        icons.set_icon(self.add_button, "new")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName(f"{name}Remove")
+        self.remove_button.setToolTip(f"Remove the selected {what}")
+        icons.set_icon(self.remove_button, "delete")
+        self.add_button.clicked.connect(self.add_requested)
+        self.remove_button.clicked.connect(self.remove_requested)
+        buttons = QHBoxLayout()
+        buttons.setSpacing(6)
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        self.setMinimumWidth(200)
+        self.setMaximumWidth(260)

@@ -1,0 +1,68 @@
+"""What the Settings dialog's pages edit: drafts of providers and agents, identified by
+an id so that renaming one keeps every reference to it (agents, defaults) attached."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from ikgui.domain.settings import ProviderSettings
+
+KIND_LABELS = {"openai": "OpenAI-compatible", "ollama": "Ollama", "anthropic": "Anthropic"}
+DEFAULT_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "ollama": "http://localhost:11434",
+    "anthropic": "https://api.anthropic.com",
+}
+_ids = itertools.count(1)
+
+
+@dataclass
+class ProviderDraft:
+    """A provider being edited; ``original`` is its name in the loaded settings."""
+
+    name: str
+    kind: str
+    base_url: str
+    api_key_env: str = ""
+    original: str | None = None
+    key: str = ""
+    forget_key: bool = False
+    id: int = 0
+
+    def __post_init__(self) -> None:
+        self.id = self.id or next(_ids)
+
+    def settings(self) -> ProviderSettings:
+        url = self.base_url.strip().rstrip("/")
+        return ProviderSettings(self.name, self.kind, url, self.api_key_env.strip() or None)
+
+    @property
+    def key_owner(self) -> str:
+        """The name the keyring knows this provider by until OK is pressed."""
+        return self.original or self.name
+
+
+@dataclass
+class AgentDraft:
+    """An agent being edited; its provider is a provider draft's id (None: the default)."""
+
+    name: str
+    system_prompt: str = ""
+    provider_id: int | None = None
+    model: str = ""
+    prompt_mode: str = "off"
+    id: int = 0
+
+    def __post_init__(self) -> None:
+        self.id = self.id or next(_ids)
+
+
+def connected_text(models: list[str]) -> str:
+    """``Connected: 3 models (a, b, c…)``."""
+    count = len(models)
+    noun = "model" if count == 1 else "models"
+    if not models:
+        return f"Connected: {count} {noun}"
+    shown = ", ".join(models[:3]) + ("…" if count > 3 else "")
+    return f"Connected: {count} {noun} ({shown})"

@@ -1,0 +1,358 @@
+"""The Settings dialog's Providers page: kind, base URL, where the API key lives (typed
+keys go to the keyring on OK, never to the config), and a "Test connection" that runs
+on the asyncio loop while the dialog stays responsive."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ikgui.domain.errors import ProviderError
+from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.keys import KeyStore
+from ikgui.ui import icons
+from ikgui.ui.settings_common import (
+    Issue,
+    ListEditor,
+    add_row,
+    env_problem,
+    form_layout,
+    label,
+    name_problem,
+    named,
+    set_invalid,
+    set_role,
+    url_problem,
+)
+from ikgui.ui.settings_drafts import DEFAULT_URLS, KIND_LABELS, ProviderDraft, connected_text
+
+TestConnection = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
+
+
+class ProvidersPage(QWidget):
+    """Edits the providers; ``drafts`` is the list as it stands."""
+
+    #: The list of providers or one's name changed (the other pages refresh their choices).
+    providers_changed = Signal()
+
+    def __init__(
+        self,
+        settings: Settings,
+        keys: KeyStore,
+        test_connection: TestConnection,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("providersPage")
+        self._keys = keys
+        self._test_connection = test_connection
+        self._test_task: asyncio.Future[None] | None = None
+        # Keyring look-ups can be slow (D-Bus) or prompt to unlock: once per name and variable.
+        self._status: dict[tuple[str, str | None], tuple[str, bool]] = {}
+        self.drafts = [
+            ProviderDraft(p.name, p.kind, p.base_url, p.api_key_env or "", original=p.name)
+            for p in settings.providers.values()
+        ]
+
+        self.editor = ListEditor("providerList", "provider")
+        self.editor.add_requested.connect(self.add_provider)
+        self.editor.remove_requested.connect(self.remove_provider)
+        self.name_edit = named(QLineEdit(), "providerName")
+        self.kind_combo = named(QComboBox(), "providerKind")
+        for kind, text in KIND_LABELS.items():
+            self.kind_combo.addItem(text, kind)
+        self.url_edit = named(QLineEdit(), "providerUrl")
+        self.url_edit.setPlaceholderText("http://localhost:11434")
+        self.url_error = label("", "error", "providerUrlError")
+        self.url_error.hide()
+        self.env_edit = named(QLineEdit(), "providerKeyEnv")
+        self.env_edit.setPlaceholderText("optional, e.g. OPENAI_API_KEY")
+        self.env_edit.setToolTip(
+            "The name of an environment variable holding the API key; it wins over the keyring"
+        )
+        self.key_edit = named(QLineEdit(), "providerKey")
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText("paste a key to store it")
+        self.forget_button = named(QPushButton("Forget key"), "providerForgetKey")
+        self.forget_button.setToolTip("Remove the stored key when you press OK")
+        self.key_status = label("", "hint", "providerKeyStatus")
+        self.notice = label(keys.notice or "", "banner", "keyringNotice")
+        self.notice.setVisible(keys.notice is not None)
+        self.test_button = named(QPushButton("Test connection"), "testConnectionButton")
+        icons.set_icon(self.test_button, "retry")
+        self.test_result = label("", "hint", "testConnectionResult")
+
+        key_row = QHBoxLayout()
+        key_row.setSpacing(6)
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.forget_button)
+        url_box = QVBoxLayout()
+        url_box.setSpacing(4)
+        url_box.addWidget(self.url_edit)
+        url_box.addWidget(self.url_error)
+        key_box = QVBoxLayout()
+        key_box.setSpacing(4)
+        key_box.addLayout(key_row)
+        key_box.addWidget(self.key_status)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addStretch(1)
+        form = form_layout()
+        add_row(form, "&Name", self.name_edit)
+        add_row(form, "&Kind", self.kind_combo)
+        add_row(form, "Base &URL", url_box, self.url_edit)
+        add_row(form, "Key &variable", self.env_edit)
+        add_row(form, "API k&ey", key_box, self.key_edit)
+        form.addRow("", test_row)
+        form.addRow("", self.test_result)
+        self.form = named(QWidget(), "providerForm")
+        self.form.setLayout(form)
+        right = QVBoxLayout()
+        right.setContentsMargins(0, 0, 0, 0)
+        right.setSpacing(12)
+        right.addWidget(self.form)
+        right.addStretch(1)
+        right.addWidget(self.notice)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setSpacing(16)
+        layout.addWidget(self.editor)
+        layout.addLayout(right, 1)
+
+        self.name_edit.textEdited.connect(self._name_edited)
+        self.kind_combo.activated.connect(self._kind_chosen)
+        self.url_edit.textEdited.connect(self._url_edited)
+        self.env_edit.textEdited.connect(self._env_edited)
+        self.key_edit.textEdited.connect(self._key_edited)
+        self.forget_button.clicked.connect(self._forget_clicked)
+        self.test_button.clicked.connect(self.start_test)
+        self.editor.list.currentRowChanged.connect(self._show)
+        for draft in self.drafts:
+            self.editor.list.addItem(draft.name)
+        self.editor.list.setCurrentRow(0 if self.drafts else -1)
+        self._show(self.editor.list.currentRow())
+
+    # -- selection and editing ---------------------------------------------------------
+
+    @property
+    def current(self) -> ProviderDraft | None:
+        row = self.editor.list.currentRow()
+        return self.drafts[row] if 0 <= row < len(self.drafts) else None
+
+    def select(self, name: str) -> bool:
+        for row, draft in enumerate(self.drafts):
+            if draft.name == name:
+                self.editor.list.setCurrentRow(row)
+                return True
+        return False
+
+    def _show(self, row: int) -> None:
+        self.cancel_test()
+        draft = self.current
+        self.form.setEnabled(draft is not None)
+        self.editor.remove_button.setEnabled(draft is not None)
+        self.test_result.clear()
+        if draft is None:
+            for edit in (self.name_edit, self.url_edit, self.env_edit, self.key_edit):
+                edit.clear()
+            self.key_status.clear()
+            self.url_error.hide()
+            return
+        self.name_edit.setText(draft.name)
+        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(draft.kind)))
+        self.url_edit.setText(draft.base_url)
+        self.env_edit.setText(draft.api_key_env)
+        set_invalid(self.env_edit, env_problem(draft.api_key_env) is not None)
+        self.key_edit.setText(draft.key)
+        self._check_url()
+        set_invalid(self.name_edit, name_problem(draft.name, self.names(), "provider") is not None)
+        self._update_key_status()
+
+    def _name_edited(self, text: str) -> None:
+        draft = self.current
+        if draft is None:
+            return
+        draft.name = text
+        item = self.editor.list.currentItem()
+        if item is not None:
+            item.setText(text or "(unnamed)")
+        set_invalid(self.name_edit, name_problem(text, self.names(), "provider") is not None)
+        self._update_key_status()
+        self.providers_changed.emit()
+
+    def _kind_chosen(self, index: int) -> None:
+        draft = self.current
+        if draft is None:
+            return
+        kind = str(self.kind_combo.itemData(index))
+        if not draft.base_url.strip() or draft.base_url.rstrip("/") in DEFAULT_URLS.values():
+            draft.base_url = DEFAULT_URLS[kind]
+            self.url_edit.setText(draft.base_url)
+            self._check_url()
+        draft.kind = kind
+
+    def _url_edited(self, text: str) -> None:
+        if self.current is not None:
+            self.current.base_url = text
+            self._check_url()
+
+    def _check_url(self) -> None:
+        problem = url_problem(self.url_edit.text())
+        self.url_error.setText(problem or "")
+        self.url_error.setVisible(problem is not None)
+        set_invalid(self.url_edit, problem is not None)
+
+    def _env_edited(self, text: str) -> None:
+        if self.current is not None:
+            self.current.api_key_env = text
+            set_invalid(self.env_edit, env_problem(text) is not None)
+            self._update_key_status()
+
+    def _key_edited(self, text: str) -> None:
+        if self.current is not None:
+            self.current.key = text
+            if text:
+                self.current.forget_key = False
+            self._update_key_status()
+
+    def _forget_clicked(self) -> None:
+        draft = self.current
+        if draft is not None:
+            draft.key = ""
+            draft.forget_key = True
+            self.key_edit.clear()
+            self._update_key_status()
+
+    def _update_key_status(self) -> None:
+        draft = self.current
+        if draft is None:
+            return
+        where = "in the system keyring" if self._keys.available else "for this session only"
+        env = draft.api_key_env.strip() or None
+        if draft.key:
+            text = f"The new key will be kept {where} when you press OK."
+        elif draft.forget_key:
+            text = "The stored key will be removed when you press OK."
+        else:
+            text = "Key: " + self._key_status(draft.key_owner, env)[0]
+        self.key_status.setText(text)
+        stored = self._key_status(draft.key_owner, env)[1]
+        self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
+
+    def _key_status(self, owner: str, env: str | None) -> tuple[str, bool]:
+        """``KeyStore.status`` and whether the keyring (or session) holds a key, cached."""
+        cached = self._status.get((owner, env))
+        if cached is None:
+            stored = self._keys.get(owner) is not None
+            cached = self._status[(owner, env)] = (self._keys.status(owner, env), stored)
+        return cached
+
+    def add_provider(self) -> None:
+        names = self.names()
+        name = next(n for i in itertools.count(1) if (n := f"provider-{i}") not in names)
+        self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"]))
+        self.editor.list.addItem(name)
+        self.editor.list.setCurrentRow(len(self.drafts) - 1)
+        self.providers_changed.emit()
+        self.name_edit.setFocus()
+        self.name_edit.selectAll()
+
+    def remove_provider(self) -> None:
+        row = self.editor.list.currentRow()
+        if not 0 <= row < len(self.drafts):
+            return
+        self.cancel_test()
+        del self.drafts[row]
+        self.editor.list.takeItem(row)
+        self._show(self.editor.list.currentRow())
+        self.providers_changed.emit()
+
+    def names(self) -> list[str]:
+        return [draft.name for draft in self.drafts]
+
+    def issues(self) -> list[Issue]:
+        found: list[Issue] = []
+        if not self.drafts:
+            found.append(Issue("providers", "Add at least one provider.", self.editor.list))
+        names = self.names()
+        for row, draft in enumerate(self.drafts):
+            problem = name_problem(draft.name, names, "provider")
+            if problem:
+                found.append(Issue("providers", problem, self.name_edit, row))
+            problem = env_problem(draft.api_key_env)
+            if problem:
+                found.append(Issue("providers", problem, self.env_edit, row))
+            problem = url_problem(draft.base_url)
+            if problem:
+                message = f"Provider “{draft.name}”: {problem[0].lower()}{problem[1:]}"
+                found.append(Issue("providers", message, self.url_edit, row))
+        return found
+
+    # -- test connection -----------------------------------------------------------------
+
+    def start_test(self) -> None:
+        """Run ``test_connection`` for the selected provider on the asyncio loop."""
+        draft = self.current
+        if draft is None:
+            return
+        problem = url_problem(draft.base_url)
+        if problem:
+            self._show_result(problem, "error")
+            return
+        self.cancel_test()
+        provider = draft.settings()
+        key = draft.key or (
+            None if draft.forget_key else self._keys.get(draft.key_owner, provider.api_key_env)
+        )
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self._show_result("Cannot test the connection: no event loop is running.", "error")
+            return
+        self._show_result("Testing…", "hint")
+        self.test_button.setEnabled(False)
+        self._test_task = asyncio.ensure_future(self._run_test(provider, key))
+
+    async def _run_test(self, provider: ProviderSettings, key: str | None) -> None:
+        try:
+            models = await self._test_connection(provider, key)
+        except asyncio.CancelledError:
+            raise
+        except ProviderError as exc:
+            self._finish_test(exc.message, "error")
+        except Exception as exc:  # a bug or an unexpected failure: still one plain line
+            self._finish_test(f"Test failed: {exc or type(exc).__name__}", "error")
+        else:
+            self._finish_test(connected_text(list(models)), "success")
+
+    def _finish_test(self, text: str, role: str) -> None:
+        self._test_task = None
+        self.test_button.setEnabled(True)
+        self._show_result(text, role)
+
+    def _show_result(self, text: str, role: str) -> None:
+        self.test_result.setText(text)
+        set_role(self.test_result, role)
+
+    @property
+    def testing(self) -> bool:
+        return self._test_task is not None and not self._test_task.done()
+
+    def cancel_test(self) -> None:
+        """Stop a running test (another provider was selected, or the dialog closed)."""
+        task, self._test_task = self._test_task, None
+        if task is not None and not task.done():
+            task.cancel()
+            self.test_result.clear()
+        self.test_button.setEnabled(True)

@@ -1,0 +1,391 @@
+"""The conversation sidebar (SPEC §10, left): search, tag filter, the conversation tree and
+the Trash view.
+
+It only reads through the store. Every change the user asks for (rename, tags, fork,
+export, trash, restore) is an ``..._requested`` signal the main window carries out through
+the domain session; the window then calls :meth:`ConversationSidebar.refresh_conversation`
+(or :meth:`reload`) so the sidebar shows the result. Changes made by other processes are
+picked up by :meth:`poll`, which the window calls from a timer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer
+from PySide6.QtCore import Signal as _Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ikgui.domain.errors import IkguiError
+from ikgui.domain.events import Conversation
+from ikgui.domain.ports import Store
+from ikgui.ui.conversation_model import ConversationListModel
+from ikgui.ui.icons import icon, set_icon
+from ikgui.ui.sidebar_delegate import ConversationDelegate
+from ikgui.ui.sidebar_rows import ConversationRole, EventIdRole
+from ikgui.ui.sidebar_search import SearchResultsModel
+from ikgui.ui.sidebar_view import ConversationTreeView, TagFilterBox
+from ikgui.ui.tag_editor import TagEditorDialog
+
+SEARCH_DELAY_MS = 250
+TIMES_REFRESH_MS = 60_000
+
+_EMPTY_LIST = "No conversations yet.\nStart one with New."
+_EMPTY_TAG = "No conversations tagged “{tag}”."
+_EMPTY_TRASH = "The Trash is empty."
+_NO_MATCHES = "No conversation matches “{query}”."
+
+
+class ConversationSidebar(QWidget):
+    conversation_activated = _Signal(str, object)  # conv id, event id of a search hit or None
+    rename_requested = _Signal(str, str)  # conv id, new title
+    tags_requested = _Signal(str, list)  # conv id, the complete new tag list
+    fork_requested = _Signal(str)
+    export_requested = _Signal(str)
+    trash_requested = _Signal(str)
+    restore_requested = _Signal(str)
+
+    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conversationSidebar")
+        self._store = store
+        self._current: str | None = None
+        self._tag_dialog: TagEditorDialog | None = None
+        self._search_error = ""
+        self.model = ConversationListModel(store, self)
+        self.search_model = SearchResultsModel(self.model.is_streaming, self)
+        self._build()
+        self._search_timer = _timer(self, SEARCH_DELAY_MS, self._run_search, single=True)
+        _timer(self, TIMES_REFRESH_MS, self._refresh_times, single=False).start()
+        self._version = store.data_version()
+        self._fill_tags()
+        self.model.fetchMore(QModelIndex())  # the first page, before the first paint
+        self._update_placeholder()
+
+    def _build(self) -> None:
+        self.search_box = QLineEdit(self)
+        _name(self.search_box, "conversationSearch")
+        self.search_box.setPlaceholderText("Search titles and messages")
+        self.search_box.setClearButtonEnabled(True)
+        glass = self.search_box.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
+        set_icon(glass, "search")  # re-tinted on a theme change
+        self.search_box.setToolTip("Full-text search (Ctrl+F)")
+        self.search_box.textChanged.connect(self._on_search_text)
+        self.search_box.installEventFilter(self)
+
+        self.tag_filter = TagFilterBox(self)
+        self.tag_filter.currentIndexChanged.connect(self._on_tag_chosen)
+
+        self.trash_toggle = QToolButton(self)
+        _name(self.trash_toggle, "trashToggle")
+        self.trash_toggle.setCheckable(True)
+        self.trash_toggle.setText("Trash")
+        set_icon(self.trash_toggle, "trash")
+        self.trash_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.trash_toggle.setToolTip("Show the Trash (conversations can be restored from it)")
+        self.trash_toggle.toggled.connect(self._on_trash_toggled)
+
+        self.trash_banner = QLabel("Trash — right-click a conversation to restore it.", self)
+        self.trash_banner.setObjectName("trashBanner")
+        self.trash_banner.setWordWrap(True)
+        self.trash_banner.setEnabled(False)  # the muted text colour
+        self.trash_banner.hide()
+
+        self.view = ConversationTreeView(self)
+        self.delegate = ConversationDelegate(self.view)
+        self.view.setItemDelegate(self.delegate)
+        self.view.setModel(self.model)
+        self.view.clicked.connect(self._activate)
+        self.view.activation_requested.connect(self._activate)
+        self.view.delete_requested.connect(self._on_delete_key)
+        self.view.menu_requested.connect(self._popup_menu)
+        self.delegate.rename_committed.connect(self.rename_requested)
+
+        filters = QHBoxLayout()
+        filters.setSpacing(6)
+        filters.addWidget(self.tag_filter, 1)
+        filters.addWidget(self.trash_toggle)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.search_box)
+        layout.addLayout(filters)
+        layout.addWidget(self.trash_banner)
+        layout.addWidget(self.view, 1)
+
+    # -- public API ------------------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        return self.view.model() is self.search_model
+
+    @property
+    def tag_editor(self) -> TagEditorDialog | None:
+        """The open tag editor, if any."""
+        return self._tag_dialog
+
+    def focus_search(self) -> None:
+        """Put the keyboard in the search box (the window binds Ctrl+F to this)."""
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    def reload(self) -> None:
+        """Re-query everything shown; rows change in place, so selection and scroll stay."""
+        self.model.reload()
+        self._fill_tags()
+        if self.searching:
+            self._run_search()
+        elif self._current and not self.view.selectionModel().hasSelection():
+            self._select(self._current)
+        self._update_placeholder()
+
+    def refresh_conversation(self, conv_id: str) -> None:
+        """Show one conversation's new state (inserted at its place if it is new)."""
+        conv = self.model.refresh(conv_id)
+        if conv is not None:
+            self.search_model.update_conversation(conv)
+            if not self.tag_filter.knows(conv.tags):
+                self._fill_tags()
+        self._update_placeholder()
+
+    def set_current(self, conv_id: str | None) -> None:
+        """Select and reveal ``conv_id``'s row (no ``conversation_activated``)."""
+        self._current = conv_id
+        self._select(conv_id)
+
+    def set_streaming(self, conv_id: str, streaming: bool) -> None:
+        self.model.set_streaming(conv_id, streaming)
+        self.search_model.changed(conv_id)
+
+    def start_rename(self, conv_id: str) -> None:
+        """Open the inline title editor on ``conv_id``'s row."""
+        index = self._index_for(conv_id)
+        if not index.isValid() and self.searching:
+            self.search_box.clear()
+            index = self._index_for(conv_id)
+        if not index.isValid():
+            return
+        self._show_index(index)
+        self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.view.edit(index)
+
+    def edit_tags(self, conv_id: str) -> None:
+        """Open the tag editor for ``conv_id``; OK emits ``tags_requested``."""
+        conv = self._store.get_conversation(conv_id)
+        if conv is None:
+            return
+        if self._tag_dialog is not None:
+            self._tag_dialog.close()
+        dialog = TagEditorDialog(conv, self._store.all_tags(), self)
+        dialog.tags_accepted.connect(lambda tags: self.tags_requested.emit(conv_id, tags))
+        dialog.finished.connect(lambda _result: self._forget_dialog(dialog))
+        self._tag_dialog = dialog
+        dialog.open()
+
+    def poll(self) -> bool:
+        """Reload if another connection changed the database since the last look."""
+        version = self._store.data_version()
+        if version == self._version:
+            return False
+        self._version = version
+        self.reload()
+        return True
+
+    def menu_for(self, index: QModelIndex) -> QMenu | None:
+        """The context menu of a row (not shown; the caller pops it up)."""
+        conv = index.data(ConversationRole)
+        if not isinstance(conv, Conversation):
+            return None
+        cid = conv.id
+        menu = QMenu(self)
+        menu.setObjectName("conversationMenu")
+
+        def add(name: str, text: str, icon_name: str, slot: Callable[[], None]) -> None:
+            action = menu.addAction(text)
+            action.setObjectName(name)
+            set_icon(action, icon_name)
+            action.triggered.connect(slot)
+
+        if conv.trashed_at is not None:
+            add("restoreAction", "Restore", "restore", lambda: self.restore_requested.emit(cid))
+            add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
+            return menu
+        add("renameAction", "Rename\tF2", "rename", lambda: self.start_rename(cid))
+        add("tagsAction", "Tags…", "tags", lambda: self.edit_tags(cid))
+        add("forkAction", "Fork", "fork", lambda: self.fork_requested.emit(cid))
+        add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
+        menu.addSeparator()
+        add("trashAction", "Move to Trash\tDel", "trash", lambda: self.trash_requested.emit(cid))
+        return menu
+
+    # -- selection ---------------------------------------------------------------------------
+    def _index_for(self, conv_id: str) -> QModelIndex:
+        if self.searching:
+            return self.search_model.index_of(conv_id)
+        return self.model.reveal(conv_id)
+
+    def _select(self, conv_id: str | None) -> None:
+        index = self._index_for(conv_id) if conv_id else QModelIndex()
+        if index.isValid():
+            self._show_index(index)
+        else:
+            self.view.selectionModel().clear()
+
+    def _show_index(self, index: QModelIndex) -> None:
+        parent = index.parent()
+        while parent.isValid():
+            self.view.expand(parent)
+            parent = parent.parent()
+        self.view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+        )
+        self.view.scrollTo(index)
+
+    # -- user actions ------------------------------------------------------------------------
+    def _activate(self, index: QModelIndex) -> None:
+        conv = index.data(ConversationRole)
+        if not isinstance(conv, Conversation):
+            return
+        event_id = index.data(EventIdRole) if self.searching else None
+        self._current = conv.id
+        self.conversation_activated.emit(conv.id, event_id)
+
+    def _on_delete_key(self, index: QModelIndex) -> None:
+        conv = index.data(ConversationRole)
+        if isinstance(conv, Conversation) and conv.trashed_at is None:
+            self.trash_requested.emit(conv.id)
+
+    def _popup_menu(self, index: QModelIndex, where: QPoint) -> None:
+        menu = self.menu_for(index)
+        if menu is not None:
+            menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            menu.popup(where)
+
+    def _forget_dialog(self, dialog: TagEditorDialog) -> None:
+        if self._tag_dialog is dialog:
+            self._tag_dialog = None
+        dialog.deleteLater()
+
+    # -- search, tag filter, Trash ----------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.search_box and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Escape and self.search_box.text():
+                self.search_box.clear()
+                return True
+            if event.key() in (Qt.Key.Key_Down, Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if self._search_timer.isActive():
+                    self._search_timer.stop()
+                    self._run_search()
+                self._focus_list()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _focus_list(self) -> None:
+        self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+        model = self.view.model()
+        if not self.view.currentIndex().isValid() and model is not None and model.rowCount():
+            self.view.selectionModel().setCurrentIndex(
+                model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+
+    def _on_search_text(self, text: str) -> None:
+        if text.strip():
+            self._search_timer.start()
+        else:
+            self._search_timer.stop()
+            self._show_list()
+
+    def _run_search(self) -> None:
+        query = self.search_box.text().strip()
+        if not query or self.model.trashed:
+            self._show_list()
+            return
+        self._search_error = ""
+        try:
+            hits = self._store.search(query)
+        except IkguiError as exc:  # e.g. the database is locked for a moment
+            hits, self._search_error = [], exc.line
+        tag = self.model.tag
+        if tag is not None:
+            hits = [h for h in hits if tag in h.conversation.tags]
+        self.search_model.set_hits(query, hits)
+        self._set_view_model(self.search_model)
+        self._select(self._current)
+        self._update_placeholder()
+
+    def _show_list(self) -> None:
+        if self.searching:
+            self._set_view_model(self.model)
+            self._select(self._current)
+        self._update_placeholder()
+
+    def _set_view_model(self, model: ConversationListModel | SearchResultsModel) -> None:
+        if self.view.model() is model:
+            return
+        old = self.view.selectionModel()
+        self.view.setModel(model)
+        self.view.setRootIsDecorated(model is self.model)
+        if old is not None:
+            old.deleteLater()
+
+    def _on_tag_chosen(self, row: int) -> None:
+        tag = self.tag_filter.itemData(row)
+        tag = tag if isinstance(tag, str) else None
+        if tag != self.model.tag:
+            self._apply_filter(tag, self.model.trashed)
+
+    def _on_trash_toggled(self, trashed: bool) -> None:
+        if trashed:
+            self.search_box.clear()
+        self.search_box.setEnabled(not trashed)
+        self.trash_banner.setVisible(trashed)
+        self._apply_filter(self.model.tag, trashed)
+
+    def _apply_filter(self, tag: str | None, trashed: bool) -> None:
+        self.model.set_filter(tag=tag, trashed=trashed)
+        self.model.fetchMore(QModelIndex())
+        if self.searching:
+            self._run_search()
+        else:
+            self._select(self._current)
+        self._update_placeholder()
+
+    def _fill_tags(self) -> None:
+        self.tag_filter.set_tags(self._store.all_tags(), self.model.tag)
+
+    def _update_placeholder(self) -> None:
+        if self.searching:
+            text = self._search_error or _NO_MATCHES.format(query=self.search_model.query)
+        elif self.model.trashed:
+            text = _EMPTY_TRASH
+        elif self.model.tag is not None:
+            text = _EMPTY_TAG.format(tag=self.model.tag)
+        else:
+            text = _EMPTY_LIST
+        self.view.set_placeholder(text)
+
+    def _refresh_times(self) -> None:
+        self.model.refresh_times()
+        self.search_model.refresh_times()
+
+
+def _timer(parent: QObject, interval: int, slot: Callable[[], None], *, single: bool) -> QTimer:
+    timer = QTimer(parent)
+    timer.setInterval(interval)
+    timer.setSingleShot(single)
+    timer.timeout.connect(slot)
+    return timer
+
+
+def _name(widget: QWidget, name: str) -> None:
+    widget.setObjectName(name)
+    widget.setAccessibleName(name)

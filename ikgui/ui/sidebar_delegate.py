@@ -1,0 +1,332 @@
+"""Paints a sidebar row from its cached roles (never the store) and hosts the inline rename.
+
+A row is two lines: the title in bold with the relative time (or a streaming badge) at
+the right; below, ``id · agent · N msgs`` and the tags as small rounded chips. Search
+results add the matching snippet between the two. Closed branches are dimmed. Every
+colour comes from the view's palette, so the light and dark themes both read well.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QRect,
+    QRectF,
+    Qt,
+)
+from PySide6.QtCore import Signal as _Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QLineEdit,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from ikgui.ui.sidebar_rows import (
+    ClosedRole,
+    DetailRole,
+    IdRole,
+    QueryRole,
+    RelativeTimeRole,
+    SnippetRole,
+    StreamingRole,
+    TagsRole,
+    TitleRole,
+)
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+PAD_X = 10
+PAD_Y = 7
+LINE_GAP = 3
+CHIP_PAD = 6
+CHIP_GAP = 4
+STREAMING_TEXT = "replying"
+
+
+def mix(a: QColor, b: QColor, amount: float) -> QColor:
+    """``a`` moved ``amount`` (0..1) of the way towards ``b``."""
+    return QColor.fromRgbF(
+        a.redF() + (b.redF() - a.redF()) * amount,
+        a.greenF() + (b.greenF() - a.greenF()) * amount,
+        a.blueF() + (b.blueF() - a.blueF()) * amount,
+    )
+
+
+def _distance(a: QColor, b: QColor) -> float:
+    return abs(a.lightnessF() - b.lightnessF()) + abs(a.hueF() - b.hueF()) * 0.2
+
+
+def _runs(text: str, query: str) -> list[tuple[str, bool]]:
+    """``text`` cut into (piece, matches a word of ``query``) runs."""
+    words = [re.escape(w) for w in re.findall(r"\w+", query)]
+    if not words:
+        return [(text, False)]
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(words) + r")\w*", re.IGNORECASE)
+    runs: list[tuple[str, bool]] = []
+    at = 0
+    for match in pattern.finditer(text):
+        if match.start() > at:
+            runs.append((text[at : match.start()], False))
+        runs.append((match.group(0), True))
+        at = match.end()
+    if at < len(text):
+        runs.append((text[at:], False))
+    return runs
+
+
+def _paint_runs(
+    painter: QPainter,
+    fonts: _Fonts,
+    line: QRect,
+    text: str,
+    query: str,
+    ink: QColor,
+    strong: QColor,
+) -> None:
+    """The snippet on one line, the words of the query in bold, elided at the right."""
+    x, right = line.left(), line.right()
+    align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+    for piece, matched in _runs(text, query):
+        font, metrics = (
+            (fonts.small_bold, fonts.small_bold_fm) if matched else (fonts.small, fonts.small_fm)
+        )
+        width = metrics.horizontalAdvance(piece)
+        last = x + width > right
+        if last:
+            piece = metrics.elidedText(piece, Qt.TextElideMode.ElideRight, right - x)
+            width = metrics.horizontalAdvance(piece)
+        painter.setFont(font)
+        painter.setPen(strong if matched else ink)
+        painter.drawText(QRect(x, line.top(), width + 1, line.height()), align, piece)
+        x += width
+        if last:
+            break
+
+
+class _TitleEdit(QLineEdit):
+    """The inline title editor: all text selected, but scrolled to show its start."""
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        length = len(self.text())
+        self.setCursorPosition(length)
+        self.cursorBackward(True, length)
+
+
+class _Fonts:
+    def __init__(self, base: QFont) -> None:
+        self.title = QFont(base)
+        self.title.setWeight(QFont.Weight.DemiBold)
+        self.untitled = QFont(base)
+        self.untitled.setItalic(True)
+        self.small = QFont(base)
+        size = base.pointSizeF()
+        if size > 0:
+            self.small.setPointSizeF(max(7.0, size * 0.88))
+        self.small_bold = QFont(self.small)
+        self.small_bold.setWeight(QFont.Weight.DemiBold)
+        self.small_bold_fm = QFontMetrics(self.small_bold)
+        self.title_fm = QFontMetrics(self.title)
+        self.small_fm = QFontMetrics(self.small)
+        self.chip_h = self.small_fm.height() + 2
+
+
+class ConversationDelegate(QStyledItemDelegate):
+    """Draws rows; the inline editor commits through ``rename_committed`` (an intent)."""
+
+    rename_committed = _Signal(str, str)  # conv id, new title (whitespace collapsed)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._editing = QPersistentModelIndex()  # the row under the inline editor
+
+    # -- geometry -------------------------------------------------------------------------
+    def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> Any:
+        fonts = _Fonts(option.font)
+        height = 2 * PAD_Y + fonts.title_fm.height() + LINE_GAP + fonts.chip_h
+        if index.data(SnippetRole) is not None:
+            height += LINE_GAP + fonts.small_fm.height()
+        size = super().sizeHint(option, index)
+        size.setHeight(height)
+        return size
+
+    # -- painting --------------------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        opt.state &= ~QStyle.StateFlag.State_HasFocus
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        if self._editing.isValid() and self._editing == index:
+            return  # the editor covers the row
+
+        palette: QPalette = opt.palette
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        role = QPalette.ColorRole
+        text = palette.color(role.HighlightedText if selected else role.Text)
+        ground = palette.color(role.Highlight if selected else role.Base)
+        accent = palette.color(role.Accent)
+        if selected and _distance(accent, ground) < 0.25:
+            accent = text
+        if index.data(ClosedRole):
+            text = mix(text, ground, 0.45)
+        muted = mix(text, ground, 0.38)
+        fonts = _Fonts(opt.font)
+        rect: QRect = opt.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
+
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        line_h = fonts.title_fm.height()
+        right = self._paint_badge(painter, index, fonts, rect, line_h, muted, accent)
+        untitled = not index.data(Qt.ItemDataRole.EditRole)
+        painter.setFont(fonts.untitled if untitled else fonts.title)
+        painter.setPen(muted if untitled else text)
+        metrics = QFontMetrics(painter.font())
+        title = metrics.elidedText(
+            str(index.data(TitleRole) or ""), Qt.TextElideMode.ElideRight, right - rect.left()
+        )
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(QRect(rect.left(), rect.top(), right - rect.left(), line_h), align, title)
+
+        y = rect.top() + line_h + LINE_GAP
+        snippet = index.data(SnippetRole)
+        if snippet is not None:
+            small_h = fonts.small_fm.height()
+            line = QRect(rect.left(), y, rect.width(), small_h)
+            words = str(index.data(QueryRole) or "")
+            _paint_runs(painter, fonts, line, str(snippet), words, mix(text, ground, 0.25), text)
+            y += small_h + LINE_GAP
+        line2 = QRect(rect.left(), y, rect.width(), fonts.chip_h)
+        chips_left = self._paint_chips(painter, index, fonts, line2, text, ground, accent)
+        detail = str(index.data(DetailRole) or "")
+        if index.data(ClosedRole):
+            detail = f"closed · {detail}"
+        painter.setFont(fonts.small)
+        painter.setPen(muted)
+        width = max(0, chips_left - line2.left() - CHIP_GAP)
+        detail = fonts.small_fm.elidedText(detail, Qt.TextElideMode.ElideRight, width)
+        painter.drawText(QRect(line2.left(), y, width, fonts.chip_h), align, detail)
+        painter.restore()
+
+    def _paint_badge(
+        self,
+        painter: QPainter,
+        index: AnyIndex,
+        fonts: _Fonts,
+        rect: QRect,
+        line_h: int,
+        muted: QColor,
+        accent: QColor,
+    ) -> int:
+        """The time, or the streaming badge, at the right of line 1; returns its left x."""
+        painter.setFont(fonts.small)
+        streaming = bool(index.data(StreamingRole))
+        label = STREAMING_TEXT if streaming else str(index.data(RelativeTimeRole) or "")
+        width = fonts.small_fm.horizontalAdvance(label)
+        left = rect.right() - width
+        painter.setPen(accent if streaming else muted)
+        align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(QRect(left, rect.top(), width + 1, line_h), align, label)
+        if streaming:
+            dot = 7
+            left -= dot + 5
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(accent)
+            painter.drawEllipse(QRectF(left, rect.top() + (line_h - dot) / 2, dot, dot))
+        return left - 8
+
+    def _paint_chips(
+        self,
+        painter: QPainter,
+        index: AnyIndex,
+        fonts: _Fonts,
+        line: QRect,
+        text: QColor,
+        ground: QColor,
+        accent: QColor,
+    ) -> int:
+        """Tag chips right-aligned on ``line`` (as many as fit in 55 %); returns their left x."""
+        tags = [str(t) for t in index.data(TagsRole) or ()]
+        if not tags:
+            return line.right() + 1
+        fm = fonts.small_fm
+        room = int(line.width() * 0.55)
+
+        def width_of(label: str) -> int:
+            return fm.horizontalAdvance(label) + 2 * CHIP_PAD
+
+        labels = list(tags)
+        while labels:
+            hidden = len(tags) - len(labels)
+            shown = labels + ([f"+{hidden}"] if hidden else [])
+            total = sum(width_of(t) for t in shown) + CHIP_GAP * (len(shown) - 1)
+            if total <= room:
+                break
+            labels.pop()
+        hidden = len(tags) - len(labels)
+        shown = labels + ([f"+{hidden}"] if hidden else [])
+        total = sum(width_of(t) for t in shown) + CHIP_GAP * (len(shown) - 1)
+        if total > room:
+            return line.right() + 1
+        fill = mix(ground, accent, 0.16)
+        ink = mix(text, accent, 0.35)
+        painter.setFont(fonts.small)
+        x = line.right() + 1 - total
+        left = x
+        for label in shown:
+            w = width_of(label)
+            chip = QRectF(x, line.top(), w, fonts.chip_h)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(chip, fonts.chip_h / 2, fonts.chip_h / 2)
+            painter.setPen(ink)
+            painter.drawText(chip, Qt.AlignmentFlag.AlignCenter, label)
+            x += w + CHIP_GAP
+        return left
+
+    # -- inline rename -------------------------------------------------------------------
+    def createEditor(
+        self, parent: QWidget, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> QWidget:
+        self._editing = QPersistentModelIndex(index)
+        editor = _TitleEdit(parent)
+        editor.setObjectName("renameEditor")
+        editor.setAccessibleName("renameEditor")
+        editor.setPlaceholderText("Untitled")
+        return editor
+
+    def setEditorData(self, editor: QWidget, index: AnyIndex) -> None:
+        if isinstance(editor, QLineEdit):
+            text = str(index.data(Qt.ItemDataRole.EditRole) or "")
+            editor.setText(text)
+
+    def destroyEditor(self, editor: QWidget, index: AnyIndex) -> None:
+        self._editing = QPersistentModelIndex()
+        super().destroyEditor(editor, index)
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: AnyIndex) -> None:
+        if not isinstance(editor, QLineEdit):
+            return
+        title = " ".join(editor.text().split())
+        if title != (index.data(Qt.ItemDataRole.EditRole) or ""):
+            self.rename_committed.emit(str(index.data(IdRole)), title)
+
+    def updateEditorGeometry(
+        self, editor: QWidget, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> None:
+        rect: QRect = option.rect
+        height = min(rect.height(), max(editor.sizeHint().height(), 24))
+        top = rect.top() + (rect.height() - height) // 2
+        editor.setGeometry(rect.left() + 4, top, rect.width() - 8, height)

@@ -1,0 +1,120 @@
+"""What one conversation row of the sidebar says: the item roles and their values.
+
+Both sidebar models (the conversation tree and the search results) answer ``data()``
+through :func:`row_value`, from the ``Conversation`` they cache — never from the store,
+so painting and scrolling cost no queries.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from ikgui.domain.events import STATUS_KILLED, Conversation
+from ikgui.domain.timefmt import relative
+
+_USER = int(Qt.ItemDataRole.UserRole)
+
+#: The row's ``Conversation`` (the cached value; refreshed by the model).
+ConversationRole = _USER + 1
+#: The conversation id (``str``).
+IdRole = _USER + 2
+#: The title shown: the conversation's title or ``"Untitled"`` (``str``).
+TitleRole = _USER + 3
+#: The agent name or ``None``.
+AgentRole = _USER + 4
+#: The number of user and assistant messages (``int``).
+MessageCountRole = _USER + 5
+#: ``updated_at`` in Unix seconds (``float``).
+UpdatedRole = _USER + 6
+#: ``updated_at`` relative to now: ``now``, ``5m ago`` ... (``str``).
+RelativeTimeRole = _USER + 7
+#: The tags, lowercase and sorted (``tuple[str, ...]``).
+TagsRole = _USER + 8
+#: Whether a reply is streaming into the conversation right now (``bool``).
+StreamingRole = _USER + 9
+#: Whether the branch was closed with ``/kill`` (``bool``); such rows are dimmed.
+ClosedRole = _USER + 10
+#: Whether the conversation is in the Trash (``bool``).
+TrashedRole = _USER + 11
+#: The second line of the row: ``id · agent · N msgs`` (``str``).
+DetailRole = _USER + 12
+#: Search results only: the matching text around the hit (``str``); ``None`` elsewhere.
+SnippetRole = _USER + 13
+#: Search results only: the id of the matching event (``int``) or ``None`` (title match).
+EventIdRole = _USER + 14
+#: Search results only: the words searched for (``str``).
+QueryRole = _USER + 15
+
+UNTITLED = "Untitled"
+
+
+def title_of(conv: Conversation) -> str:
+    return conv.title or UNTITLED
+
+
+def count_text(count: int) -> str:
+    return "1 msg" if count == 1 else f"{count} msgs"
+
+
+def detail_of(conv: Conversation) -> str:
+    parts = [conv.id]
+    if conv.agent:
+        parts.append(conv.agent)
+    parts.append(count_text(conv.message_count))
+    return " · ".join(parts)
+
+
+def description_of(conv: Conversation, now: float, streaming: bool) -> str:
+    """One sentence for tooltips and screen readers."""
+    parts = [title_of(conv), conv.id]
+    if conv.agent:
+        parts.append(f"agent {conv.agent}")
+    parts.append(f"{conv.message_count} messages")
+    parts.append(f"updated {relative(conv.updated_at, now)}")
+    if conv.tags:
+        parts.append("tags " + ", ".join(conv.tags))
+    if conv.status == STATUS_KILLED:
+        parts.append("closed")
+    if conv.trashed_at is not None:
+        parts.append("in the Trash")
+    if streaming:
+        parts.append("reply streaming")
+    return ", ".join(parts)
+
+
+def row_value(conv: Conversation, role: int, now: float, streaming: bool) -> object:
+    """The value of ``role`` for a row showing ``conv`` (``None`` for unknown roles)."""
+    if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
+        return title_of(conv)
+    if role == Qt.ItemDataRole.EditRole:
+        return conv.title or ""
+    if role == ConversationRole:
+        return conv
+    if role == IdRole:
+        return conv.id
+    if role == AgentRole:
+        return conv.agent
+    if role == MessageCountRole:
+        return conv.message_count
+    if role == UpdatedRole:
+        return conv.updated_at
+    if role == RelativeTimeRole:
+        return relative(conv.updated_at, now)
+    if role == TagsRole:
+        return tuple(conv.tags)
+    if role == StreamingRole:
+        return streaming
+    if role == ClosedRole:
+        return conv.status == STATUS_KILLED
+    if role == TrashedRole:
+        return conv.trashed_at is not None
+    if role == DetailRole:
+        return detail_of(conv)
+    if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+        return description_of(conv, now, streaming)
+    return None
+
+
+def sort_key(conv: Conversation) -> tuple[float, str]:
+    """The listing order's key (``list_conversations`` sorts by it, descending)."""
+    return (conv.updated_at, conv.id)

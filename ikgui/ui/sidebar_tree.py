@@ -1,0 +1,297 @@
+"""A one-column Qt item model over a tree of cached ``Conversation`` nodes, and the row
+operations that keep a view's selection, expansion and scroll position: insert, remove,
+move and :meth:`ConversationTree._sync` (turn a list of rows into a new list with the
+fewest signals). :class:`ikgui.ui.conversation_model.ConversationListModel` fills it
+from the store.
+
+Indexes carry a node key (``internalId``), not a Python object, so a stale index can
+only ever miss, never point at freed memory.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from ikgui.domain.events import Conversation
+from ikgui.ui.sidebar_rows import RelativeTimeRole, row_value, sort_key
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+#: More moves than this in one sync and the caller resets instead of moving rows.
+MAX_MOVES = 200
+
+
+class Node:
+    __slots__ = ("children", "conv", "key", "parent", "row")
+
+    def __init__(self, key: int, conv: Conversation | None, parent: Node | None) -> None:
+        self.key = key
+        self.conv = conv
+        self.parent = parent
+        self.row = 0
+        #: ``None`` until someone asks for the children (then loaded).
+        self.children: list[Node] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.conv.id if self.conv is not None else ""
+
+    @property
+    def sort_key(self) -> tuple[float, str]:
+        return sort_key(self.conv) if self.conv is not None else (0.0, "")
+
+
+class ConversationTree(QAbstractItemModel):
+    """The tree and its row operations; subclasses say how children are loaded."""
+
+    def __init__(
+        self, parent: QObject | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        super().__init__(parent)
+        self._clock = clock
+        self._streaming: set[str] = set()
+        self._keys = itertools.count(1)
+        self._root = Node(0, None, None)
+        self._clear_nodes()
+
+    def _clear_nodes(self) -> None:
+        self._root.children = []
+        self._nodes: dict[int, Node] = {0: self._root}
+        self._by_id: dict[str, Node] = {}
+
+    def _load_children(self, conv_id: str) -> list[Conversation]:
+        raise NotImplementedError
+
+    # -- nodes -----------------------------------------------------------------------------
+    @property
+    def _top(self) -> list[Node]:
+        assert self._root.children is not None
+        return self._root.children
+
+    def _make(self, conv: Conversation, parent: Node) -> Node:
+        node = Node(next(self._keys), conv, parent)
+        self._nodes[node.key] = node
+        self._by_id[conv.id] = node
+        return node
+
+    def _forget(self, node: Node) -> None:
+        self._nodes.pop(node.key, None)
+        if self._by_id.get(node.id) is node:
+            del self._by_id[node.id]
+        for child in node.children or ():
+            self._forget(child)
+
+    def _children_of(self, node: Node) -> list[Node]:
+        if node.children is None:
+            node.children = []
+            for conv in self._load_children(node.id):
+                if conv.id not in self._by_id:  # shown elsewhere until the next reload
+                    node.children.append(self._make(conv, node))
+            _renumber(node.children)
+        return node.children
+
+    def _node(self, index: AnyIndex) -> Node | None:
+        if not index.isValid():
+            return self._root
+        return self._nodes.get(index.internalId())
+
+    def _index_of_node(self, node: Node) -> QModelIndex:
+        if node is self._root:
+            return QModelIndex()
+        return self.createIndex(node.row, 0, node.key)
+
+    # -- Qt model interface -------------------------------------------------------------
+    def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        node = self._node(parent)
+        if node is None or column != 0 or row < 0:
+            return QModelIndex()
+        kids = self._children_of(node)
+        if row >= len(kids):
+            return QModelIndex()
+        return self.createIndex(row, 0, kids[row].key)
+
+    def parent(self, child: Any = None) -> Any:
+        if child is None:  # QObject.parent()
+            return super().parent()
+        node = self._node(child)
+        if node is None or node.parent is None or node.parent is self._root:
+            return QModelIndex()
+        return self._index_of_node(node.parent)
+
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() and parent.column() != 0:
+            return 0
+        node = self._node(parent)
+        return 0 if node is None else len(self._children_of(node))
+
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
+        return 1
+
+    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        node = self._node(index)
+        if node is None or node.conv is None:
+            return None
+        return row_value(node.conv, role, self._clock(), node.conv.id in self._streaming)
+
+    # -- lookups ---------------------------------------------------------------------------
+    def conversation(self, index: AnyIndex) -> Conversation | None:
+        node = self._node(index) if index.isValid() else None
+        return node.conv if node is not None else None
+
+    def index_of(self, conv_id: str) -> QModelIndex:
+        """The row of a loaded conversation (invalid when it is not loaded)."""
+        node = self._by_id.get(conv_id)
+        return self._index_of_node(node) if node is not None else QModelIndex()
+
+    def loaded_ids(self) -> list[str]:
+        """Every conversation with a row (loaded so far), depth first."""
+        out: list[str] = []
+
+        def walk(nodes: list[Node]) -> None:
+            for node in nodes:
+                out.append(node.id)
+                walk(node.children or [])
+
+        walk(self._top)
+        return out
+
+    # -- streaming badge, times ---------------------------------------------------------
+    def set_streaming(self, conv_id: str, streaming: bool) -> None:
+        if streaming:
+            self._streaming.add(conv_id)
+        else:
+            self._streaming.discard(conv_id)
+        self._changed(self._by_id.get(conv_id))
+
+    def is_streaming(self, conv_id: str) -> bool:
+        return conv_id in self._streaming
+
+    def _changed(self, node: Node | None) -> None:
+        if node is not None:
+            index = self._index_of_node(node)
+            self.dataChanged.emit(index, index, [])
+
+    def refresh_times(self) -> None:
+        """Repaint every loaded row (relative times age)."""
+        for node in [self._root, *self._by_id.values()]:
+            if node.children:
+                first = self._index_of_node(node.children[0])
+                last = self._index_of_node(node.children[-1])
+                self.dataChanged.emit(first, last, [RelativeTimeRole])
+
+    # -- row operations ------------------------------------------------------------------
+    def _append_top(self, convs: list[Conversation]) -> None:
+        kids = self._top
+        first = len(kids)
+        self.beginInsertRows(QModelIndex(), first, first + len(convs) - 1)
+        for conv in convs:
+            kids.append(self._make(conv, self._root))
+        _renumber(kids, first)
+        self.endInsertRows()
+
+    def _insert_top(self, conv: Conversation) -> None:
+        """Insert a top-level row at its place in the newest-first order."""
+        kids = self._top
+        key = sort_key(conv)
+        row = next((k.row for k in kids if k.sort_key < key), len(kids))
+        self.beginInsertRows(QModelIndex(), row, row)
+        kids.insert(row, self._make(conv, self._root))
+        _renumber(kids, row)
+        self.endInsertRows()
+
+    def _move_to_place(self, node: Node) -> None:
+        """Move a top-level row whose time changed to its place in the order."""
+        kids = self._top
+        key = node.sort_key
+        others = (k for k in kids if k is not node)
+        target = next((i for i, k in enumerate(others) if k.sort_key < key), len(kids) - 1)
+        source = node.row
+        if target == source:
+            return
+        destination = target if target < source else target + 1
+        self.beginMoveRows(QModelIndex(), source, source, QModelIndex(), destination)
+        kids.insert(target, kids.pop(source))
+        _renumber(kids, min(source, target))
+        self.endMoveRows()
+
+    def _detach(self, node: Node) -> None:
+        parent = node.parent
+        assert parent is not None and parent.children is not None
+        row = node.row
+        self.beginRemoveRows(self._index_of_node(parent), row, row)
+        del parent.children[row]
+        _renumber(parent.children, row)
+        self._forget(node)
+        self.endRemoveRows()
+
+    def _sync(self, parent: Node, convs: list[Conversation]) -> bool:
+        """Make ``parent``'s rows show ``convs`` in order by removing, moving and
+        inserting rows; False when it gave up because too many rows moved."""
+        kids = parent.children
+        assert kids is not None
+        parent_index = self._index_of_node(parent)
+        wanted = {c.id for c in convs}
+        end = len(kids) - 1
+        while end >= 0:  # removals, bottom up, in contiguous runs
+            if kids[end].id in wanted:
+                end -= 1
+                continue
+            start = end
+            while start > 0 and kids[start - 1].id not in wanted:
+                start -= 1
+            self.beginRemoveRows(parent_index, start, end)
+            for gone in kids[start : end + 1]:
+                self._forget(gone)
+            del kids[start : end + 1]
+            _renumber(kids, start)
+            self.endRemoveRows()
+            end = start - 1
+        moves = 0
+        for target, conv in enumerate(convs):
+            if target < len(kids) and kids[target].id == conv.id:
+                kids[target].conv = conv
+                continue
+            node = self._by_id.get(conv.id)
+            if node is not None and node.parent is parent:
+                moves += 1
+                if moves > MAX_MOVES:
+                    return False
+                source = node.row
+                self.beginMoveRows(parent_index, source, source, parent_index, target)
+                kids.insert(target, kids.pop(source))
+                _renumber(kids, target)
+                self.endMoveRows()
+            else:
+                if node is not None:
+                    self._detach(node)  # it moves here from another parent
+                self.beginInsertRows(parent_index, target, target)
+                node = self._make(conv, parent)
+                kids.insert(target, node)
+                _renumber(kids, target)
+                self.endInsertRows()
+            node.conv = conv
+        if kids:
+            first, last = self._index_of_node(kids[0]), self._index_of_node(kids[-1])
+            self.dataChanged.emit(first, last, [])
+        return True
+
+    def _reset_top(self, convs: list[Conversation]) -> None:
+        self.beginResetModel()
+        self._clear_nodes()
+        self._top.extend(self._make(c, self._root) for c in convs)
+        _renumber(self._top)
+        self.endResetModel()
+
+
+def _renumber(nodes: list[Node], start: int = 0) -> None:
+    for row in range(start, len(nodes)):
+        nodes[row].row = row

@@ -1,0 +1,321 @@
+"""The real window, driven like a user would, against a real local model server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QComboBox, QLineEdit, QTreeView
+from pytestqt.qtbot import QtBot
+
+from ikgui.app import build_window
+from ikgui.domain.events import Kind
+from ikgui.storage import open_store
+from ikgui.ui.conversation_model import ConversationListModel, IdRole
+from ikgui.ui.main_window import MainWindow
+from tests.support.fixtures import closed_url, wire_server, wire_server_session
+from tests.support.wire_server import Reply, WireServer
+from tests.ui.conftest import wait_until
+
+__all__ = ["closed_url", "wire_server", "wire_server_session"]
+
+
+def sse(*pieces: str) -> bytes:
+    chunks = [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    chunks.append({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 7}})
+    return ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
+
+
+def reply(*pieces: str, pause: float = 0.0) -> Reply:
+    parts = [p + b"\n\n" for p in sse(*pieces).split(b"\n\n") if p]
+    return Reply(chunks=tuple(parts), headers=(("content-type", "text/event-stream"),), pause=pause)
+
+
+def write_config(home: Path, url: str, prompt_mode: str = "line") -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f"""
+[defaults]
+provider = "local"
+model = "mock-gpt"
+agent = "painter"
+
+[providers.local]
+kind = "openai"
+base_url = "{url}/v1"
+
+[agents.painter]
+system_prompt = "You draft image prompts."
+prompt_mode = "{prompt_mode}"
+""",
+        encoding="utf-8",
+    )
+
+
+async def opened(home: Path, check_timeout: float = 2.0) -> MainWindow:
+    """A shown window whose start-up work is done. Not given to ``qtbot.addWidget``:
+    pytest-qt processes Qt events between tests, outside the asyncio loop, so every
+    window must be quiet (no task pending) whenever a test or fixture returns."""
+    win = build_window(home, check_timeout=check_timeout)
+    win.show()
+    await quiet(win)
+    return win
+
+
+async def quiet(win: MainWindow) -> None:
+    await wait_until(lambda: all(t.done() for t in win._tasks) and not win.session.streams)
+
+
+async def closed(win: MainWindow) -> None:
+    await win.shutdown()
+    win.close()
+    win.deleteLater()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def window(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> AsyncIterator[MainWindow]:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    win = await opened(home)
+    yield win
+    await closed(win)
+
+
+async def type_and_send(qtbot: QtBot, win: MainWindow, text: str) -> None:
+    win.prompt.setFocus()
+    qtbot.keyClicks(win.prompt, text)
+    qtbot.keyClick(win.prompt, Qt.Key.Key_Return)
+
+
+async def settle(win: MainWindow) -> None:
+    await quiet(win)
+
+
+def texts(win: MainWindow) -> list[str]:
+    return win.scrollback.item_texts()
+
+
+async def test_type_enter_and_watch_the_reply_stream_in(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    words = [f"w{i} " for i in range(40)]
+    wire_server.route("/v1/chat/completions", reply(*words, pause=0.02))
+    await type_and_send(qtbot, window, "draw a cat")
+    await wait_until(lambda: any(t.startswith("w0 w1") for t in texts(window)))
+    assert window.session.streaming and window.stop_button.isVisible()
+    partial = next(t for t in texts(window) if t.startswith("w0"))
+    assert "w39" not in partial  # it is still arriving
+    await settle(window)
+    assert texts(window)[-2:] == ["draw a cat", "".join(words).strip()]
+    assert window.prompt.toPlainText() == ""
+    assert not window.stop_button.isVisible() and window.send_button.isEnabled()
+    assert "11 in / 7 out" in window.status_usage.text()
+    sent = wire_server.bodies()[-1]["messages"]
+    assert sent[0] == {"role": "system", "content": "You draft image prompts."}
+
+
+async def test_stop_mid_reply_keeps_the_partial_text(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply(*[f"x{i} " for i in range(300)], pause=0.02))
+    await type_and_send(qtbot, window, "count")
+    await wait_until(lambda: any(t.startswith("x0 x1 x2") for t in texts(window)))
+    qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+    await settle(window)
+    last = window.session.store.events(window.current_id)[-1]
+    assert last.kind == Kind.ASSISTANT and last.data["interrupted"] is True
+    assert last.content.startswith("x0 x1 x2") and "x299" not in last.content
+    assert texts(window)[-1].endswith("(stopped)")
+
+
+async def test_mark_rewind_from_the_toolbar(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("first answer"))
+    await type_and_send(qtbot, window, "one")
+    await settle(window)
+    assert not window.toolbar_actions["actionRewind"].isEnabled()  # no marks yet
+    monkeypatch.setattr(window, "ask_text", lambda *a: "checkpoint")
+    window.toolbar_actions["actionMark"].trigger()
+    await settle(window)
+    assert window.toolbar_actions["actionRewind"].isEnabled()
+    menu = [a.text() for a in window.toolbar_actions.rewind_menu.actions()]
+    assert menu == ["checkpoint"]
+    wire_server.route("/v1/chat/completions", reply("second answer"))
+    await type_and_send(qtbot, window, "two")
+    await settle(window)
+    assert "second answer" in texts(window)
+    window.toolbar_actions.rewind_menu.actions()[0].trigger()
+    await settle(window)
+    assert texts(window)[-3:] == ["first answer", "/mark checkpoint", "Rewound to checkpoint"]
+    assert [m["content"] for m in window.session.context()] == [
+        "You draft image prompts.",
+        "one",
+        "first answer",
+    ]
+
+
+async def test_fork_shows_the_child_under_its_parent(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("root reply"))
+    await type_and_send(qtbot, window, "root question")
+    await settle(window)
+    parent = window.current_id
+    window.toolbar_actions["actionFork"].trigger()
+    await settle(window)
+    child = window.current_id
+    assert child != parent and window.session.conversation.parent == parent
+    assert texts(window)[-3:] == ["root question", "root reply", f"Forked from {parent}"]
+    await wait_until(lambda: _child_ids(window.sidebar.model, parent) == [child])
+    assert window.sidebar.model.index_of(child).parent().data(IdRole) == parent
+
+
+def _child_ids(model: ConversationListModel, parent_id: str) -> list[str]:
+    index = model.index_of(parent_id)
+    if not index.isValid():
+        return []
+    if model.canFetchMore(index):
+        model.fetchMore(index)
+    return [model.index(r, 0, index).data(IdRole) for r in range(model.rowCount(index))]
+
+
+async def test_editing_the_working_prompt_gives_exactly_one_notice(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("Here.\n\nPrompt: a tabby cat"))
+    await type_and_send(qtbot, window, "a cat please")
+    await settle(window)
+    editor = window.working.editor
+    assert editor.toPlainText() == "a tabby cat"
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, "a sparkly cat")
+    assert window.working.indicator.isVisible()
+    qtbot.keyClicks(editor, " in a hat")
+    window.prompt.setFocus()  # leaving the editor commits
+    await wait_until(lambda: not window.working.indicator.isVisible())
+    notices = [t for t in texts(window) if t.startswith("[user edited prompt")]
+    assert notices == ['[user edited prompt to: "a sparkly cat in a hat"]']
+    editor.setFocus()
+    window.prompt.setFocus()  # unchanged: no second notice
+    await asyncio.sleep(0.05)
+    assert len([t for t in texts(window) if t.startswith("[user edited")]) == 1
+    assert window.session.context()[-1]["content"] == '[current prompt: "a sparkly cat in a hat"]'
+
+
+async def test_rename_and_tag_from_the_sidebar_and_search(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("the aurora borealis glows"))
+    await type_and_send(qtbot, window, "northern lights")
+    await settle(window)
+    conv = window.current_id
+    window.sidebar.rename_requested.emit(conv, "Sky photos")
+    window.sidebar.tags_requested.emit(conv, ["Travel", "night"])
+    await asyncio.sleep(0)
+    stored = window.store.get_conversation(conv)
+    assert stored is not None and stored.title == "Sky photos"
+    assert stored.tags == ("night", "travel")
+    assert window.windowTitle().startswith("Sky photos")
+    search = window.sidebar.findChild(QLineEdit, "conversationSearch")
+    window.toolbar_actions["actionNew"].trigger()
+    await settle(window)
+    qtbot.keyClicks(search, "borealis")
+    tree = window.sidebar.findChild(QTreeView, "conversationList")
+    await wait_until(
+        lambda: (
+            tree.model().rowCount() >= 1 and "Sky photos" in str(tree.model().index(0, 0).data())
+        )
+    )
+
+
+async def test_no_model_server_shows_a_banner(
+    tmp_path: Path, closed_url: str, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, closed_url)
+    win = await opened(home, check_timeout=3.0)
+    try:
+        await wait_until(lambda: win.banner.isVisible())
+        assert "Could not connect" in win.banner.text() and closed_url in win.banner.text()
+        await type_and_send(qtbot, win, "hello?")
+        await settle(win)
+        assert texts(win)[-2] == "hello?"
+        assert texts(win)[-1].startswith("Could not connect")
+        assert win.feedback.text().startswith("Error: Could not connect")
+    finally:
+        await closed(win)
+
+
+async def test_restart_shows_the_same_state(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    first = await opened(home)
+    wire_server.route("/v1/chat/completions", reply("Prompt: a red fox"))
+    await type_and_send(qtbot, first, "fox")
+    await settle(first)
+    monkeypatch.setattr(first, "ask_text", lambda *a: "m1")
+    first.toolbar_actions["actionMark"].trigger()
+    await settle(first)
+    qtbot.keyClicks(first.prompt, "an unsent draft")
+    before = texts(first)
+    conv = first.current_id
+    await closed(first)
+
+    second = await opened(home)
+    try:
+        assert second.current_id == conv
+        assert texts(second) == before
+        assert [m.label for m in second.session.state.marks] == ["m1"]
+        assert second.prompt.toPlainText() == "an unsent draft"
+        assert second.working.editor.toPlainText() == "a red fox"
+    finally:
+        await closed(second)
+
+
+async def test_changes_from_another_process_appear(window: MainWindow) -> None:
+    other = open_store(Path(window.store.path))  # type: ignore[attr-defined]
+    try:
+        from ikgui.domain.session import Session
+
+        session = Session(other)
+        session.edit_prompt("from the command line")
+        new_id = session.conversation.id
+    finally:
+        other.close()
+    await wait_until(lambda: window.sidebar.model.index_of(new_id).isValid(), timeout=3)
+
+
+async def test_slash_completion_and_history(window: MainWindow, qtbot: QtBot) -> None:
+    window.prompt.setFocus()
+    qtbot.keyClicks(window.prompt, "/re")
+    popup = window.prompt.completer.popup()
+    await wait_until(popup.isVisible)
+    shown = [
+        window.prompt.completer.completionModel().index(i, 0).data()
+        for i in range(window.prompt.completer.completionCount())
+    ]
+    assert any(s.startswith("/rewind — ") for s in shown)
+    qtbot.keyClick(popup, Qt.Key.Key_Escape)
+    window.prompt.clear()
+    window.prompt.remember("earlier line")
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Up)
+    assert window.prompt.toPlainText() == "earlier line"
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Down)
+    assert window.prompt.toPlainText() == ""
+    qtbot.keyClicks(window.prompt, "line one")
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(window.prompt, "line two")
+    assert window.prompt.toPlainText() == "line one\nline two"
+    _ = (QComboBox, QPoint)
