@@ -204,7 +204,7 @@ class Session:
                 self.store.update_conversation(self.conversation.id, title=self.conversation.title)
         apply(self.state, event)
         self.conversation.updated_at = event.created_at
-        if kind in (Kind.USER, Kind.ASSISTANT):
+        if kind == Kind.USER or (kind == Kind.ASSISTANT and content):
             self.conversation.message_count += 1
         self._emit("event_appended", event)
         return event

@@ -48,6 +48,12 @@ def _marks(n: int) -> str:
     return ", ".join("?" * n)
 
 
+def _counts(kind: str, content: str) -> bool:
+    """Whether an event counts as a message: a user message, or a reply with text (a
+    reply row is created empty before its first delta, and one that fails stays so)."""
+    return kind == "user" or (kind in _COUNTED and bool(content))
+
+
 class SqliteStore:
     """The event log and conversation index in one SQLite file (see ``ikgui.domain.ports``)."""
 
@@ -274,7 +280,7 @@ class SqliteStore:
             bumped = conn.execute(
                 "UPDATE conversation SET updated_at = ?, message_count = message_count + ? "
                 "WHERE id = ?",
-                (when, 1 if kind in _COUNTED else 0, conv_id),
+                (when, 1 if _counts(kind, text) else 0, conv_id),
             )
             if bumped.rowcount == 0:
                 raise NotFoundError(f"Conversation not found: {conv_id}")
@@ -294,11 +300,16 @@ class SqliteStore:
         text = content or ""
         with self._writing() as conn:
             row = conn.execute(
-                "SELECT kind, content FROM event WHERE id = ?", (event_id,)
+                "SELECT kind, content, conversation_id FROM event WHERE id = ?", (event_id,)
             ).fetchone()
             if row is None:
                 raise NotFoundError(f"Event not found: {event_id}")
-            kind, old = row
+            kind, old, conv_id = row
+            if _counts(kind, text) != _counts(kind, old):  # a reply's first text arrived
+                conn.execute(
+                    "UPDATE conversation SET message_count = message_count + ? WHERE id = ?",
+                    (1 if _counts(kind, text) else -1, conv_id),
+                )
             fts.unindex_event(conn, event_id, kind, old)
             conn.execute(
                 "UPDATE event SET content = ?, data = ? WHERE id = ?", (text, raw, event_id)

@@ -135,8 +135,6 @@ class MainWindow(QMainWindow):
         buttons.addStretch(1)
         row.addLayout(buttons)
         column.addLayout(row)
-        self.prompt.setMinimumHeight(64)
-        self.prompt.setMaximumHeight(180)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
@@ -381,9 +379,8 @@ class MainWindow(QMainWindow):
         self.save_draft()
         if self._guard(self.session.open, conv_id) is None:
             return
-        if isinstance(event_id, int):
-            with contextlib.suppress(AttributeError):
-                self.scrollback.scroll_to_event(event_id)
+        if isinstance(event_id, int):  # a search hit: show the matching message
+            self.scrollback.scroll_to_event(event_id)
 
     def fork_conversation(self, conv_id: str) -> None:
         if conv_id != self.current_id:

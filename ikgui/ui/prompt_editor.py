@@ -7,9 +7,17 @@ from collections.abc import Iterable
 
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
-from PySide6.QtWidgets import QAbstractItemView, QCompleter, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCompleter,
+    QPlainTextEdit,
+    QSizePolicy,
+    QWidget,
+)
 
 HISTORY_LIMIT = 200
+MIN_LINES = 2
+MAX_LINES = 8
 
 
 class PromptEditor(QPlainTextEdit):
@@ -33,6 +41,17 @@ class PromptEditor(QPlainTextEdit):
         self.completer.activated.connect(self._complete)
         self.textChanged.connect(self._maybe_complete)
         self._commands: list[tuple[str, str]] = []
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        layout = self.document().documentLayout()
+        layout.documentSizeChanged.connect(lambda _size: self._fit())
+        self._fit()
+
+    def _fit(self) -> None:
+        """Grow with the text: two lines empty, at most eight before scrolling."""
+        lines = max(MIN_LINES, min(MAX_LINES, int(self.document().size().height())))
+        margins = self.contentsMargins()
+        frame = margins.top() + margins.bottom() + 2 * int(self.document().documentMargin())
+        self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + frame + 6)
 
     # -- commands ----------------------------------------------------------------
     def set_commands(self, commands: Iterable[tuple[str, str]]) -> None:

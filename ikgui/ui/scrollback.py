@@ -239,7 +239,9 @@ class ScrollbackView(QTextBrowser):
             self._first = max(0, index - 20)
             self._last = min(len(self._held), self._first + PAGE_SIZE)
             self._rebuild()
-        item = self._by_id[event_id]
+        item = self._by_id.get(event_id)
+        if item is None:
+            return False
         self._sync_scroll_range()
         top = self.document().documentLayout().frameBoundingRect(item.frame).top()
         cursor = QTextCursor(self.document())

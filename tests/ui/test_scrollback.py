@@ -3,13 +3,11 @@ links and the per-item menu."""
 
 from __future__ import annotations
 
-import ctypes
-import sys
 import time
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QObject, QPoint, Qt, QUrl
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -27,25 +25,6 @@ from ikgui.ui import scrollback as scrollback_module
 from ikgui.ui.markdown import SafeDocument, hard_breaks, is_safe_link, render_markdown
 from ikgui.ui.scrollback import MAX_LOADED, PAGE_SIZE, ScrollbackView
 from ikgui.ui.scrollback_items import ROLE_PROPERTY, Colors, display_for
-
-
-def _pin_none_if_pyside_drops_it() -> None:
-    """PySide6 6.12.0 on Python 3.11 drops one reference to ``None`` on every call of a
-    method returning void (6.11.3 does not); a few thousand calls later the process
-    aborts with "deallocating None". Python 3.12+ has an immortal ``None``; give this
-    one a reference count that cannot run out. (The app needs the same guard, or a
-    PySide6 other than 6.12.0.)"""
-    if sys.version_info >= (3, 12):
-        return
-    probe = QObject()
-    before = sys.getrefcount(None)
-    for _ in range(100):
-        probe.setObjectName("probe")
-    if sys.getrefcount(None) < before - 50:
-        ctypes.c_ssize_t.from_address(id(None)).value += 1 << 40
-
-
-_pin_none_if_pyside_drops_it()
 
 C = "chat-test"
 

@@ -34,6 +34,16 @@ from ikgui.ui.conversation_model import (
 from ikgui.ui.sidebar import ConversationSidebar
 
 NOW = time.time()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_now() -> None:
+    """Times are relative to the test's own start, not to when the module was imported
+    (a long suite would turn "now" into "1m ago")."""
+    global NOW
+    NOW = time.time()
+
+
 HOUR = 3600.0
 
 

@@ -319,3 +319,82 @@ async def test_slash_completion_and_history(window: MainWindow, qtbot: QtBot) ->
     qtbot.keyClicks(window.prompt, "line two")
     assert window.prompt.toPlainText() == "line one\nline two"
     _ = (QComboBox, QPoint)
+
+
+async def test_closing_mid_reply_keeps_what_arrived(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    win = await opened(home)
+    wire_server.route("/v1/chat/completions", reply(*[f"z{i} " for i in range(300)], pause=0.02))
+    await type_and_send(qtbot, win, "long one")
+    await wait_until(lambda: any(t.startswith("z0 z1 z2") for t in texts(win)))
+    conv = win.current_id
+    await closed(win)
+    store = open_store(home / "ikgui.db")
+    try:
+        last = store.events(conv)[-1]
+        assert last.kind == Kind.ASSISTANT and last.data["interrupted"] is True
+        assert last.content.startswith("z0 z1 z2") and "streaming" not in last.data
+    finally:
+        store.close()
+
+
+async def test_retry_and_edit_and_resend(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wire_server.route("/v1/chat/completions", Reply.error(503, "busy"))
+    await type_and_send(qtbot, window, "are you there?")
+    await settle(window)
+    error = window.session.state.scrollback[-1]
+    assert error.kind == Kind.ERROR
+    wire_server.route("/v1/chat/completions", reply("yes, here"))
+    window.scrollback.menu_for(error.id)  # the error item offers Retry
+    window.scrollback.retry_requested.emit(error.id)
+    await settle(window)
+    assert texts(window)[-2:] == ["are you there?", "yes, here"]
+
+    parent = window.current_id
+    first_user = window.session.state.context[0]
+    monkeypatch.setattr(window, "ask_text", lambda *a: "are you awake?")
+    wire_server.route("/v1/chat/completions", reply("wide awake"))
+    window.scrollback.edit_resend_requested.emit(first_user.id, first_user.content)
+    await settle(window)
+    assert window.session.conversation.parent == parent
+    assert [e.content for e in window.session.state.context] == ["are you awake?", "wide awake"]
+    assert window.store.get_conversation(parent).message_count == 3  # type: ignore[union-attr]
+
+
+async def test_trash_and_restore_from_the_window(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("kept"))
+    await type_and_send(qtbot, window, "to be trashed")
+    await settle(window)
+    doomed = window.current_id
+    window.toolbar_actions["actionDelete"].trigger()
+    await settle(window)
+    assert window.store.get_conversation(doomed).visible_status == "trashed"  # type: ignore[union-attr]
+    assert window.current_id != doomed
+    assert not window.sidebar.model.index_of(doomed).isValid()
+    window.sidebar.restore_requested.emit(doomed)
+    await settle(window)
+    assert window.store.get_conversation(doomed).visible_status == "active"  # type: ignore[union-attr]
+
+
+async def test_show_context_and_settings_open(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    window.session.edit_prompt("a quiet harbour")
+    window.working.context_button.click()
+    dialog = window.context_dialog
+    text = dialog.view.toPlainText()
+    assert "[system]\nYou draft image prompts." in text
+    assert text.rstrip().endswith('[current prompt: "a quiet harbour"]')
+    assert dialog.document["messages"] == window.session.context()
+    dialog.close()
+    settings = window.open_settings("providers")
+    assert settings.objectName() == "settingsDialog" and settings.isVisible()
+    settings.close()
+    assert window.toolbar_actions["actionSettings"].isEnabled()

@@ -1,0 +1,822 @@
+"""The real window on a big database (made by ``make_db.py``), offscreen, against targets.
+
+    .venv/bin/python benchmarks/bench_window.py [--db /tmp/bench/ikgui.db] [--runs 5]
+
+1. Start-up to a painted window: a fresh ``python`` subprocess doing what ``ikgui`` does
+   (``app.main``: the QApplication, the qasync loop, ``open_main_window``), timed from
+   spawn until it prints a marker right after the scrollback's first paint; median of
+   ``--runs``. The floor is a subprocess that only imports ``PySide6.QtWidgets`` and
+   paints an empty ``QMainWindow``.
+2. Switching to the 10,000-event conversation (``window.open_conversation``, as the
+   sidebar's activation) through the scrollback's repaint, back and forth with a small
+   conversation; median.
+3. Streaming 5,000 small OpenAI deltas at full speed from a local wire server (in its own
+   process, so its threads never hold this process's GIL) into a new conversation, sent
+   with ``window.run_line``; a 5 ms Qt timer measures the event loop's lateness meanwhile.
+4. The sidebar: ``model.fetch_all()`` (10,000 rows), then the list scrolled top to
+   bottom one page per step, repainted each step.
+5. Peak RSS of this process after all of the above, and of a fresh subprocess that opens
+   the window and switches to the big conversation.
+
+The database is copied to a temporary folder first (the stream writes to it); the
+copy is removed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+DEFAULT_DB = Path("/tmp/bench/ikgui.db")
+DELTAS = 5_000
+TICK_MS = 5
+SWITCHES = 7
+KEY_ENV = "IKGUI_BENCH_KEY"
+
+
+def say(label: str) -> None:
+    """A child's marker line: the label and ``perf_counter`` (system-wide on Linux)."""
+    print(f"{label} {time.perf_counter():.6f}", flush=True)
+
+
+def max_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# -- children (keep their imports to what the app itself needs) ------------------------
+def child_window(home: str, switch_to: str) -> None:
+    """What ``ikgui`` does at start-up, plus the paint marker; optionally a switch."""
+    import asyncio
+
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    from ikgui.app import open_main_window
+    from ikgui.ui.loop import application, new_loop
+
+    say("imported")
+    app = application([sys.argv[0]])
+    app.setApplicationName("ikgui")
+    app.setApplicationDisplayName("ikgui")
+    app.setDesktopFileName("ikgui")
+    loop = new_loop()
+    asyncio.set_event_loop(loop)
+    window = open_main_window(Path(home))
+    say("built")
+    painted = loop.create_future()
+
+    def mark_painted() -> None:
+        if not painted.done():
+            painted.set_result(None)
+
+    class PaintWatch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and not painted.done():
+                QTimer.singleShot(0, mark_painted)  # after the whole paint pass
+            return False
+
+    watch = PaintWatch()
+    window.scrollback.viewport().installEventFilter(watch)
+
+    async def run() -> None:
+        try:
+            await asyncio.wait_for(painted, 30)
+            say("painted")
+            if switch_to:
+                window.open_conversation(switch_to)
+                app.processEvents()
+                window.scrollback.viewport().repaint()
+                say("switched")
+            print(f"rss {max_rss_mb():.1f}", flush=True)
+        finally:
+            window.scrollback.viewport().removeEventFilter(watch)
+            await window.shutdown()
+            window.close()
+
+    with loop:
+        loop.run_until_complete(run())
+
+
+def child_floor() -> None:
+    """The least a PySide6 program needs to paint a window."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    app = QApplication([sys.argv[0]])
+    window = QMainWindow()
+    window.resize(1340, 820)
+
+    def done() -> None:
+        say("painted")
+        app.quit()
+
+    class PaintWatch(QObject):
+        fired = False
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint and not self.fired:
+                self.fired = True
+                QTimer.singleShot(0, done)
+            return False
+
+    watch = PaintWatch()
+    window.installEventFilter(watch)
+    window.show()
+    QTimer.singleShot(30_000, app.quit)
+    app.exec()
+
+
+def sse_body(count: int) -> tuple[tuple[bytes, ...], str]:
+    """An OpenAI stream of ``count`` small content deltas (one HTTP chunk each) and the
+    text they add up to: words, a paragraph break every 60."""
+    import json
+
+    texts = [f"word{i % 97}" + (".\n\n" if i % 60 == 59 else " ") for i in range(count)]
+    chunks = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    chunks.append({"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": count}})
+    pieces = [f"data: {json.dumps(c)}\n\n".encode() for c in chunks]
+    pieces.append(b"data: [DONE]\n\n")
+    return tuple(pieces), "".join(texts)
+
+
+def child_server(count: int) -> None:
+    """The wire server in its own process; serves until stdin closes."""
+    from tests.support.wire_server import Reply, WireServer
+
+    pieces, _ = sse_body(count)
+    reply = Reply(chunks=pieces, headers=(("content-type", "text/event-stream"),))
+    with WireServer() as server:
+        server.models = ["mock-gpt"]
+        server.route("/v1/chat/completions", reply)
+        print(server.url, flush=True)
+        sys.stdin.read()
+
+
+# -- the parent: subprocesses ------------------------------------------------------------
+def run_child(args: list[str], timeout: float = 60.0) -> tuple[float, dict[str, float], str]:
+    """Spawn this script as a child; returns (spawn time, {label: seconds since spawn}
+    by the parent's clock when the line arrived, all output)."""
+    import select
+    import subprocess
+
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--child", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    seen: dict[str, float] = {}
+    output = pending = b""
+    deadline = start + timeout
+    fd = proc.stdout.fileno()
+    try:
+        while time.perf_counter() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.perf_counter()))
+            if not ready:
+                break
+            data = os.read(fd, 65536)
+            now = time.perf_counter()
+            if not data:
+                break
+            output += data
+            *lines, pending = (pending + data).split(b"\n")
+            for line in lines:
+                label = line.decode(errors="replace").split(" ", 1)[0]
+                if label:
+                    seen.setdefault(label, now - start)
+        proc.wait(timeout=max(1.0, deadline - time.perf_counter()))
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        errors = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+        proc.stdout.close()
+    text = output.decode(errors="replace")
+    if proc.returncode != 0:
+        text += f"\n(exit {proc.returncode})\n{errors[-2000:]}"
+    return start, seen, text
+
+
+def child_stamp(text: str, label: str, start: float) -> float | None:
+    """A child's own ``perf_counter`` for ``label``, as seconds since ``start``."""
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == label:
+            return float(parts[1]) - start
+    return None
+
+
+def child_rss(text: str) -> float | None:
+    for line in text.splitlines():
+        if line.startswith("rss "):
+            return float(line.split()[1])
+    return None
+
+
+def startups(home: Path, runs: int) -> dict[str, float | None]:
+    painted, imported, built, rss = [], [], [], []
+    failure = ""
+    for _ in range(runs):
+        start, seen, text = run_child(["window", str(home), ""])
+        if "painted" not in seen:
+            failure = text.strip()[-500:]
+            continue
+        painted.append(seen["painted"])
+        imported.append(child_stamp(text, "imported", start) or 0.0)
+        built.append(child_stamp(text, "built", start) or 0.0)
+        rss.append(child_rss(text) or 0.0)
+    if not painted:
+        print(f"start-up child failed:\n{failure}", file=sys.stderr)
+        return {"painted": None}
+    median = _median
+    return {
+        "painted": median(painted),
+        "imported": median(imported),
+        "built": median(built),
+        "rss": median(rss),
+    }
+
+
+def floors(runs: int) -> float | None:
+    times = []
+    for _ in range(runs):
+        _, seen, text = run_child(["floor"])
+        if "painted" in seen:
+            times.append(seen["painted"])
+        else:
+            print(f"floor child failed:\n{text[-500:]}", file=sys.stderr)
+    return _median(times) if times else None
+
+
+def _median(values: list[float]) -> float:
+    import statistics
+
+    return statistics.median(values)
+
+
+# -- the parent: the window in this process ------------------------------------------------
+class Results:
+    def __init__(self) -> None:
+        self.values: dict[str, float | None] = {}
+        self.notes: list[str] = []
+
+
+async def in_callback(fn):  # type: ignore[no-untyped-def]
+    """Run ``fn`` as a plain loop callback, not inside a task, so the Qt events it
+    processes may run asyncio callbacks (and task steps) without re-entering a task."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def run() -> None:
+        try:
+            future.set_result(fn())
+        except BaseException as exc:  # handed to the awaiting coroutine
+            future.set_exception(exc)
+
+    loop.call_soon(run)
+    return await future
+
+
+async def quiet(window, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    deadline = time.monotonic() + timeout
+    while any(not t.done() for t in window._tasks) or window.session.streams:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the window's tasks did not finish")
+        await asyncio.sleep(0.02)
+
+
+async def window_benchmarks(home: Path, ids: dict[str, str], results: Results) -> None:
+    import asyncio
+
+    from ikgui.app import build_window
+    from ikgui.ui.loop import application
+
+    app = application()
+    window = build_window(home, check_timeout=3.0)
+    window.show()
+    try:
+        await quiet(window)
+        await in_callback(app.processEvents)
+        if window.current_id != ids["other"]:
+            await in_callback(lambda: window.open_conversation(ids["other"]))
+        await switching(window, app, ids, results)
+        await streaming(window, app, results)
+        await in_callback(lambda: sidebar(window, app, results))
+        await asyncio.sleep(0.05)
+        results.values["rss_self"] = max_rss_mb()
+    finally:
+        await window.shutdown()
+        window.close()
+
+
+def switch(window, app, conv_id: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """One switch, timed: (open, show_events, sidebar.set_current, repaint, the rest)."""
+    spent = {"show": 0.0, "select": 0.0}
+    view, sidebar = window.scrollback, window.sidebar
+    show, select = view.show_events, sidebar.set_current
+
+    def timed(name, fn):  # type: ignore[no-untyped-def]
+        def wrapper(*args):  # type: ignore[no-untyped-def]
+            started = time.perf_counter()
+            try:
+                return fn(*args)
+            finally:
+                spent[name] += time.perf_counter() - started
+
+        return wrapper
+
+    view.show_events = timed("show", show)
+    sidebar.set_current = timed("select", select)
+    try:
+        t0 = time.perf_counter()
+        window.open_conversation(conv_id)
+        t1 = time.perf_counter()
+        view.viewport().repaint()
+        t2 = time.perf_counter()
+        app.processEvents()  # the rest of the window (sidebar selection, status bar)
+        t3 = time.perf_counter()
+    finally:
+        del view.show_events
+        del sidebar.set_current
+    assert window.current_id == conv_id, window.current_id
+    return {
+        "total": t2 - t0,
+        "open": t1 - t0,
+        "show": spent["show"],
+        "select": spent["select"],
+        "paint": t2 - t1,
+        "rest": t3 - t2,
+    }
+
+
+async def switching(window, app, ids: dict[str, str], results: Results) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+
+    from ikgui.domain.replay import replay_conversation
+
+    big, back, chain = [], [], []
+    for _ in range(SWITCHES):
+        big.append(await in_callback(lambda: switch(window, app, ids["big"])))
+        await asyncio.sleep(0.02)
+        back.append(await in_callback(lambda: switch(window, app, ids["other"])))
+        await asyncio.sleep(0.02)
+    for _ in range(3):
+        chain.append(await in_callback(lambda: switch(window, app, ids["chain"])))
+        await asyncio.sleep(0.02)
+        await in_callback(lambda: switch(window, app, ids["other"]))
+        await asyncio.sleep(0.02)
+    replays = []
+    for _ in range(3):
+        started = time.perf_counter()
+        state = replay_conversation(window.store, ids["big"])
+        replays.append(time.perf_counter() - started)
+    shown = len(state.scrollback)
+
+    def med(rows: list[dict[str, float]], key: str) -> float:
+        return _median([r[key] for r in rows])
+
+    v = results.values
+    v["switch_big"] = med(big, "total")
+    v["switch_back"] = med(back, "total")
+    v["switch_chain"] = med(chain, "total")
+    v["switch_big_first"] = big[0]["total"]
+    results.notes.append(
+        f"switch to {ids['big']} (median of {SWITCHES}): open_conversation "
+        f"{med(big, 'open') * 1000:.0f} ms [replay_conversation alone "
+        f"{_median(replays) * 1000:.0f} ms for {shown:,} shown events; "
+        f"scrollback.show_events {med(big, 'show') * 1000:.0f} ms; "
+        f"sidebar.set_current {med(big, 'select') * 1000:.1f} ms], scrollback repaint "
+        f"{med(big, 'paint') * 1000:.1f} ms; then the rest of the window "
+        f"{med(big, 'rest') * 1000:.1f} ms; first switch {big[0]['total'] * 1000:.0f} ms"
+    )
+
+
+async def streaming(window, app, results: Results) -> None:  # type: ignore[no-untyped-def]
+    import asyncio
+    from itertools import pairwise
+
+    from PySide6.QtCore import Qt, QTimer
+
+    await asyncio.wait_for(asyncio.shield(window.run_line("/new")), 10)
+    await quiet(window)
+    _, expected = sse_body(DELTAS)
+    stamps: list[float] = []
+    facts: list[tuple[str, float]] = []  # the other session facts, in order
+    listening = True
+
+    def on_fact(fact) -> None:  # type: ignore[no-untyped-def]
+        if listening and fact.name == "delta_received":
+            stamps.append(time.perf_counter())
+        elif listening:
+            kind = fact.event.kind if fact.event is not None else ""
+            facts.append((f"{fact.name}:{kind}".rstrip(":"), time.perf_counter()))
+
+    window.session.subscribe(on_fact)
+    writer = window.scrollback._writer
+    appends: list[tuple[float, float, int]] = []  # (when, seconds, deltas so far)
+    original = writer.append
+
+    def timed_append(item, text: str) -> None:  # type: ignore[no-untyped-def]
+        started = time.perf_counter()
+        original(item, text)
+        appends.append((started, time.perf_counter() - started, len(stamps)))
+
+    writer.append = timed_append
+    renders: list[float] = []
+    update = window.scrollback.update_event
+
+    def timed_update(event) -> None:  # type: ignore[no-untyped-def]
+        started = time.perf_counter()
+        update(event)
+        renders.append(time.perf_counter() - started)
+
+    window.scrollback.update_event = timed_update
+    ticks: list[float] = []
+    ticker = QTimer()
+    ticker.setTimerType(Qt.TimerType.PreciseTimer)
+    ticker.setInterval(TICK_MS)
+    ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    ticker.start()
+    try:
+        await asyncio.sleep(0.1)
+        started = time.perf_counter()
+        task = window.run_line("go")
+        try:
+            await asyncio.wait_for(asyncio.shield(task), 90)
+        except TimeoutError:
+            window.stop()
+            results.notes.append("streaming: the reply did not finish within 90 s (stopped)")
+        finished = time.perf_counter()
+        await asyncio.sleep(0.2)  # the final render and paint are in the measured window
+    finally:
+        ticker.stop()
+        listening = False
+        del writer.append
+        del window.scrollback.update_event
+    v = results.values
+    v["stream_total"] = finished - started
+    shown = window.session.state.scrollback
+    reply = shown[-1].content if shown else ""
+    if len(stamps) != DELTAS or reply != expected:
+        results.notes.append(
+            f"streaming: got {len(stamps):,} deltas and a reply of {len(reply):,} chars "
+            f"(expected {DELTAS:,} and {len(expected):,}); feedback: "
+            f"{window.feedback.text()!r}"
+        )
+    during = [t for t in ticks if t >= started]
+    late = sorted(max(0.0, b - a - TICK_MS / 1000) for a, b in pairwise(during))
+    if late:
+        v["late_p50"] = late[len(late) // 2]
+        v["late_p99"] = late[min(len(late) - 1, int(len(late) * 0.99))]
+        v["late_max"] = late[-1]
+    if len(stamps) >= 2000:
+        first = (stamps[999] - stamps[0]) / 999
+        last = (stamps[-1] - stamps[-1000]) / 999
+        v["delta_first"], v["delta_last"] = first, last
+        v["delta_ratio"] = last / first if first else None
+        v["delta_span"] = stamps[-1] - stamps[0]
+    gaps = [(a - started, b - a) for a, b in pairwise(during) if b - a > 0.015]
+    print("GAPS", [(round(o * 1000), round(g * 1000)) for o, g in gaps])
+    print("FACTS", [(n, round((t - started) * 1000)) for n, t in facts])
+    print("DELTAS", round((stamps[0] - started) * 1000), round((stamps[-1] - started) * 1000))
+    print("APPENDS", [(round((a - started) * 1000), round(d * 1000, 1), n) for a, d, n in appends])
+    print(
+        "RENDERS", [round(r * 1000, 1) for r in renders], "done", round((finished - started) * 1000)
+    )
+    early = [a for a in appends if a[2] <= 1000]
+    late_appends = [a for a in appends if a[2] >= DELTAS - 1000]
+    worst = max(appends, key=lambda a: a[1]) if appends else (0.0, 0.0, 0)
+    results.notes.append(
+        f"streaming: request to first delta "
+        f"{((stamps[0] - started) * 1000) if stamps else float('nan'):.0f} ms; deltas "
+        f"{v.get('delta_span', 0) * 1000:.0f} ms; {len(appends)} scrollback appends "
+        f"(bridge flushes), mean {_mean_ms(early)} ms in the first 1,000 deltas vs "
+        f"{_mean_ms(late_appends)} ms in the last 1,000, worst "
+        f"{worst[1] * 1000:.1f} ms; reply {len(reply):,} chars; "
+        f"{len(during)} ticks"
+    )
+
+
+def _mean_ms(rows: list[tuple[float, float, int]]) -> str:
+    if not rows:
+        return "-"
+    return f"{sum(r[1] for r in rows) / len(rows) * 1000:.2f}"
+
+
+def sidebar(window, app, results: Results) -> None:  # type: ignore[no-untyped-def]
+    model, view = window.sidebar.model, window.sidebar.view
+    started = time.perf_counter()
+    model.fetch_all()
+    fetched = time.perf_counter()
+    app.processEvents()  # the view lays the new rows out
+    view.viewport().repaint()
+    laid_out = time.perf_counter()
+    bar = view.verticalScrollBar()
+    bar.setValue(0)
+    view.viewport().repaint()
+    steps: list[float] = []
+    value = 0
+    scrolled = time.perf_counter()
+    while value < bar.maximum() and len(steps) < 100_000:
+        value = min(bar.maximum(), value + bar.pageStep())
+        step = time.perf_counter()
+        bar.setValue(value)
+        view.viewport().repaint()
+        steps.append(time.perf_counter() - step)
+    done = time.perf_counter()
+    last = view.indexAt(view.viewport().rect().bottomLeft() - view.viewport().rect().topLeft())
+    v = results.values
+    v["fetch_all"] = fetched - started
+    v["sidebar_layout"] = laid_out - fetched
+    v["scroll_total"] = done - scrolled
+    v["scroll_step"] = _median(steps) if steps else None
+    v["scroll_step_max"] = max(steps) if steps else None
+    rows = model.rowCount()
+    results.notes.append(
+        f"sidebar: {rows:,} top-level rows after fetch_all; relayout + first repaint "
+        f"{(laid_out - fetched) * 1000:.0f} ms; {len(steps)} page steps of "
+        f"{bar.pageStep()} px, median {(v['scroll_step'] or 0) * 1000:.2f} ms, max "
+        f"{(v['scroll_step_max'] or 0) * 1000:.1f} ms; bottom row valid: {last.isValid()}"
+    )
+
+
+# -- set-up and the table ---------------------------------------------------------------------
+def prepare(db: Path, folder: Path, results: Results) -> Path:
+    import shutil
+
+    data = folder / "data"
+    data.mkdir()
+    started = time.perf_counter()
+    shutil.copyfile(db, data / "ikgui.db")
+    for suffix in ("-wal",):
+        extra = db.with_name(db.name + suffix)
+        if extra.exists():
+            shutil.copyfile(extra, data / ("ikgui.db" + suffix))
+    results.notes.append(
+        f"database copied to a temporary folder in {time.perf_counter() - started:.1f} s "
+        f"({db.stat().st_size / 1e6:.0f} MB)"
+    )
+    return data / "ikgui.db"
+
+
+def make_home(folder: Path, name: str, database: Path, url: str, last: str | None) -> Path:
+    home = folder / name
+    home.mkdir()
+    (home / "ikgui.db").symlink_to(database)
+    (home / "config.toml").write_text(
+        f"""[defaults]
+provider = "local"
+model = "mock-gpt"
+
+[providers.local]
+kind = "openai"
+base_url = "{url}/v1"
+api_key_env = "{KEY_ENV}"
+""",
+        encoding="utf-8",
+    )
+    if last is not None:
+        (home / "window.ini").write_text(f"[General]\nlast_conversation={last}\n")
+    return home
+
+
+def closed_url() -> str:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def pick_ids(database: Path) -> dict[str, str]:
+    import sqlite3
+
+    from make_db import BIG_ID, CHAIN_IDS
+
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        (newest,) = conn.execute(
+            "SELECT id FROM conversation WHERE trashed_at IS NULL ORDER BY updated_at DESC LIMIT 1"
+        ).fetchone()
+        (other, count) = conn.execute(
+            "SELECT id, (SELECT count(*) FROM event WHERE conversation_id = c.id) FROM "
+            "conversation c WHERE trashed_at IS NULL AND parent_id IS NULL AND id != ? "
+            "ORDER BY updated_at DESC LIMIT 1",
+            (BIG_ID,),
+        ).fetchone()
+    finally:
+        conn.close()
+    return {
+        "big": BIG_ID,
+        "chain": CHAIN_IDS[-1],
+        "newest": newest,
+        "other": other,
+        "other_events": str(count),
+    }
+
+
+def start_server() -> tuple[object, str]:
+    import subprocess
+
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--child", "server", str(DELTAS)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = proc.stdout.readline().strip()
+    if not url.startswith("http"):
+        proc.kill()
+        raise SystemExit("the wire server did not start")
+    return proc, url
+
+
+def stop_server(proc) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    try:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        proc.kill()
+        proc.wait()
+
+
+def row(measure: str, figure: float | None, unit: str, target: float | None) -> str:
+    if figure is None:
+        shown, verdict = "n/a", "FAILED"
+    else:
+        scale = 1000 if unit == "ms" else 1
+        number = figure * scale
+        shown = f"{number:,.2f} {unit}" if number < 10 else f"{number:,.0f} {unit}"
+        if unit == "x":
+            shown = f"{figure:.2f}x"
+        verdict = "" if target is None else ("ok" if figure <= target else "SLOW")
+    if target is None:
+        goal = "-"
+    elif unit == "ms":
+        goal = f"≤ {target * 1000:g} ms"
+    elif unit == "x":
+        goal = f"≈ 1 (≤ {target:g})"
+    else:
+        goal = f"≤ {target:g} {unit}"
+    return f"{measure:<58} {shown:>12}  {goal:<14} {verdict}"
+
+
+def table(v: dict[str, float | None], runs: int, ids: dict[str, str]) -> list[str]:
+    big = ids["big"]
+    lines = [
+        f"{'measure':<58} {'figure':>12}  {'target':<14} verdict",
+        "-" * 95,
+        row(f"1. start-up to painted window (median of {runs})", v.get("startup"), "ms", 1.5),
+        row("   floor: PySide6 + empty QMainWindow painted", v.get("floor"), "ms", None),
+        row("   ...of which interpreter + imports", v.get("startup_imported"), "ms", None),
+        row(
+            "   ...of which open_main_window (store, replay, widgets)",
+            v.get("startup_build"),
+            "ms",
+            None,
+        ),
+        row(
+            f"   start-up when the last conversation is {ids['other']}",
+            v.get("startup_small"),
+            "ms",
+            None,
+        ),
+        row(f"2. switch to {big} (10,000 events) until painted", v.get("switch_big"), "ms", 0.150),
+        row(f"   switch back to {ids['other']}", v.get("switch_back"), "ms", None),
+        row(
+            f"   switch to {ids['chain']} (leaf of a 50-deep fork chain)",
+            v.get("switch_chain"),
+            "ms",
+            None,
+        ),
+        row(f"3. streaming {DELTAS:,} deltas: loop lateness p50", v.get("late_p50"), "ms", None),
+        row("   loop lateness p99", v.get("late_p99"), "ms", 0.030),
+        row("   loop lateness max", v.get("late_max"), "ms", None),
+        row("   per delta, first 1,000", v.get("delta_first"), "ms", None),
+        row("   per delta, last 1,000", v.get("delta_last"), "ms", None),
+        row("   last / first", v.get("delta_ratio"), "x", 1.5),
+        row("   time to finish the reply (send to done)", v.get("stream_total"), "ms", None),
+        row("4. sidebar model.fetch_all() (10,000 conversations)", v.get("fetch_all"), "ms", None),
+        row("   relayout of the list + first repaint", v.get("sidebar_layout"), "ms", None),
+        row("   scroll top to bottom, page steps, total", v.get("scroll_total"), "ms", None),
+        row("   per page step (median)", v.get("scroll_step"), "ms", None),
+        row("   per page step (max)", v.get("scroll_step_max"), "ms", None),
+        row("5. peak RSS of this process after all of the above", v.get("rss_self"), "MB", 250),
+        row(f"   peak RSS, fresh process: open + switch to {big}", v.get("rss_child"), "MB", 250),
+        row("   peak RSS, fresh process: start-up only", v.get("rss_startup"), "MB", None),
+    ]
+    return lines
+
+
+def parent_main() -> int:
+    import argparse
+    import asyncio
+    import faulthandler
+    import subprocess
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", type=Path, default=DEFAULT_DB)
+    parser.add_argument("--runs", type=int, default=5, help="start-up runs (median)")
+    parser.add_argument("--timeout", type=float, default=300, help="abort after this many s")
+    args = parser.parse_args()
+    faulthandler.dump_traceback_later(args.timeout, exit=True)
+    os.environ[KEY_ENV] = "bench"
+    if not args.db.exists():
+        print(f"{args.db} is missing; making it (about 20 s)...", flush=True)
+        args.db.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "make_db.py"), str(args.db)], check=True
+        )
+    results = Results()
+    v = results.values
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ikgui-bench-window-") as tmp:
+        folder = Path(tmp)
+        database = prepare(args.db, folder, results)
+        ids = pick_ids(database)
+        results.notes.append(
+            f"start-up opens the newest conversation, {ids['newest']}; the small one is "
+            f"{ids['other']} ({ids['other_events']} events)"
+        )
+        nowhere = closed_url()
+        print("start-up subprocesses...", flush=True)
+        startup = startups(make_home(folder, "startup", database, nowhere, None), args.runs)
+        v["startup"] = startup["painted"]
+        v["startup_imported"] = startup.get("imported")
+        built = startup.get("built")
+        v["startup_build"] = (
+            built - startup["imported"] if built and startup.get("imported") else None
+        )
+        v["rss_startup"] = startup.get("rss")
+        small = startups(make_home(folder, "small", database, nowhere, ids["other"]), args.runs)
+        v["startup_small"] = small["painted"]
+        v["floor"] = floors(args.runs)
+        memory_home = make_home(folder, "memory", database, nowhere, ids["other"])
+        _, _, text = run_child(["window", str(memory_home), ids["big"]])
+        v["rss_child"] = child_rss(text)
+        if v["rss_child"] is None:
+            print(f"memory child failed:\n{text[-1000:]}", file=sys.stderr)
+        print("the window in this process...", flush=True)
+        server, url = start_server()
+        try:
+            home = make_home(folder, "window", database, url, ids["other"])
+            from ikgui.ui.loop import new_loop
+
+            loop = new_loop()
+            asyncio.set_event_loop(loop)
+            with loop:
+                loop.run_until_complete(
+                    asyncio.wait_for(window_benchmarks(home, ids, results), args.timeout)
+                )
+        finally:
+            stop_server(server)
+    print()
+    print("\n".join(table(v, args.runs, ids)))
+    print()
+    for note in results.notes:
+        print(f"- {note}")
+    print(f"- whole benchmark {time.perf_counter() - began:.0f} s")
+    faulthandler.cancel_dump_traceback_later()
+    return 0
+
+
+def main() -> int:
+    if len(sys.argv) >= 3 and sys.argv[1] == "--child":
+        kind = sys.argv[2]
+        if kind == "window":
+            child_window(sys.argv[3], sys.argv[4])
+        elif kind == "floor":
+            child_floor()
+        elif kind == "server":
+            child_server(int(sys.argv[3]))
+        return 0
+    return parent_main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
