@@ -39,6 +39,7 @@ DELTAS = 5_000
 TICK_MS = 5
 SWITCHES = 7
 KEY_ENV = "IKGUI_BENCH_KEY"
+STALL = 0.015  # event-loop gaps longer than this are listed
 
 
 def say(label: str) -> None:
@@ -323,6 +324,7 @@ async def window_benchmarks(home: Path, ids: dict[str, str], results: Results) -
         await in_callback(lambda: sidebar(window, app, results))
         await asyncio.sleep(0.05)
         results.values["rss_self"] = max_rss_mb()
+        await in_callback(lambda: costs(results))
     finally:
         await window.shutdown()
         window.close()
@@ -398,16 +400,22 @@ async def switching(window, app, ids: dict[str, str], results: Results) -> None:
     v["switch_big"] = med(big, "total")
     v["switch_back"] = med(back, "total")
     v["switch_chain"] = med(chain, "total")
-    v["switch_big_first"] = big[0]["total"]
-    results.notes.append(
-        f"switch to {ids['big']} (median of {SWITCHES}): open_conversation "
-        f"{med(big, 'open') * 1000:.0f} ms [replay_conversation alone "
-        f"{_median(replays) * 1000:.0f} ms for {shown:,} shown events; "
-        f"scrollback.show_events {med(big, 'show') * 1000:.0f} ms; "
-        f"sidebar.set_current {med(big, 'select') * 1000:.1f} ms], scrollback repaint "
-        f"{med(big, 'paint') * 1000:.1f} ms; then the rest of the window "
-        f"{med(big, 'rest') * 1000:.1f} ms; first switch {big[0]['total'] * 1000:.0f} ms"
-    )
+    for name, rows, label in ((ids["big"], big, "big"), (ids["chain"], chain, "chain")):
+        extra = (
+            f" [replay_conversation alone {_median(replays) * 1000:.0f} ms, {shown:,} events shown]"
+            if label == "big"
+            else ""
+        )
+        results.notes.append(
+            f"switch to {name} (median of {len(rows)}): open_conversation "
+            f"{med(rows, 'open') * 1000:.0f} ms = replay and the rest "
+            f"{(med(rows, 'open') - med(rows, 'show') - med(rows, 'select')) * 1000:.0f} ms"
+            f"{extra} + scrollback.show_events {med(rows, 'show') * 1000:.0f} ms + "
+            f"sidebar.set_current {med(rows, 'select') * 1000:.1f} ms; scrollback repaint "
+            f"{med(rows, 'paint') * 1000:.1f} ms; then the rest of the window "
+            f"{med(rows, 'rest') * 1000:.1f} ms (not counted); first switch "
+            f"{rows[0]['total'] * 1000:.0f} ms"
+        )
 
 
 async def streaming(window, app, results: Results) -> None:  # type: ignore[no-untyped-def]
@@ -450,6 +458,19 @@ async def streaming(window, app, results: Results) -> None:  # type: ignore[no-u
         renders.append(time.perf_counter() - started)
 
     window.scrollback.update_event = timed_update
+    import gc
+
+    collections: list[tuple[float, float, int]] = []  # (when, seconds, generation)
+    gc_started = [0.0]
+
+    def on_gc(phase: str, info: dict) -> None:  # type: ignore[type-arg]
+        if phase == "start":
+            gc_started[0] = time.perf_counter()
+        else:
+            now = time.perf_counter()
+            collections.append((gc_started[0], now - gc_started[0], info["generation"]))
+
+    gc.callbacks.append(on_gc)
     ticks: list[float] = []
     ticker = QTimer()
     ticker.setTimerType(Qt.TimerType.PreciseTimer)
@@ -472,6 +493,7 @@ async def streaming(window, app, results: Results) -> None:  # type: ignore[no-u
         listening = False
         del writer.append
         del window.scrollback.update_event
+        gc.callbacks.remove(on_gc)
     v = results.values
     v["stream_total"] = finished - started
     shown = window.session.state.scrollback
@@ -494,25 +516,62 @@ async def streaming(window, app, results: Results) -> None:  # type: ignore[no-u
         v["delta_first"], v["delta_last"] = first, last
         v["delta_ratio"] = last / first if first else None
         v["delta_span"] = stamps[-1] - stamps[0]
-    gaps = [(a - started, b - a) for a, b in pairwise(during) if b - a > 0.015]
-    print("GAPS", [(round(o * 1000), round(g * 1000)) for o, g in gaps])
-    print("FACTS", [(n, round((t - started) * 1000)) for n, t in facts])
-    print("DELTAS", round((stamps[0] - started) * 1000), round((stamps[-1] - started) * 1000))
-    print("APPENDS", [(round((a - started) * 1000), round(d * 1000, 1), n) for a, d, n in appends])
-    print(
-        "RENDERS", [round(r * 1000, 1) for r in renders], "done", round((finished - started) * 1000)
-    )
-    early = [a for a in appends if a[2] <= 1000]
-    late_appends = [a for a in appends if a[2] >= DELTAS - 1000]
-    worst = max(appends, key=lambda a: a[1]) if appends else (0.0, 0.0, 0)
+
+    def ms(t: float) -> str:
+        return f"{(t - started) * 1000:.0f}"
+
+    gaps = [(a, b - a) for a, b in pairwise(during) if b - a > STALL]
+    gen2 = [(w, d) for w, d, g in collections if g == 2 and w >= started]
+    first_delta = stamps[0] if stamps else finished
+    before = [g for a, g in gaps if a < first_delta]
+    stored = next((t for n, t in facts if n == "event_appended:assistant"), None)
     results.notes.append(
-        f"streaming: request to first delta "
-        f"{((stamps[0] - started) * 1000) if stamps else float('nan'):.0f} ms; deltas "
-        f"{v.get('delta_span', 0) * 1000:.0f} ms; {len(appends)} scrollback appends "
-        f"(bridge flushes), mean {_mean_ms(early)} ms in the first 1,000 deltas vs "
-        f"{_mean_ms(late_appends)} ms in the last 1,000, worst "
-        f"{worst[1] * 1000:.1f} ms; reply {len(reply):,} chars; "
-        f"{len(during)} ticks"
+        f"streaming timeline (ms after run_line): user event and growing reply stored by "
+        f"{ms(stored) if stored else '?'}, first delta {ms(first_delta)}, "
+        f"last delta {ms(stamps[-1]) if stamps else '?'}, finished {ms(finished)}; "
+        f"{len(during)} ticks; the loop stalled > {STALL * 1000:.0f} ms "
+        f"{len(gaps)} times (at +ms: stall ms) "
+        + ", ".join(f"{ms(a)}: {g * 1000:.0f}" for a, g in gaps)
+        + f"; longest stall before the first delta {max(before, default=0) * 1000:.0f} ms"
+    )
+    results.notes.append(
+        f"streaming: {len(appends)} scrollback appends (the bridge's 40 ms flushes) of "
+        f"{_mean_ms(appends)} ms on average, worst "
+        f"{max((a[1] for a in appends), default=0) * 1000:.1f} ms; final Markdown render "
+        f"(scrollback.update_event) {sum(renders) * 1000:.1f} ms for {len(reply):,} chars; "
+        f"gen-2 garbage collections during the stream: {len(gen2)}"
+        + (f" ({', '.join(f'{d * 1000:.0f} ms at +{ms(w)}' for w, d in gen2)})" if gen2 else "")
+    )
+
+
+def costs(results: Results) -> None:
+    """Two costs that show up as event-loop stalls: a full garbage collection with the
+    window open (and with the start-up objects frozen), and making an httpx client,
+    which ``Providers`` does for every send."""
+    import gc
+
+    import httpx
+
+    tracked = len(gc.get_objects())
+    started = time.perf_counter()
+    gc.collect()
+    full = time.perf_counter() - started
+    gc.freeze()
+    started = time.perf_counter()
+    gc.collect()
+    frozen = time.perf_counter() - started
+    gc.unfreeze()
+    clients = []
+    for _ in range(3):
+        started = time.perf_counter()
+        client = httpx.AsyncClient()
+        clients.append(time.perf_counter() - started)
+        del client
+    results.notes.append(
+        f"a full gc.collect() with the window open: {full * 1000:.0f} ms ({tracked:,} "
+        f"tracked objects); after gc.freeze(): {frozen * 1000:.1f} ms. "
+        f"httpx.AsyncClient() construction (SSL context): median "
+        f"{_median(clients) * 1000:.0f} ms"
     )
 
 

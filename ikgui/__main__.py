@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-CLI_WORDS = {"run", "conv", "c", "keys", "-h", "--help", "--version"}
+CLI_WORDS = {"run", "conv", "c", "keys", "-h", "--help", "--version", "--paths"}
 
 
 def main() -> int:
@@ -16,6 +16,10 @@ def main() -> int:
         from ikgui.cli import main as cli_main
 
         return cli_main(argv)
+    if argv and argv[0] == "--self-test":
+        from ikgui.app import self_test
+
+        return self_test()
     from ikgui.app import main as app_main
 
     return app_main(argv)

@@ -4,13 +4,16 @@ the session, and the window; shut down cleanly. Nothing imports this module."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from ikgui.config import load_settings, save_settings
+from ikgui.domain.demo import build_demo
 from ikgui.domain.errors import IkguiError
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
@@ -18,6 +21,7 @@ from ikgui.keys import KeyStore
 from ikgui.paths import resolve
 from ikgui.ui.loop import application, new_loop
 from ikgui.ui.main_window import MainWindow, WindowServices
+from ikgui.ui.single_instance import InstanceServer, ask_running_instance
 from ikgui.wiring import Providers, recover
 
 
@@ -67,8 +71,44 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
         check_timeout=check_timeout,
         on_closed=store.close,
     )
+    services.open_demo = open_demo
     window = MainWindow(services)
     window.start()
+    return window
+
+
+async def _no_models(name: str) -> list[str]:
+    return []
+
+
+def open_demo() -> MainWindow:
+    """A read-only window over a demo generated into a throwaway database."""
+    from ikgui.storage import open_store
+
+    folder = tempfile.TemporaryDirectory(prefix="ikgui-demo-")
+    store = open_store(Path(folder.name) / "demo.db")
+    session = Session(store, Settings(), export_dir=Path(folder.name) / "exports")
+    first = build_demo(session)
+    ui_state = QSettings(str(Path(folder.name) / "window.ini"), QSettings.Format.IniFormat)
+    ui_state.setValue("last_conversation", first)
+
+    def closed() -> None:
+        store.close()
+        folder.cleanup()
+
+    services = WindowServices(
+        session=session,
+        keys=KeyStore(),
+        refresh_models=_no_models,
+        test_connection=test_connection,
+        save_settings=lambda _settings: None,
+        ui_state=ui_state,
+        on_closed=closed,
+        read_only=True,
+    )
+    window = MainWindow(services)
+    window.start()
+    window.show()
     return window
 
 
@@ -95,12 +135,24 @@ def open_main_window(home: Path | None = None) -> MainWindow:
     return window
 
 
+def _bring_to_front(window: MainWindow) -> None:
+    print("ikgui: another launch asked for this window", file=sys.stderr, flush=True)
+    window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
+    window.show()
+    window.raise_()
+    window.activateWindow()
+
+
 def main(argv: list[str]) -> int:
     app = application([sys.argv[0], *argv])
     app.setApplicationName("ikgui")
     app.setApplicationDisplayName("ikgui")
     app.setDesktopFileName("ikgui")
     app.setQuitOnLastWindowClosed(False)
+    database = resolve().database
+    if ask_running_instance(database):
+        print("ikgui is already open on this database: brought its window to the front.")
+        return 0
     loop = new_loop()
     asyncio.set_event_loop(loop)
     try:
@@ -108,10 +160,12 @@ def main(argv: list[str]) -> int:
     except IkguiError as exc:
         QMessageBox.critical(None, "ikgui cannot start", exc.message)
         return 1
+    instance = InstanceServer(database, lambda: _bring_to_front(window))
     closed = loop.create_future()
     previous = window.services.on_closed
 
     def finished() -> None:
+        instance.close()
         if previous is not None:
             previous()
         if not closed.done():
@@ -121,3 +175,63 @@ def main(argv: list[str]) -> int:
     with loop:
         loop.run_until_complete(closed)
     return 0
+
+
+def self_test() -> int:
+    """Open the window offscreen over a throwaway database, run commands, replay, close.
+
+    Used to check that an installed bundle works on a machine without a display.
+    """
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    app = application([sys.argv[0]])
+    app.setQuitOnLastWindowClosed(False)
+    loop = new_loop()
+    asyncio.set_event_loop(loop)
+    with tempfile.TemporaryDirectory(prefix="ikgui-self-test-") as folder:
+        home = Path(folder)
+        (home / "config.toml").write_text(
+            '[providers.ollama]\nkind = "ollama"\nbase_url = "http://127.0.0.1:9"\n',
+            encoding="utf-8",
+        )
+        with loop:
+            problems = loop.run_until_complete(_self_test(home))
+    if problems:
+        for problem in problems:
+            print(f"ikgui self-test: FAILED: {problem}", file=sys.stderr)
+        return 1
+    print("ikgui self-test: ok (window, icons, database, commands, replay)")
+    return 0
+
+
+async def _self_test(home: Path) -> list[str]:
+    from ikgui.domain.replay import replay_conversation
+
+    problems: list[str] = []
+    window = build_window(home, check_timeout=1.0)
+    window.show()
+    try:
+        for line in (
+            "/prompt a self-test prompt",
+            "/mark check",
+            "/title Self-test",
+            "/prompt edited after the mark",
+            "/rewind check",
+        ):
+            await window.run_line(line)
+        session = window.session
+        fresh = replay_conversation(session.store, session.conversation.id)
+        live_ids = [e.id for e in session.state.scrollback]
+        if [e.id for e in fresh.scrollback] != live_ids or not live_ids:
+            problems.append("the replayed conversation differs from the live one")
+        if fresh.working_prompt != "a self-test prompt":
+            problems.append(f"rewind restored {fresh.working_prompt!r}")
+        if window.scrollback.item_texts()[-1] != "Rewound to check":
+            problems.append("the scrollback does not show the rewind")
+        if window.grab().isNull():
+            problems.append("the window could not be painted")
+    except Exception as exc:  # the point of a self-test: report, do not crash
+        problems.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        await window.shutdown()
+        window.close()
+    return problems

@@ -77,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ikgui", description="A desktop workbench for conversations with language models."
     )
     parser.add_argument("--version", action="version", version=f"ikgui {__version__}")
+    parser.add_argument(
+        "--paths", action="store_true", help="print where ikgui keeps its database and config"
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="open the window offscreen on a throwaway database, check, exit",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     add_run_parser(sub)
@@ -326,6 +334,14 @@ CONV_COMMANDS = {
 def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.paths:
+        paths = resolve(home)
+        print(f"data:     {paths.data_dir}")
+        print(f"config:   {paths.config_dir}")
+        print(f"database: {paths.database}")
+        print(f"settings: {paths.config}")
+        print(f"exports:  {paths.exports}")
+        return 0
     if args.command is None:
         parser.print_help()
         return 0

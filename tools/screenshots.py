@@ -21,27 +21,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ikgui.domain.events import Kind  # noqa: E402
+from ikgui.domain.demo import build_demo  # noqa: E402
 from ikgui.domain.session import Session  # noqa: E402
 from ikgui.storage import open_store  # noqa: E402
-
-REPLY = """Good idea — a **write-ahead log** keeps readers and the writer out of each \
-other's way. Turn it on once per database:
-
-```python
-import sqlite3
-
-db = sqlite3.connect("ikgui.db")
-db.execute("PRAGMA journal_mode=wal")   # readers never block the writer
-db.execute("PRAGMA busy_timeout=5000")  # wait instead of failing when locked
-```
-
-Two things to keep in mind:
-
-- a checkpoint copies the log back into the database now and then;
-- the `-wal` and `-shm` files must travel with the database.
-
-Prompt: a lighthouse on a cliff at dusk, watercolor, warm light"""
 
 
 def populate(home: Path) -> None:
@@ -54,62 +36,7 @@ def populate(home: Path) -> None:
         encoding="utf-8",
     )
     store = open_store(home / "ikgui.db")
-    session = Session(store)
-    usage = {
-        "provider": "ollama",
-        "model": "llama3.2",
-        "usage": {"input": 412, "output": 236},
-        "cost": 0.0,
-        "finish_reason": "stop",
-        "interrupted": False,
-    }
-
-    def older(title: str, tags: list[str], text: str, agent: str | None = None) -> None:
-        session.new_conversation(None)
-        session.conversation.agent = agent
-        session.append(Kind.USER, text)
-        session.append(Kind.ASSISTANT, "Sure — here is a short overview.", usage)
-        session.rename(session.conversation.id, title)
-        session.set_tags_of(session.conversation.id, tags)
-
-    older("Trip planning: Lofoten in March", ["travel"], "Plan a 5-day trip to Lofoten")
-    older("Regex for ISO dates", ["code"], "A regex for ISO 8601 dates?", "coder")
-    older("Book notes: Designing Data-Intensive Apps", ["reading"], "Summarize chapter 3")
-
-    session.new_conversation(None)
-    session.conversation.agent = "writer"
-    session.append(Kind.USER, "How do I make SQLite safe for a reader and a writer at once?")
-    session.append(
-        Kind.ASSISTANT,
-        REPLY,
-        {**usage, "prompt": "a lighthouse on a cliff at dusk, watercolor, warm light"},
-    )
-    root = session.conversation.id
-    session.rename(root, "SQLite WAL for the app")
-    session.set_tags_of(root, ["sqlite", "design"])
-    session.mark("before benchmarks")
-    session.append(Kind.USER, "Should we benchmark with 1M events?")
-    session.append(
-        Kind.ASSISTANT,
-        "Yes: a million events across ten thousand conversations is a realistic upper bound.",
-        usage,
-    )
-    session.rewind("before benchmarks")
-    session.edit_prompt("a lighthouse on a cliff at dusk, watercolor, stormy sea")
-    child = session.fork()
-    session.rename(child.id, "WAL on network drives?")
-    session.fork()
-    session.rename(session.conversation.id, "Variant: rollback journal")
-    session.open(child.id)
-    session.append(Kind.USER, "What about the `-shm` file on network drives?")
-    session.append(
-        Kind.ASSISTANT,
-        "Avoid network drives: WAL needs *shared memory*, which "
-        "network file systems do not provide reliably. Keep the database on a "
-        "local disk and sync exports instead.",
-        usage,
-    )
-    store.add_usage(child.id, 1236, 708, 0.0)
+    build_demo(Session(store))
     store.close()
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import qasync
+from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 
@@ -27,10 +28,21 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
             sys.set_asyncgen_hooks(*previous)
 
 
+_QUIET = ("This plugin does not support propagateSizeHints()",)
+
+
+def _messages(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's own messages, minus the offscreen platform's harmless chatter."""
+    if message in _QUIET:
+        return
+    sys.stderr.write(message + "\n")
+
+
 def application(argv: list[str] | None = None) -> QApplication:
     """The process's QApplication (created on first use)."""
     app = QApplication.instance()
     if app is None:
+        qInstallMessageHandler(_messages)
         app = QApplication(argv if argv is not None else [sys.argv[0]])
     assert isinstance(app, QApplication)
     return app

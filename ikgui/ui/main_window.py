@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -41,6 +42,7 @@ from ikgui.ui.panels import Banner, ContextDialog
 from ikgui.ui.prompt_editor import PromptEditor
 from ikgui.ui.scrollback import ScrollbackView
 from ikgui.ui.sidebar import ConversationSidebar
+from ikgui.ui.welcome import WelcomePanel
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
 
@@ -61,6 +63,10 @@ class WindowServices:
     problems: list[str] = field(default_factory=list)
     check_timeout: float = 4.0
     on_closed: Callable[[], None] | None = None
+    #: Opens the read-only demo (None: no demo from this window).
+    open_demo: Callable[[], Any] | None = None
+    #: A read-only window (the demo): browse, search, read; nothing is written.
+    read_only: bool = False
 
 
 class MainWindow(QMainWindow):
@@ -124,7 +130,12 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(6)
         column.addWidget(self.banner)
-        column.addWidget(self.scrollback, 1)
+        self.welcome = WelcomePanel(self)
+        self.centre_stack = QStackedWidget(self)
+        self.centre_stack.setObjectName("centreStack")
+        self.centre_stack.addWidget(self.scrollback)
+        self.centre_stack.addWidget(self.welcome)
+        column.addWidget(self.centre_stack, 1)
         column.addWidget(self.feedback)
         row = QHBoxLayout()
         row.setContentsMargins(8, 0, 8, 8)
@@ -195,6 +206,8 @@ class MainWindow(QMainWindow):
         self.working.commit_requested.connect(self.commit_prompt)
         self.working.show_context_requested.connect(self.show_context)
         self.banner.settings_requested.connect(lambda: self.open_settings("providers"))
+        self.welcome.setup_requested.connect(lambda: self.open_settings("providers"))
+        self.welcome.demo_requested.connect(self.open_demo)
 
         s = self.sidebar
         s.conversation_activated.connect(self.open_conversation)
@@ -236,6 +249,16 @@ class MainWindow(QMainWindow):
             self._on_switched()
         for problem in self.services.problems:
             self.banner.show_message(f"config.toml: {problem} (defaults are used)")
+        if self.read_only:
+            self.prompt.setReadOnly(True)
+            self.prompt.setPlaceholderText("This demo is read-only.")
+            self.working.editor.setReadOnly(True)
+            self.banner.show_message(
+                "This is a demo, generated for you and thrown away when you close this "
+                "window. It is read-only: browse, search, right-click, show the context."
+            )
+            self.banner.button.hide()
+            return
         self._poll_timer.start()
         self.spawn(self.check_models(), "check-models")
 
@@ -280,8 +303,25 @@ class MainWindow(QMainWindow):
         if text:
             self.statusBar().showMessage(text.splitlines()[0], 8000)
 
+    @property
+    def read_only(self) -> bool:
+        return self.services.read_only
+
+    def _refuse_if_read_only(self) -> bool:
+        if self.read_only:
+            self.show_feedback(
+                "The demo is read-only: open your own conversations to try this.", error=True
+            )
+        return self.read_only
+
+    def open_demo(self) -> None:
+        if self.services.open_demo is not None:
+            self.demo_window = self.services.open_demo()
+
     def _guard(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run a session call from a click; an error becomes one visible line."""
+        if self._refuse_if_read_only():
+            return None
         try:
             return fn(*args)
         except IkguiError as exc:
@@ -292,6 +332,8 @@ class MainWindow(QMainWindow):
     def run_line(self, line: str) -> asyncio.Task[Any]:
         """Send a message or run a slash command, as typed in the prompt editor."""
         self.show_feedback("")
+        if self._refuse_if_read_only():
+            return self.spawn(asyncio.sleep(0), "refused")
         return self.spawn(self._execute(line), f"line:{self.session.conversation.id}")
 
     def _position(self) -> tuple[str, int | None]:
@@ -502,9 +544,19 @@ class MainWindow(QMainWindow):
         self.sidebar.set_streaming(conv_id, streaming)
         self._refresh_chrome()
 
+    def _first_run(self) -> bool:
+        """Nothing stored yet and nothing on screen: show the welcome instead."""
+        session = self.session
+        if self.read_only or session.saved or session.state.scrollback:
+            return False
+        return not self.store.list_conversations(1) and not self.store.list_conversations(
+            1, trashed=True
+        )
+
     def _refresh_chrome(self) -> None:
         session, conv = self.session, self.session.conversation
         streaming = session.streaming
+        self.centre_stack.setCurrentWidget(self.welcome if self._first_run() else self.scrollback)
         if not session.prompt_edited:  # the recorded prompt, unless the user is editing
             self.working.show_prompt(session.state.working_prompt)
             self.working.set_edited(False)
@@ -522,7 +574,12 @@ class MainWindow(QMainWindow):
         )
         self.status_stream.setText("Streaming…" if streaming else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
-        self.setWindowTitle(f"{title} — ikgui")
+        self.setWindowTitle(f"{title} — ikgui" + (" demo (read-only)" if self.read_only else ""))
+        if self.read_only:
+            for action in self.toolbar_actions.actions.values():
+                action.setEnabled(action.objectName() in ("actionExport",))
+            self.toolbar_actions.model_selector.setEnabled(False)
+            self.send_button.setEnabled(False)
         if self.toolbar_actions.model_selector.currentText() != (session.model or ""):
             known = [
                 self.toolbar_actions.model_selector.itemText(i)
