@@ -55,55 +55,52 @@ def max_rss_mb() -> float:
 
 # -- children (keep their imports to what the app itself needs) ------------------------
 def child_window(home: str, switch_to: str) -> None:
-    """What ``ikgui`` does at start-up, plus the paint marker; optionally a switch."""
-    import asyncio
-
+    """``ikgui`` itself (``app.main`` with ``IKGUI_HOME``), with ``open_main_window``
+    wrapped to watch the scrollback's first paint; then optionally a switch, then the
+    window is closed (its normal shutdown ends ``main``)."""
+    os.environ["IKGUI_HOME"] = home
     from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtWidgets import QApplication
 
-    from ikgui.app import open_main_window
-    from ikgui.ui.loop import application, new_loop
+    import ikgui.app as ikgui_app
 
     say("imported")
-    app = application([sys.argv[0]])
-    app.setApplicationName("ikgui")
-    app.setApplicationDisplayName("ikgui")
-    app.setDesktopFileName("ikgui")
-    loop = new_loop()
-    asyncio.set_event_loop(loop)
-    window = open_main_window(Path(home))
-    say("built")
-    painted = loop.create_future()
-
-    def mark_painted() -> None:
-        if not painted.done():
-            painted.set_result(None)
+    open_main_window = ikgui_app.open_main_window
 
     class PaintWatch(QObject):
+        def __init__(self, window) -> None:  # type: ignore[no-untyped-def]
+            super().__init__(window)
+            self.window = window
+            self.fired = False
+            window.scrollback.viewport().installEventFilter(self)
+
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-            if event.type() == QEvent.Type.Paint and not painted.done():
-                QTimer.singleShot(0, mark_painted)  # after the whole paint pass
+            if event.type() == QEvent.Type.Paint and not self.fired:
+                self.fired = True
+                QTimer.singleShot(0, self.painted)  # after the whole paint pass
             return False
 
-    watch = PaintWatch()
-    window.scrollback.viewport().installEventFilter(watch)
-
-    async def run() -> None:
-        try:
-            await asyncio.wait_for(painted, 30)
+        def painted(self) -> None:
             say("painted")
+            window = self.window
+            window.scrollback.viewport().removeEventFilter(self)
             if switch_to:
                 window.open_conversation(switch_to)
-                app.processEvents()
+                QApplication.processEvents()
                 window.scrollback.viewport().repaint()
                 say("switched")
             print(f"rss {max_rss_mb():.1f}", flush=True)
-        finally:
-            window.scrollback.viewport().removeEventFilter(watch)
-            await window.shutdown()
             window.close()
 
-    with loop:
-        loop.run_until_complete(run())
+    def watched_window(home: Path | None = None):  # type: ignore[no-untyped-def]
+        window = open_main_window(home)
+        say("built")
+        PaintWatch(window)
+        QTimer.singleShot(30_000, window.close)
+        return window
+
+    ikgui_app.open_main_window = watched_window
+    ikgui_app.main([])
 
 
 def child_floor() -> None:

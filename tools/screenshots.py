@@ -66,6 +66,40 @@ async def grab(home: Path, theme: str, out: Path) -> None:
     window.close()
 
 
+async def grab_first_run(home: Path, out_dir: Path) -> None:
+    """The welcome state of an empty database, and the read-only demo window."""
+    from ikgui.app import build_window
+    from ikgui.ui.loop import application
+    from ikgui.ui.style import apply_style
+
+    app = application()
+    apply_style(app, "light")
+    window = build_window(home, check_timeout=0.5)
+    window.resize(1340, 820)
+    window.show()
+    while any(not t.done() for t in window._tasks):
+        await asyncio.sleep(0.05)
+    window.banner.hide()
+    window.statusBar().clearMessage()
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    window.grab().save(str(out_dir / "first-run.png"))
+    print(f"wrote {out_dir / 'first-run.png'}")
+    window.open_demo()
+    demo = window.demo_window
+    demo.resize(1340, 820)
+    demo.statusBar().clearMessage()
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    demo.grab().save(str(out_dir / "demo.png"))
+    print(f"wrote {out_dir / 'demo.png'}")
+    for win in (demo, window):
+        await win.shutdown()
+        win.close()
+
+
 def main() -> None:
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -79,6 +113,7 @@ def main() -> None:
         with loop:
             for theme in ("light", "dark"):
                 loop.run_until_complete(grab(home, theme, out_dir / f"window-{theme}.png"))
+            loop.run_until_complete(grab_first_run(Path(tmp) / "empty", out_dir))
 
 
 if __name__ == "__main__":
