@@ -16,6 +16,13 @@ def main() -> int:
         from ikgui.cli import main as cli_main
 
         return cli_main(argv)
+    # The providers' modules (httpx, httpcore) load faster before PySide6, whose import
+    # hook reads the source of every module imported after it; loading them here also
+    # keeps that work out of the first send.
+    import httpcore  # noqa: F401
+
+    import ikgui.providers  # noqa: F401
+
     if argv and argv[0] == "--self-test":
         from ikgui.app import self_test
 

@@ -8,6 +8,7 @@ a key lives, never the key.
 from __future__ import annotations
 
 import os
+import threading
 
 SERVICE = "ikgui"
 #: Backends that do not keep secrets safely (or at all): never a silent default.
@@ -15,17 +16,47 @@ _UNSAFE = ("fail", "null", "plaintext", "keyrings.alt", "chainer")
 
 
 class KeyStore:
+    """Looks the backend up on first use: discovering keyring backends costs ~100 ms,
+    which start-up should not pay before the window shows."""
+
     def __init__(self) -> None:
+        self._session: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self._probed = False
+        self._available = False
+        self._backend_name = ""
+
+    def probe(self) -> None:
+        """Find the keyring backend now (it is otherwise found on first use)."""
+        self._probe()
+
+    def _probe(self) -> None:
+        with self._lock:
+            self._probe_locked()
+
+    def _probe_locked(self) -> None:
+        if self._probed:
+            return
         import keyring
 
         self._keyring = keyring
         backend = keyring.get_keyring()
         name = f"{type(backend).__module__}.{type(backend).__name__}".lower()
-        self.backend_name = type(backend).__name__
-        self.available = not any(part in name for part in _UNSAFE) or self._chain_has_backends(
+        self._backend_name = type(backend).__name__
+        self._available = not any(part in name for part in _UNSAFE) or self._chain_has_backends(
             backend
         )
-        self._session: dict[str, str] = {}
+        self._probed = True
+
+    @property
+    def available(self) -> bool:
+        self._probe()
+        return self._available
+
+    @property
+    def backend_name(self) -> str:
+        self._probe()
+        return self._backend_name
 
     @staticmethod
     def _chain_has_backends(backend: object) -> bool:

@@ -94,7 +94,7 @@ def apt_install(packages: list[str]) -> bool:
         if not shutil.which("sudo"):
             return False
         prefix = ["sudo", "-n"]
-    say("installing the system libraries Qt needs: " + " ".join(packages))
+    say("installing system packages: " + " ".join(packages))
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     try:
         run([*prefix, "apt-get", "update", "-qq"], env=env, stdout=subprocess.DEVNULL)
@@ -129,10 +129,25 @@ def setup(platform: str) -> None:
     ensure_qt(platform)
 
 
+def validators() -> None:
+    """The desktop-file and AppStream validators the packaging tests use (best effort:
+    without them those two tests are skipped with the reason)."""
+    missing = [
+        pkg
+        for tool, pkg in (
+            ("desktop-file-validate", "desktop-file-utils"),
+            ("appstreamcli", "appstream"),
+        )
+        if not shutil.which(tool)
+    ]
+    if missing and hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        apt_install(missing)
+
+
 def checks(extra: list[str]) -> int:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     steps = [
-        ("ruff", [str(PY), "-m", "ruff", "check", "ikgui", "tests", "benchmarks", "tools"]),
+        ("ruff", [str(PY), "-m", "ruff", "check", "ikgui", "tests", "benchmarks", "tools", "packaging"]),
         ("mypy", [str(PY), "-m", "mypy", "ikgui"]),
         ("import-linter", [str(BIN / "lint-imports")]),
         ("pytest", [str(PY), "-m", "pytest", *extra]),
@@ -170,6 +185,7 @@ def main(argv: list[str]) -> int:
     setup("offscreen")
     if what == "setup":
         return 0
+    validators()
     return checks(extra)
 
 

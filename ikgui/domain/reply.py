@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from collections.abc import Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from ikgui.domain.session import Session
 
 SAVE_INTERVAL = 1.0
+#: The longest the reply loop runs before giving the event loop a turn (seconds).
+YIELD_AFTER = 0.005
 
 
 def _no_model(provider: str) -> ProviderError:
@@ -157,7 +160,13 @@ async def stream_reply(session: Session, conv_id: str) -> Event | None:
         end: StreamEnd | None = None
         try:
             async with aclosing(provider.stream(request)) as items:
+                busy_since = time.monotonic()
                 async for item in items:
+                    if time.monotonic() - busy_since > YIELD_AFTER:
+                        # A network read can carry hundreds of deltas: let the window
+                        # paint and stay responsive between them.
+                        await asyncio.sleep(0)
+                        busy_since = time.monotonic()
                     if isinstance(item, TextDelta):
                         reply.delta(item.text)
                     elif isinstance(item, ToolCallDelta):

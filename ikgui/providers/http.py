@@ -15,7 +15,9 @@ closes any stream a consumer abandoned, while the loop can still run httpx's cle
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import ssl
 from collections import deque
 from collections.abc import Iterator
 from typing import Any
@@ -34,6 +36,15 @@ IDLE_TIMEOUT = 60.0
 ERROR_BODY_LIMIT = 64 * 1024
 JSON_BODY_LIMIT = 16 * 1024 * 1024
 USER_AGENT = "ikgui/0.1"
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One TLS context for every client: building one loads the CA bundle (~20 ms),
+    which a window must not pay at every send."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 class HTTPProvider:
@@ -103,6 +114,7 @@ class HTTPProvider:
                 follow_redirects=False,
                 transport=self._transport,
                 headers={"user-agent": USER_AGENT},
+                verify=tls_context(),
             )
         return self._http
 

@@ -643,7 +643,8 @@ class MainWindow(QMainWindow):
         self.save_draft()
         for conv_id in list(self.session.streams):
             self.session.stop(conv_id)
-        pending = [t for t in self._tasks if not t.done()]
+        me = asyncio.current_task()
+        pending = [t for t in self._tasks if not t.done() and t is not me]
         for task in pending:
             if not task.get_name().startswith("line:"):
                 task.cancel()

@@ -310,8 +310,11 @@ class ScrollbackView(QTextBrowser):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if self._ready and event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
-            self._writer.colors = Colors.from_palette(self.palette())
-            self._writer.font = self.font()
+            colors, font = Colors.from_palette(self.palette()), self.font()
+            if colors == self._writer.colors and font == self._writer.font:
+                return  # showing the window sends palette events that change nothing
+            self._writer.colors = colors
+            self._writer.font = font
             follow, value = self._at_bottom(), self.verticalScrollBar().value()
             self._rebuild()
             if follow:

@@ -398,3 +398,22 @@ async def test_show_context_and_settings_open(
     assert settings.objectName() == "settingsDialog" and settings.isVisible()
     settings.close()
     assert window.toolbar_actions["actionSettings"].isEnabled()
+
+
+async def test_closing_the_window_shuts_down_and_releases_the_store(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    write_config(home, WireServer.closed_url())
+    win = await opened(home, check_timeout=0.5)
+    released: list[bool] = []
+    previous = win.services.on_closed
+    win.services.on_closed = lambda: (previous and previous(), released.append(True))
+    win.prompt.setPlainText("unsent words")
+    win.close()  # the user's close button: shutdown runs as a task, then the window closes
+    await wait_until(lambda: released == [True] and not win.isVisible())
+    store = open_store(home / "ikgui.db")
+    try:
+        assert store.list_conversations() == []  # the draft of an unsaved one is in the ini
+    finally:
+        store.close()
+    ini = (home / "window.ini").read_text()
+    assert "unsent words" in ini and "geometry" in ini
