@@ -20,15 +20,11 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QMainWindow,
-    QPushButton,
     QSplitter,
-    QStackedWidget,
     QToolBar,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -37,12 +33,9 @@ from ikgui.domain.events import Event, Kind
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
-from ikgui.ui.icons import set_icon
-from ikgui.ui.panels import Banner, ContextDialog
-from ikgui.ui.prompt_editor import PromptEditor
-from ikgui.ui.scrollback import ScrollbackView
+from ikgui.ui.conversation_pane import ConversationPane
+from ikgui.ui.panels import ContextDialog
 from ikgui.ui.sidebar import ConversationSidebar
-from ikgui.ui.welcome import WelcomePanel
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
 
@@ -103,54 +96,17 @@ class MainWindow(QMainWindow):
         self.toolbar_actions = WindowActions(toolbar, self.session, self)
 
         self.sidebar = ConversationSidebar(self.store, self)
-        self.scrollback = ScrollbackView(self)
-        self.banner = Banner(self)
-        self.prompt = PromptEditor(self)
+        self.pane = pane = ConversationPane(self)
+        self.scrollback, self.banner, self.welcome = pane.scrollback, pane.banner, pane.welcome
+        self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
+        self.send_button, self.stop_button = pane.send_button, pane.stop_button
         self.prompt.set_commands((c.name, c.description) for c in self.session.registry)
-        self.send_button = QPushButton("Send")
-        set_icon(self.send_button, "send", on_accent=True)
-        self.send_button.setObjectName("sendButton")
-        self.send_button.setAccessibleName("sendButton")
-        self.send_button.setToolTip("Send (Enter)")
-        self.stop_button = QPushButton("Stop")
-        set_icon(self.stop_button, "stop")
-        self.stop_button.setObjectName("stopButton")
-        self.stop_button.setAccessibleName("stopButton")
-        self.stop_button.setToolTip("Stop the reply (Escape)")
-        self.stop_button.hide()
-        self.feedback = QLabel()
-        self.feedback.setObjectName("commandFeedback")
-        self.feedback.setWordWrap(True)
-        self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.feedback.hide()
         self.working = WorkingPromptPanel(self)
-
-        centre = QWidget()
-        column = QVBoxLayout(centre)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(6)
-        column.addWidget(self.banner)
-        self.welcome = WelcomePanel(self)
-        self.centre_stack = QStackedWidget(self)
-        self.centre_stack.setObjectName("centreStack")
-        self.centre_stack.addWidget(self.scrollback)
-        self.centre_stack.addWidget(self.welcome)
-        column.addWidget(self.centre_stack, 1)
-        column.addWidget(self.feedback)
-        row = QHBoxLayout()
-        row.setContentsMargins(8, 0, 8, 8)
-        row.addWidget(self.prompt, 1)
-        buttons = QVBoxLayout()
-        buttons.addWidget(self.send_button)
-        buttons.addWidget(self.stop_button)
-        buttons.addStretch(1)
-        row.addLayout(buttons)
-        column.addLayout(row)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.sidebar)
-        self.splitter.addWidget(centre)
+        self.splitter.addWidget(pane)
         self.splitter.addWidget(self.working)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
@@ -295,11 +251,7 @@ class MainWindow(QMainWindow):
         return task
 
     def show_feedback(self, text: str, error: bool = False) -> None:
-        self.feedback.setProperty("error", error)
-        self.feedback.setText(text)
-        self.feedback.setVisible(bool(text))
-        self.feedback.style().unpolish(self.feedback)
-        self.feedback.style().polish(self.feedback)
+        self.pane.show_feedback(text, error)
         if text:
             self.statusBar().showMessage(text.splitlines()[0], 8000)
 
@@ -556,14 +508,12 @@ class MainWindow(QMainWindow):
     def _refresh_chrome(self) -> None:
         session, conv = self.session, self.session.conversation
         streaming = session.streaming
-        self.centre_stack.setCurrentWidget(self.welcome if self._first_run() else self.scrollback)
+        self.pane.show_welcome(self._first_run())
         if not session.prompt_edited:  # the recorded prompt, unless the user is editing
             self.working.show_prompt(session.state.working_prompt)
             self.working.set_edited(False)
         self.toolbar_actions.update()
-        self.send_button.setEnabled(not streaming)
-        self.stop_button.setVisible(streaming)
-        self.send_button.setVisible(not streaming)
+        self.pane.set_streaming(streaming)
         model = session.model or "default model"
         self.status_model.setText(f"{session.provider} · {model}")
         tokens = conv.tokens_input + conv.tokens_output

@@ -1,0 +1,83 @@
+"""The centre of the window: banner, the transcript (or the first-run welcome), one line
+of command feedback, and the prompt editor with its Send and Stop buttons."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ikgui.ui.icons import set_icon
+from ikgui.ui.panels import Banner
+from ikgui.ui.prompt_editor import PromptEditor
+from ikgui.ui.scrollback import ScrollbackView
+from ikgui.ui.welcome import WelcomePanel
+
+
+def _button(text: str, icon: str, name: str, tip: str, on_accent: bool = False) -> QPushButton:
+    button = QPushButton(text)
+    set_icon(button, icon, on_accent=on_accent)
+    button.setObjectName(name)
+    button.setAccessibleName(name)
+    button.setToolTip(tip)
+    return button
+
+
+class ConversationPane(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.banner = Banner(self)
+        self.scrollback = ScrollbackView(self)
+        self.welcome = WelcomePanel(self)
+        self.stack = QStackedWidget(self)
+        self.stack.setObjectName("centreStack")
+        self.stack.addWidget(self.scrollback)
+        self.stack.addWidget(self.welcome)
+        self.feedback = QLabel()
+        self.feedback.setObjectName("commandFeedback")
+        self.feedback.setWordWrap(True)
+        self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.feedback.hide()
+        self.prompt = PromptEditor(self)
+        self.send_button = _button("Send", "send", "sendButton", "Send (Enter)", True)
+        self.stop_button = _button("Stop", "stop", "stopButton", "Stop the reply (Escape)")
+        self.stop_button.hide()
+
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(6)
+        column.addWidget(self.banner)
+        column.addWidget(self.stack, 1)
+        column.addWidget(self.feedback)
+        row = QHBoxLayout()
+        row.setContentsMargins(8, 0, 8, 8)
+        row.addWidget(self.prompt, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        row.addLayout(buttons)
+        column.addLayout(row)
+
+    def show_feedback(self, text: str, error: bool = False) -> None:
+        """One line under the transcript (an error in the error colour); empty hides it."""
+        self.feedback.setProperty("error", error)
+        self.feedback.setText(text)
+        self.feedback.setVisible(bool(text))
+        style = self.feedback.style()
+        style.unpolish(self.feedback)
+        style.polish(self.feedback)
+
+    def show_welcome(self, welcome: bool) -> None:
+        self.stack.setCurrentWidget(self.welcome if welcome else self.scrollback)
+
+    def set_streaming(self, streaming: bool) -> None:
+        self.send_button.setVisible(not streaming)
+        self.send_button.setEnabled(not streaming)
+        self.stop_button.setVisible(streaming)
