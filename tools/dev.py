@@ -147,7 +147,10 @@ def validators() -> None:
 def checks(extra: list[str]) -> int:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     steps = [
-        ("ruff", [str(PY), "-m", "ruff", "check", "ikgui", "tests", "benchmarks", "tools", "packaging"]),
+        (
+            "ruff",
+            [str(PY), "-m", "ruff", "check", "ikgui", "tests", "benchmarks", "tools", "packaging"],
+        ),
         ("mypy", [str(PY), "-m", "mypy", "ikgui"]),
         ("import-linter", [str(BIN / "lint-imports")]),
         ("pytest", [str(PY), "-m", "pytest", *extra]),
