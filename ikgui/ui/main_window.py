@@ -301,6 +301,8 @@ class MainWindow(QMainWindow):
             return
         except IkguiError as exc:
             self.show_feedback(exc.line, error=True)
+            if not self.prompt.toPlainText() and self._position() == before:
+                self.prompt.setPlainText(line)  # nothing was recorded: keep the text
             return
         except asyncio.CancelledError:
             self.statusBar().showMessage("Stopped", 4000)

@@ -97,6 +97,7 @@ class WindowActions:
             toolbar.addAction(action)
             if spec.name in ("actionClear", "actionStop", "actionDelete"):
                 toolbar.addSeparator()
+        self._marks_shown: tuple[tuple[int, str | None], ...] | None = None
         self.rewind_menu = QMenu(parent)
         self.rewind_menu.setObjectName("rewindMenu")
         self.actions["actionRewind"].setMenu(self.rewind_menu)
@@ -141,6 +142,10 @@ class WindowActions:
         for name in ("actionRename", "actionTags", "actionExport", "actionDelete"):
             self.actions[name].setEnabled(saved)
         self.actions["actionStop"].setEnabled(session.streaming)
+        marks = tuple((m.event_id, m.label) for m in session.state.marks)
+        if marks == self._marks_shown:
+            return  # a long conversation can hold hundreds of marks: rebuild on change only
+        self._marks_shown = marks
         self.rewind_menu.clear()
         for mark in reversed(session.state.marks):
             label = mark.label if mark.label is not None else f"Unlabeled mark #{mark.event_id}"
