@@ -85,8 +85,15 @@ class HTTPProvider:
     def models_url(self) -> str:
         raise NotImplementedError
 
+    #: What the chat endpoint streams back.
+    accept = "text/event-stream"
+
     def headers(self) -> dict[str, str]:
-        return {}
+        """The accept header and, with a key, the bearer token (Anthropic differs)."""
+        headers = {"accept": self.accept}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        return headers
 
     def body(self, request: ChatRequest) -> dict[str, Any]:
         raise NotImplementedError

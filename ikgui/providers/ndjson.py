@@ -9,6 +9,8 @@ the interpreter's job, so a malformed line can be reported with its context.
 
 from __future__ import annotations
 
+from ikgui.providers.lines import take_complete
+
 
 class NDJSONDecoder:
     """Bytes in, complete text lines out."""
@@ -20,17 +22,9 @@ class NDJSONDecoder:
 
     def feed(self, chunk: bytes) -> list[str]:
         """Decode ``chunk``; returns the non-blank lines it completed."""
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
-            self._buffer += chunk
+        block = take_complete(self._buffer, chunk, chunk.rfind(b"\n"))
+        if block is None:
             return []
-        if self._buffer:
-            block = bytes(self._buffer) + chunk[: cut + 1]
-            self._buffer = bytearray(chunk[cut + 1 :])
-        else:
-            block = chunk[: cut + 1]
-            if cut + 1 < len(chunk):
-                self._buffer += chunk[cut + 1 :]
         # The block ends at "\n", so it holds whole UTF-8 characters.
         text = block.decode("utf-8", "replace")
         if "\r" in text:

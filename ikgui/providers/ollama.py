@@ -20,6 +20,7 @@ _TOP_LEVEL = ("tools", "format", "keep_alive", "think")
 
 class OllamaProvider(HTTPProvider):
     kind = "ollama"
+    accept = "application/x-ndjson"
 
     def _root(self) -> str:
         base = self.base_url
@@ -30,12 +31,6 @@ class OllamaProvider(HTTPProvider):
 
     def models_url(self) -> str:
         return f"{self._root()}/api/tags"
-
-    def headers(self) -> dict[str, str]:
-        headers = {"accept": "application/x-ndjson"}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        return headers
 
     def body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -31,12 +31,6 @@ class OpenAIProvider(HTTPProvider):
     def models_url(self) -> str:
         return v1_url(self.base_url, "models")
 
-    def headers(self) -> dict[str, str]:
-        headers = {"accept": "text/event-stream"}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        return headers
-
     def body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ikgui.providers.lines import take_complete
+
 #: The event name of a message that had no ``event:`` field.
 DEFAULT_EVENT = "message"
 
@@ -42,16 +44,9 @@ class SSEDecoder:
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
         cut = max(chunk.rfind(b"\n"), chunk.rfind(b"\r"))
-        if cut < 0:
-            self._buffer += chunk
+        block = take_complete(self._buffer, chunk, cut)
+        if block is None:
             return []
-        if self._buffer:
-            block = bytes(self._buffer) + chunk[: cut + 1]
-            self._buffer = bytearray(chunk[cut + 1 :])
-        else:
-            block = chunk[: cut + 1]
-            if cut + 1 < len(chunk):
-                self._buffer += chunk[cut + 1 :]
         if cut == len(chunk) - 1 and chunk[cut] == 13:  # ends with "\r": maybe "\r\n" next
             self._skip_lf = True
         # The block ends at an ASCII terminator, so it holds whole UTF-8 characters.
