@@ -64,6 +64,7 @@ class _Reply:
         is shown at once, with no database write in its way."""
         data = {**self.base, "streaming": True, "owner": os.getpid()}
         self.event = self.session.append_to(self.conv_id, Kind.ASSISTANT, "", data)
+        self.session.live_text[self.event.id] = lambda: self.text
 
     def delta(self, text: str) -> None:
         if not text or self.event is None:
@@ -93,6 +94,8 @@ class _Reply:
         reply (``keep_empty``); a failure before any text leaves only its error."""
         session = self.session
         text = self.text
+        if self.event is not None:
+            session.live_text.pop(self.event.id, None)
         data: dict[str, Any] = dict(self.base)
         if end is not None and end.model:
             data["model"] = end.model

@@ -77,6 +77,8 @@ class Session:
         self.registry = default_registry()
         #: The task streaming a reply, per conversation id.
         self.streams: dict[str, asyncio.Task[Any]] = {}
+        #: The text so far of each reply streaming now, by event id.
+        self.live_text: dict[int, Callable[[], str]] = {}
         self.quit_requested = False
         self.saved = False
         self._listeners: list[Listener] = []
@@ -135,9 +137,18 @@ class Session:
         self.conversation = conv
         self.saved = True
         self.state = replay_conversation(self.store, conv_id)
+        self._show_live_text()
         self._staged_prompt = None
         self._emit("conversation_switched")
         return conv
+
+    def _show_live_text(self) -> None:
+        """A reply still streaming here was saved up to a second ago: show all of it."""
+        for items in (self.state.context, self.state.scrollback):
+            for index, event in enumerate(items):
+                text = self.live_text.get(event.id)
+                if text is not None:
+                    items[index] = event.with_changes(text(), event.data)
 
     def open_ref(self, ref: str) -> Conversation:
         return self.open(resolve_ref(self.store, ref))
