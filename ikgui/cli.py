@@ -74,7 +74,10 @@ class Env:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        prog="ikgui", description="A desktop workbench for conversations with language models."
+        prog="ikgui",
+        description="A desktop workbench for conversations with language models.",
+        epilog="With no arguments, ikgui opens its window. IKGUI_HOME=DIR keeps the "
+        "database and config.toml in DIR.",
     )
     parser.add_argument("--version", action="version", version=f"ikgui {__version__}")
     parser.add_argument(
