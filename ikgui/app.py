@@ -183,7 +183,13 @@ def main(argv: list[str]) -> int:
 
     window.services.on_closed = finished
     with loop:
-        loop.run_until_complete(closed)
+        try:
+            loop.run_until_complete(closed)
+        except RuntimeError:
+            # Qt ended on its own (the display went away, the session is ending): what
+            # was streaming was saved at most a second ago and is marked at next start.
+            print("ikgui: the display closed; exiting.", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -571,6 +571,9 @@ class MainWindow(QMainWindow):
         geometry = state.value("geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+        else:  # first start: a comfortable size that fits a small laptop screen too
+            screen = self.screen().availableGeometry()
+            self.resize(min(1340, int(screen.width() * 0.9)), min(820, int(screen.height() * 0.9)))
         splitter = state.value("splitter")
         if isinstance(splitter, QByteArray):
             self.splitter.restoreState(splitter)
