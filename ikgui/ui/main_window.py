@@ -173,6 +173,7 @@ class MainWindow(QMainWindow):
         s.export_requested.connect(self.export)
         s.trash_requested.connect(self.trash)
         s.restore_requested.connect(lambda cid: self._guard(self.session.restore, cid))
+        s.close_requested.connect(lambda cid: self.run_line(f"/kill {cid}"))
 
         v = self.scrollback
         v.fork_requested.connect(lambda eid: self._guard(self.session.fork, eid))

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.errors import IkguiError
-from ikgui.domain.events import Conversation
+from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.conversation_model import ConversationListModel
 from ikgui.ui.icons import icon, set_icon
@@ -53,6 +53,7 @@ class ConversationSidebar(QWidget):
     export_requested = _Signal(str)
     trash_requested = _Signal(str)
     restore_requested = _Signal(str)
+    close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -222,6 +223,8 @@ class ConversationSidebar(QWidget):
         add("tagsAction", "Tags…", "tags", lambda: self.edit_tags(cid))
         add("forkAction", "Fork", "fork", lambda: self.fork_requested.emit(cid))
         add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
+        if conv.parent is not None and conv.status != STATUS_KILLED:
+            add("closeAction", "Close branch", "stop", lambda: self.close_requested.emit(cid))
         menu.addSeparator()
         add("trashAction", "Move to Trash\tDel", "trash", lambda: self.trash_requested.emit(cid))
         return menu

@@ -438,3 +438,28 @@ async def test_a_full_disk_keeps_the_typed_text(
     assert "disk is full" in window.feedback.text()
     assert window.prompt.toPlainText() == long_text  # nothing typed is lost
     assert texts(window)[-1] == "ok"  # and nothing half-written is shown
+
+
+async def test_closing_a_branch_from_the_sidebar_returns_to_its_parent(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("base"))
+    await type_and_send(qtbot, window, "start")
+    await settle(window)
+    parent = window.current_id
+    window.toolbar_actions["actionFork"].trigger()
+    await settle(window)
+    child = window.current_id
+    menu = window.sidebar.menu_for(window.sidebar.model.index_of(child))
+    assert menu is not None
+    close = next(a for a in menu.actions() if a.objectName() == "closeAction")
+    close.trigger()
+    await settle(window)
+    assert window.current_id == parent
+    assert texts(window)[-1] == f"Closed {child}"
+    assert window.store.get_conversation(child).status == "killed"  # type: ignore[union-attr]
+    root_menu = window.sidebar.menu_for(window.sidebar.model.index_of(parent))
+    assert root_menu is not None
+    assert "closeAction" not in [a.objectName() for a in root_menu.actions()]
+    menu.deleteLater()
+    root_menu.deleteLater()
