@@ -463,3 +463,28 @@ async def test_closing_a_branch_from_the_sidebar_returns_to_its_parent(
     assert "closeAction" not in [a.objectName() for a in root_menu.actions()]
     menu.deleteLater()
     root_menu.deleteLater()
+
+
+async def test_settings_saved_from_the_window_reach_the_config_and_the_next_send(
+    tmp_path: Path, wire_server: WireServer, closed_url: str, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, closed_url)  # starts pointing at nothing
+    win = await opened(home, check_timeout=1.0)
+    try:
+        assert win.banner.isVisible()
+        dialog = win.open_settings("providers")
+        page = dialog.providers_page
+        assert page.select("local")
+        page.url_edit.clear()
+        qtbot.keyClicks(page.url_edit, f"{wire_server.url}/v1")
+        dialog.save()
+        await settle(win)
+        assert f'base_url = "{wire_server.url}/v1"' in (home / "config.toml").read_text()
+        assert not win.banner.isVisible()  # the model check ran again and succeeded
+        wire_server.route("/v1/chat/completions", reply("now it works"))
+        await type_and_send(qtbot, win, "hello again")
+        await settle(win)
+        assert texts(win)[-1] == "now it works"
+    finally:
+        await closed(win)
