@@ -218,7 +218,11 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
     if args.action == "status":
         for name in names:
             config = env.settings.providers.get(name)
-            print(f"{name}: {keys.status(name, config.api_key_env if config else None)}")
+            variable = config.api_key_env if config else None
+            status = keys.status(name, variable)
+            if config and config.kind == "ollama" and status.startswith("not set"):
+                status = "not set (a local Ollama needs none)"
+            print(f"{name}: {status}")
         if keys.notice:
             print(f"Note: {keys.notice}")
         return 0

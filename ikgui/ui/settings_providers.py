@@ -245,7 +245,10 @@ class ProvidersPage(QWidget):
         elif draft.forget_key:
             text = "The stored key will be removed when you press OK."
         else:
-            text = "Key: " + self._key_status(draft.key_owner, env)[0]
+            status, stored = self._key_status(draft.key_owner, env)
+            if draft.kind == "ollama" and not stored and not env:
+                status = "none needed for a local Ollama (add one only if your server asks)"
+            text = "Key: " + status
         self.key_status.setText(text)
         stored = self._key_status(draft.key_owner, env)[1]
         self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
