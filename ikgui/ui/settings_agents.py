@@ -3,7 +3,6 @@ and working-prompt mode."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 from PySide6.QtCore import Signal
@@ -172,11 +171,9 @@ class AgentsPage(QWidget):
             self.current.system_prompt = self.prompt_edit.toPlainText()
 
     def add_agent(self) -> None:
-        names = self.names()
-        name = next(n for i in itertools.count(1) if (n := f"agent-{i}") not in names)
+        name = ListEditor.free_name("agent", self.names())
         self.drafts.append(AgentDraft(name))
-        self.editor.list.addItem(name)
-        self.editor.list.setCurrentRow(len(self.drafts) - 1)
+        self.editor.append(name)
         self.agents_changed.emit()
         self.name_edit.setFocus()
         self.name_edit.selectAll()
@@ -185,7 +182,7 @@ class AgentsPage(QWidget):
         row = self.editor.list.currentRow()
         if not 0 <= row < len(self.drafts):
             return
-        del self.drafts[row]
+        del self.drafts[row]  # before the list changes: its signals read the drafts
         self.editor.list.takeItem(row)
         self._show(self.editor.list.currentRow())
         self.agents_changed.emit()

@@ -3,6 +3,7 @@ validation marks, and the problems a page reports when asked to validate."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TypeVar
@@ -159,6 +160,16 @@ class ListEditor(QWidget):
 
     add_requested = Signal()
     remove_requested = Signal()
+
+    @staticmethod
+    def free_name(prefix: str, names: list[str]) -> str:
+        """``prefix-1``, ``prefix-2``…: the first not in ``names``."""
+        return next(n for i in itertools.count(1) if (n := f"{prefix}-{i}") not in names)
+
+    def append(self, name: str) -> None:
+        """Show a new last item and select it."""
+        self.list.addItem(name)
+        self.list.setCurrentRow(self.list.count() - 1)
 
     def __init__(self, name: str, what: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -5,7 +5,6 @@ on the asyncio loop while the dialog stays responsive."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Signal
@@ -262,11 +261,9 @@ class ProvidersPage(QWidget):
         return cached
 
     def add_provider(self) -> None:
-        names = self.names()
-        name = next(n for i in itertools.count(1) if (n := f"provider-{i}") not in names)
+        name = ListEditor.free_name("provider", self.names())
         self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"]))
-        self.editor.list.addItem(name)
-        self.editor.list.setCurrentRow(len(self.drafts) - 1)
+        self.editor.append(name)
         self.providers_changed.emit()
         self.name_edit.setFocus()
         self.name_edit.selectAll()
@@ -276,7 +273,7 @@ class ProvidersPage(QWidget):
         if not 0 <= row < len(self.drafts):
             return
         self.cancel_test()
-        del self.drafts[row]
+        del self.drafts[row]  # before the list changes: its signals read the drafts
         self.editor.list.takeItem(row)
         self._show(self.editor.list.currentRow())
         self.providers_changed.emit()
