@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_parsers.py [--mb 50] [--rounds 200]
 
 1. For each wire format, builds a ~50 MB body in the recorded style (the deltas of a
-   recording in ``../shared/wire`` repeated; synthetic lines of the same shape when
+   recording in ``tests/data/wire`` repeated; synthetic lines of the same shape when
    the folder is absent), feeds it through decoder + interpreter in 64 KiB chunks and
    prints MB/s and microseconds per text delta.
 2. Against the local wire server (in its own process) on loopback, measures the time
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=50.0, help="body size per format")
     parser.add_argument("--rounds", type=int, default=200, help="latency samples per format")
     args = parser.parse_args()
-    source = WIRE_DIR if WIRE_DIR.is_dir() else "synthetic lines (../shared/wire is absent)"
+    source = WIRE_DIR if WIRE_DIR.is_dir() else "synthetic lines (tests/data/wire is absent)"
     print(f"Parser throughput, {CHUNK // 1024} KiB chunks, deltas from {source}:")
     for kind in ("openai", "anthropic", "ollama"):
         throughput(kind, args.mb)

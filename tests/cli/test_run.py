@@ -21,8 +21,6 @@ from tests.support.wire_server import WIRE_DIR, Reply, WireServer
 
 __all__ = ["closed_url", "wire_server", "wire_server_session"]
 
-pytestmark = pytest.mark.skipif(not WIRE_DIR.exists(), reason="../shared/wire is not here")
-
 
 def sse(*pieces: str, usage: tuple[int, int] = (5, 7), finish: str = "stop") -> bytes:
     """An OpenAI chat-completions stream carrying ``pieces`` as content deltas."""

@@ -19,10 +19,9 @@ from ikgui.domain.settings import ProviderSettings
 from ikgui.domain.streaming import ChatRequest, StreamEnd, StreamItem, TextDelta
 from ikgui.providers import HTTPProvider, make_provider
 from tests.providers.test_recordings import EXPECTED, HELLO
-from tests.support.wire_server import CHAT_PATHS, WIRE_DIR, Reply, WireServer, recording_names
+from tests.support.wire_server import CHAT_PATHS, Reply, WireServer, recording_names
 
 pytestmark = pytest.mark.asyncio
-needs_wire = pytest.mark.skipif(not WIRE_DIR.is_dir(), reason="../shared/wire is absent")
 
 KINDS = ("openai", "ollama", "anthropic")
 KEY = "sk-test-0123456789abcdef-SECRET"
@@ -70,7 +69,6 @@ def stream_reply(kind: str, **options: Any) -> Reply:
 
 
 # -- streaming ---------------------------------------------------------------------
-@needs_wire
 @pytest.mark.parametrize("kind", KINDS)
 async def test_streams_text_and_usage_in_small_pieces(wire_server: WireServer, kind: str) -> None:
     wire_server.route(CHAT_PATHS[kind], stream_reply(kind, chunk_size=17, pause=0.001))
@@ -82,7 +80,6 @@ async def test_streams_text_and_usage_in_small_pieces(wire_server: WireServer, k
     assert [(r.method, r.path) for r in wire_server.requests] == [("POST", CHAT_PATHS[kind])]
 
 
-@needs_wire
 @pytest.mark.parametrize("name", recording_names())
 async def test_every_recording_through_the_client(wire_server: WireServer, name: str) -> None:
     rec = wire_server.replay(name, chunk_size=64)
@@ -100,7 +97,6 @@ async def test_every_recording_through_the_client(wire_server: WireServer, name:
         assert (error.status or 200) == expect.status
 
 
-@needs_wire
 async def test_provider_is_reusable_after_aclose(wire_server: WireServer) -> None:
     wire_server.route(CHAT_PATHS["openai"], stream_reply("openai"))
     prov = provider("openai", wire_server.url)
@@ -325,7 +321,6 @@ async def test_malformed_line(wire_server: WireServer, kind: str) -> None:
     assert "not valid JSON" in error.message
 
 
-@needs_wire
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fault", ["cut", "reset"])
 async def test_connection_lost_mid_stream(wire_server: WireServer, kind: str, fault: str) -> None:
@@ -342,7 +337,6 @@ async def test_connection_lost_mid_stream(wire_server: WireServer, kind: str, fa
     assert not any(isinstance(i, StreamEnd) for i in items)
 
 
-@needs_wire
 @pytest.mark.parametrize("kind", KINDS)
 async def test_idle_timeout_keeps_the_text(wire_server: WireServer, kind: str) -> None:
     wire_server.route(
@@ -368,7 +362,6 @@ async def test_first_byte_timeout(wire_server: WireServer, where: str) -> None:
     assert time.monotonic() - started < 2.5
 
 
-@needs_wire
 async def test_slow_steady_stream_is_not_idle(wire_server: WireServer) -> None:
     wire_server.route(CHAT_PATHS["openai"], stream_reply("openai", chunk_size=1200, pause=0.12))
     started = time.monotonic()
@@ -378,7 +371,6 @@ async def test_slow_steady_stream_is_not_idle(wire_server: WireServer) -> None:
 
 
 # -- cancellation ----------------------------------------------------------------------
-@needs_wire
 @pytest.mark.parametrize("kind", KINDS)
 async def test_cancel_mid_stream_closes_the_connection(wire_server: WireServer, kind: str) -> None:
     wire_server.route(CHAT_PATHS[kind], stream_reply(kind, chunk_size=20, pause=0.05))
@@ -408,7 +400,6 @@ async def test_cancel_mid_stream_closes_the_connection(wire_server: WireServer, 
     assert text(received) and not any(isinstance(i, StreamEnd) for i in received)
 
 
-@needs_wire
 async def test_cancel_while_waiting_for_the_first_byte(wire_server: WireServer) -> None:
     wire_server.route(CHAT_PATHS["openai"], Reply(fault="hang"))
     prov = provider("openai", wire_server.url)
@@ -425,7 +416,6 @@ async def test_cancel_while_waiting_for_the_first_byte(wire_server: WireServer) 
     await prov.aclose()
 
 
-@needs_wire
 async def test_leaving_early_without_aclosing_leaks_nothing(wire_server: WireServer) -> None:
     wire_server.route(CHAT_PATHS["openai"], stream_reply("openai", chunk_size=20, pause=0.01))
     prov = provider("openai", wire_server.url)
@@ -479,7 +469,6 @@ async def test_list_models_failures(wire_server: WireServer, closed_url: str) ->
     assert caught.value.category == "protocol"
 
 
-@needs_wire
 @pytest.mark.parametrize("how", ["complete", "break", "cancel", "cut", "stall"])
 async def test_no_generator_warnings_without_asyncgen_hooks(
     wire_server: WireServer, how: str

@@ -1,4 +1,4 @@
-"""Every recording in ``../shared/wire`` through the pure parsers: the concrete outcome,
+"""Every recording in ``tests/data/wire`` through the pure parsers: the concrete outcome,
 and identical items and errors however the body is split."""
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from ikgui.domain.errors import ProviderError
 from ikgui.domain.streaming import StreamEnd, StreamItem, TextDelta
 from ikgui.providers.errors import ErrorContext
 from ikgui.providers.parser import StreamParser
-from tests.support.wire_server import WIRE_DIR, Recording, load_recording, recording_names
-
-pytestmark = pytest.mark.skipif(not WIRE_DIR.is_dir(), reason="../shared/wire is absent")
+from tests.support.wire_server import Recording, load_recording, recording_names
 
 HELLO = "Hello from the LiteLLM mock. This reply is streamed in small chunks."
 KILLED = "litellm.APIConnectionError: APIConnectionError: OpenAIException - Response payload"

@@ -34,8 +34,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-#: ``../shared/wire`` next to the repository (may be absent).
-WIRE_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "wire"
+#: Real streams recorded from real servers, copied into the repository from the
+#: project's shared recordings so a fresh clone tests with them.
+WIRE_DIR = Path(__file__).resolve().parents[1] / "data" / "wire"
 CHAT_PATHS = {
     "openai": "/v1/chat/completions",
     "anthropic": "/v1/messages",
