@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpcore  # noqa: F401 - loads faster before PySide6 (see ikgui.__main__)
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QMessageBox
 
 from ikgui.config import load_settings, save_settings
 from ikgui.domain.demo import build_demo
@@ -24,6 +23,7 @@ from ikgui.keys import KeyStore
 from ikgui.paths import resolve
 from ikgui.ui.loop import application, new_loop
 from ikgui.ui.main_window import MainWindow, WindowServices
+from ikgui.ui.plain import error_box
 from ikgui.ui.single_instance import InstanceServer, ask_running_instance
 from ikgui.wiring import Providers, recover
 
@@ -168,7 +168,7 @@ def main(argv: list[str]) -> int:
     try:
         window = open_main_window()
     except IkguiError as exc:
-        QMessageBox.critical(None, "ikgui cannot start", exc.message)
+        error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
         return 1
     instance = InstanceServer(database, lambda: _bring_to_front(window))
     closed = loop.create_future()

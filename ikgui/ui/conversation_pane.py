@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 
 from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
+from ikgui.ui.plain import block, make_plain
 from ikgui.ui.prompt_editor import PromptEditor
 from ikgui.ui.scrollback import ScrollbackView
 from ikgui.ui.welcome import WelcomePanel
@@ -39,7 +40,7 @@ class ConversationPane(QWidget):
         self.stack.setObjectName("centreStack")
         self.stack.addWidget(self.scrollback)
         self.stack.addWidget(self.welcome)
-        self.feedback = QLabel()
+        self.feedback = make_plain(QLabel())  # server and model text: never HTML
         self.feedback.setObjectName("commandFeedback")
         self.feedback.setWordWrap(True)
         self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -68,7 +69,7 @@ class ConversationPane(QWidget):
     def show_feedback(self, text: str, error: bool = False) -> None:
         """One line under the transcript (an error in the error colour); empty hides it."""
         self.feedback.setProperty("error", error)
-        self.feedback.setText(text)
+        self.feedback.setText(block(text))
         self.feedback.setVisible(bool(text))
         style = self.feedback.style()
         style.unpolish(self.feedback)

@@ -35,6 +35,8 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.panels import ContextDialog
+from ikgui.ui.plain import line as safe_line
+from ikgui.ui.plain import make_plain
 from ikgui.ui.sidebar import ConversationSidebar
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
@@ -115,11 +117,11 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.setCentralWidget(self.splitter)
 
-        self.status_model = QLabel()
+        self.status_model = make_plain(QLabel())  # provider and model names: never HTML
         self.status_model.setObjectName("statusModel")
-        self.status_usage = QLabel()
+        self.status_usage = make_plain(QLabel())
         self.status_usage.setObjectName("statusUsage")
-        self.status_stream = QLabel("Ready")
+        self.status_stream = make_plain(QLabel("Ready"))
         self.status_stream.setObjectName("statusStream")
         bar = self.statusBar()
         bar.addPermanentWidget(self.status_model)
@@ -150,7 +152,7 @@ class MainWindow(QMainWindow):
         a["actionDelete"].triggered.connect(lambda: self.trash(self.current_id))
         a["actionSettings"].triggered.connect(lambda: self.open_settings())
         a.model_selector.activated.connect(
-            lambda i: self.run_line(f"/model {a.model_selector.itemText(i)}")
+            lambda i: self.run_line(f"/model {a.model_selector.itemData(i)}")
         )
 
         self.prompt.submitted.connect(self.run_line)
@@ -254,7 +256,7 @@ class MainWindow(QMainWindow):
     def show_feedback(self, text: str, error: bool = False) -> None:
         self.pane.show_feedback(text, error)
         if text:
-            self.statusBar().showMessage(text.splitlines()[0], 8000)
+            self.statusBar().showMessage(safe_line(text.splitlines()[0]), 8000)
 
     @property
     def read_only(self) -> bool:
@@ -317,7 +319,7 @@ class MainWindow(QMainWindow):
             return
         after = self._position()
         if after[0] != before[0]:  # switched (/new, /load, /fork, /kill): say where to
-            self.statusBar().showMessage(output.splitlines()[0], 6000)
+            self.statusBar().showMessage(safe_line(output.splitlines()[0]), 6000)
         elif after == before:  # nothing was recorded: the output is shown only here
             self.show_feedback(output)
 
@@ -402,7 +404,7 @@ class MainWindow(QMainWindow):
                 self.session.open(nxt.id)
             else:
                 self.session.new_conversation(self.session.settings.default_agent)
-        self.statusBar().showMessage(f"Moved {conv_id} to the Trash", 6000)
+        self.statusBar().showMessage(safe_line(f"Moved {conv_id} to the Trash"), 6000)
 
     # -- dialogs (tests replace these) ------------------------------------------------
     def ask_text(self, title: str, label: str, text: str) -> str | None:
@@ -518,7 +520,7 @@ class MainWindow(QMainWindow):
         self.toolbar_actions.update()
         self.pane.set_streaming(streaming)
         model = session.model or "default model"
-        self.status_model.setText(f"{session.provider} · {model}")
+        self.status_model.setText(safe_line(f"{session.provider} · {model}"))
         tokens = conv.tokens_input + conv.tokens_output
         self.status_usage.setText(
             f"{conv.tokens_input:,} in / {conv.tokens_output:,} out · ${conv.cost:.4f}"
@@ -527,18 +529,15 @@ class MainWindow(QMainWindow):
         )
         self.status_stream.setText("Streaming…" if streaming else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
-        self.setWindowTitle(f"{title} — ikgui" + (" demo (read-only)" if self.read_only else ""))
+        suffix = " demo (read-only)" if self.read_only else ""
+        self.setWindowTitle(f"{safe_line(title)} — ikgui{suffix}")
         if self.read_only:
             for action in self.toolbar_actions.actions.values():
                 action.setEnabled(action.objectName() in ("actionExport",))
             self.toolbar_actions.model_selector.setEnabled(False)
             self.send_button.setEnabled(False)
-        if self.toolbar_actions.model_selector.currentText() != (session.model or ""):
-            known = [
-                self.toolbar_actions.model_selector.itemText(i)
-                for i in range(self.toolbar_actions.model_selector.count())
-            ]
-            self.toolbar_actions.set_models(known, session.model)
+        if self.toolbar_actions.current_model() != (session.model or ""):
+            self.toolbar_actions.set_models(self.toolbar_actions.model_names(), session.model)
 
     # -- drafts and other processes ----------------------------------------------------
     def save_draft(self) -> None:
@@ -564,7 +563,7 @@ class MainWindow(QMainWindow):
                     self.session.refresh_conversation()
                     self._refresh_chrome()
         except IkguiError as exc:
-            self.statusBar().showMessage(exc.line, 8000)
+            self.statusBar().showMessage(safe_line(exc.line), 8000)
 
     # -- layout and shutdown -------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.ui.plain import block, line, plain_label
+
 
 class Banner(QFrame):
     """A dismissable line above the conversation: what to start or configure."""
@@ -52,7 +54,7 @@ class Banner(QFrame):
         self.hide()
 
     def show_message(self, text: str) -> None:
-        self.label.setText(text)
+        self.label.setText(block(text))
         self.show()
 
     def text(self) -> str:
@@ -87,22 +89,22 @@ class ContextDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("contextDialog")
-        self.setWindowTitle(f"Context of {conv_id}")
+        self.setWindowTitle(f"Context of {line(conv_id)}")
         self.resize(720, 560)
         self.document = {"id": conv_id, "provider": provider, "model": model, "messages": messages}
         layout = QVBoxLayout(self)
         layout.addWidget(
-            QLabel(
-                f"What {provider} / {model or 'its default model'} receives next, before your "
-                "new message: the system prompt, the history with notices, and the current "
-                "working prompt last."
+            plain_label(
+                f"What {line(provider)} / {line(model or 'its default model')} receives next, "
+                "before your new message: the system prompt, the history with notices, and "
+                "the current working prompt last."
             )
         )
         self.view = QPlainTextEdit(self)
         self.view.setObjectName("contextView")
         self.view.setReadOnly(True)
         self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.view.setPlainText(format_context(messages))
+        self.view.setPlainText(block(format_context(messages)))
         layout.addWidget(self.view, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         copy = buttons.addButton("Copy as JSON", QDialogButtonBox.ButtonRole.ActionRole)

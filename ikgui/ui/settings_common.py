@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.ui import icons
+from ikgui.ui.plain import plain_label
 
 W = TypeVar("W", bound=QWidget)
 
@@ -106,8 +107,9 @@ def set_invalid(widget: QWidget, invalid: bool) -> None:
 
 
 def label(text: str = "", role: str | None = None, name: str | None = None) -> QLabel:
-    """A word-wrapped label; ``role`` (hint, error, success, banner) picks its style."""
-    result = QLabel(text)
+    """A word-wrapped plain-text label (it shows server messages and names, never
+    HTML); ``role`` (hint, error, success, banner) picks its style."""
+    result = plain_label(text)
     result.setWordWrap(True)
     result.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

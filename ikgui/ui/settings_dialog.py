@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QVBoxLayout
 from ikgui.domain.settings import Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
+from ikgui.ui.plain import block
 from ikgui.ui.settings_agents import AgentsPage
 from ikgui.ui.settings_common import Issue, label, named, set_invalid
 from ikgui.ui.settings_general import GeneralPage
@@ -130,7 +131,7 @@ class SettingsDialog(QDialog):
         self.show_error(issue.message)
 
     def show_error(self, message: str) -> None:
-        self.error_label.setText(message)
+        self.error_label.setText(block(message))
         self.error_label.setVisible(bool(message))
 
     def settings(self) -> Settings:

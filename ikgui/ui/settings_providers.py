@@ -21,6 +21,7 @@ from ikgui.domain.errors import ProviderError
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
+from ikgui.ui.plain import block
 from ikgui.ui.settings_common import (
     Issue,
     ListEditor,
@@ -208,7 +209,7 @@ class ProvidersPage(QWidget):
 
     def _check_url(self) -> None:
         problem = url_problem(self.url_edit.text())
-        self.url_error.setText(problem or "")
+        self.url_error.setText(block(problem or ""))
         self.url_error.setVisible(problem is not None)
         set_invalid(self.url_edit, problem is not None)
 
@@ -342,7 +343,7 @@ class ProvidersPage(QWidget):
         self._show_result(text, role)
 
     def _show_result(self, text: str, role: str) -> None:
-        self.test_result.setText(text)
+        self.test_result.setText(block(text))  # a server's words: bidi controls shown
         set_role(self.test_result, role)
 
     @property

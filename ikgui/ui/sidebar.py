@@ -30,6 +30,7 @@ from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.conversation_model import ConversationListModel
 from ikgui.ui.icons import icon, set_icon
+from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar_search import SearchResultsModel
@@ -95,7 +96,9 @@ class ConversationSidebar(QWidget):
         self.trash_toggle.setToolTip("Show the Trash (conversations can be restored from it)")
         self.trash_toggle.toggled.connect(self._on_trash_toggled)
 
-        self.trash_banner = QLabel("Trash — right-click a conversation to restore it.", self)
+        self.trash_banner = make_plain(
+            QLabel("Trash — right-click a conversation to restore it.", self)
+        )
         self.trash_banner.setObjectName("trashBanner")
         self.trash_banner.setWordWrap(True)
         self.trash_banner.setEnabled(False)  # the muted text colour
@@ -367,11 +370,11 @@ class ConversationSidebar(QWidget):
 
     def _update_placeholder(self) -> None:
         if self.searching:
-            text = self._search_error or _NO_MATCHES.format(query=self.search_model.query)
+            text = self._search_error or _NO_MATCHES.format(query=line(self.search_model.query))
         elif self.model.trashed:
             text = _EMPTY_TRASH
         elif self.model.tag is not None:
-            text = _EMPTY_TAG.format(tag=self.model.tag)
+            text = _EMPTY_TAG.format(tag=line(self.model.tag))
         else:
             text = _EMPTY_LIST
         self.view.set_placeholder(text)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.ui.plain import line as _line
 from ikgui.ui.sidebar_rows import (
     ClosedRole,
     DetailRole,
@@ -258,7 +259,7 @@ class ConversationDelegate(QStyledItemDelegate):
         accent: QColor,
     ) -> int:
         """Tag chips right-aligned on ``line`` (as many as fit in 55 %); returns their left x."""
-        tags = [str(t) for t in index.data(TagsRole) or ()]
+        tags = [_line(str(t)) for t in index.data(TagsRole) or ()]
         if not tags:
             return line.right() + 1
         fm = fonts.small_fm

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.timefmt import relative
+from ikgui.ui.plain import line, tooltip
 
 _USER = int(Qt.ItemDataRole.UserRole)
 
@@ -18,7 +19,8 @@ _USER = int(Qt.ItemDataRole.UserRole)
 ConversationRole = _USER + 1
 #: The conversation id (``str``).
 IdRole = _USER + 2
-#: The title shown: the conversation's title or ``"Untitled"`` (``str``).
+#: The title shown: the conversation's title or ``"Untitled"``, on one line with its bidi
+#: controls visible (``str``). ``EditRole`` holds the title exactly as stored.
 TitleRole = _USER + 3
 #: The agent name or ``None``.
 AgentRole = _USER + 4
@@ -36,7 +38,7 @@ StreamingRole = _USER + 9
 ClosedRole = _USER + 10
 #: Whether the conversation is in the Trash (``bool``).
 TrashedRole = _USER + 11
-#: The second line of the row: ``id · agent · N msgs`` (``str``).
+#: The second line of the row: ``id · agent · N msgs``, made safe like the title (``str``).
 DetailRole = _USER + 12
 #: Search results only: the matching text around the hit (``str``); ``None`` elsewhere.
 SnippetRole = _USER + 13
@@ -49,7 +51,8 @@ UNTITLED = "Untitled"
 
 
 def title_of(conv: Conversation) -> str:
-    return conv.title or UNTITLED
+    """The title as shown: one line, control and bidi characters visible."""
+    return line(conv.title) if conv.title else UNTITLED
 
 
 def count_text(count: int) -> str:
@@ -61,11 +64,11 @@ def detail_of(conv: Conversation) -> str:
     if conv.agent:
         parts.append(conv.agent)
     parts.append(count_text(conv.message_count))
-    return " · ".join(parts)
+    return line(" · ".join(parts))
 
 
 def description_of(conv: Conversation, now: float, streaming: bool) -> str:
-    """One sentence for tooltips and screen readers."""
+    """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
     parts = [title_of(conv), conv.id]
     if conv.agent:
         parts.append(f"agent {conv.agent}")
@@ -79,7 +82,14 @@ def description_of(conv: Conversation, now: float, streaming: bool) -> str:
         parts.append("in the Trash")
     if streaming:
         parts.append("reply streaming")
-    return ", ".join(parts)
+    return line(", ".join(parts))
+
+
+def tooltip_of(conv: Conversation, now: float, streaming: bool, more: str = "") -> str:
+    """The row's tooltip: its description (and ``more``, e.g. a search snippet) as escaped
+    HTML, so a title like ``<img src=...>`` is shown, never loaded."""
+    text = description_of(conv, now, streaming)
+    return tooltip(f"{text}\n{line(more)}" if more else text)
 
 
 def row_value(conv: Conversation, role: int, now: float, streaming: bool) -> object:
@@ -110,7 +120,9 @@ def row_value(conv: Conversation, role: int, now: float, streaming: bool) -> obj
         return conv.trashed_at is not None
     if role == DetailRole:
         return detail_of(conv)
-    if role in (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole):
+    if role == Qt.ItemDataRole.ToolTipRole:
+        return tooltip_of(conv, now, streaming)
+    if role == Qt.ItemDataRole.AccessibleTextRole:
         return description_of(conv, now, streaming)
     return None
 

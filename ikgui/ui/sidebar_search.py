@@ -14,7 +14,15 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ikgui.domain.events import Conversation, SearchHit
-from ikgui.ui.sidebar_rows import EventIdRole, QueryRole, RelativeTimeRole, SnippetRole, row_value
+from ikgui.ui.plain import line
+from ikgui.ui.sidebar_rows import (
+    EventIdRole,
+    QueryRole,
+    RelativeTimeRole,
+    SnippetRole,
+    row_value,
+    tooltip_of,
+)
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -91,14 +99,14 @@ class SearchResultsModel(QAbstractListModel):
         hit = self.hit(index)
         if hit is None:
             return None
-        if role == SnippetRole:
-            return hit.snippet
+        if role == SnippetRole:  # message text: on one line, bidi controls visible
+            return line(hit.snippet) if hit.snippet is not None else None
         if role == EventIdRole:
             return hit.event_id
         if role == QueryRole:
             return self.query
         conv = hit.conversation
-        value = row_value(conv, role, self._clock(), self._streaming(conv.id))
+        streaming = self._streaming(conv.id)
         if role == Qt.ItemDataRole.ToolTipRole and hit.snippet:
-            return f"{value}\n{hit.snippet}"
-        return value
+            return tooltip_of(conv, self._clock(), streaming, hit.snippet)
+        return row_value(conv, role, self._clock(), streaming)

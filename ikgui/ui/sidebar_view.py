@@ -10,6 +10,8 @@ from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QTreeView, QWidget
 
+from ikgui.ui.plain import line
+
 
 class ConversationTreeView(QTreeView):
     activation_requested = Signal(QModelIndex)  # Enter / Return on the current row
@@ -111,8 +113,8 @@ class TagFilterBox(QComboBox):
         self.clear()
         self.addItem(self.ALL_TAGS, None)
         for tag in tags:
-            self.addItem(f"#{tag}", tag)
+            self.addItem(f"#{line(tag)}", tag)
         if chosen is not None and chosen not in self._tags:
-            self.addItem(f"#{chosen}", chosen)  # keep showing the filter the user chose
+            self.addItem(f"#{line(chosen)}", chosen)  # keep showing the filter the user chose
         self.setCurrentIndex(max(0, self.findData(chosen)) if chosen is not None else 0)
         self.blockSignals(False)

@@ -7,7 +7,6 @@ sorted, without duplicates); the window applies it through the domain session.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation
 from ikgui.domain.ids import normalize_tag
+from ikgui.ui.plain import block, line, make_plain, plain_label
 
 #: The error text colour on a light and on a dark background.
 ERROR_LIGHT = "#b3261e"
@@ -81,14 +81,17 @@ class TagEditorDialog(QDialog):
         self.conversation_id = conv.id
         self.setObjectName("tagEditor")
         self.setAccessibleName("tagEditor")
-        self.setWindowTitle(f"Tags — {conv.id}")
+        self.setWindowTitle(f"Tags — {line(conv.id)}")
         self.setMinimumWidth(420)
 
-        title = conv.title or "Untitled"
+        title = line(conv.title) if conv.title else "Untitled"
         if len(title) > HEADING_CHARS:
             title = title[: HEADING_CHARS - 1].rstrip() + "…"
-        heading = QLabel(f"Tags of <b>{html.escape(title)}</b>")
-        heading.setTextFormat(Qt.TextFormat.RichText)
+        heading = plain_label(f"Tags of “{title}”")  # a title is untrusted: never HTML
+        heading.setObjectName("tagHeading")
+        bold = heading.font()
+        bold.setBold(True)
+        heading.setFont(bold)
         self.line = QLineEdit(", ".join(conv.tags) + (", " if conv.tags else ""))
         self.line.setObjectName("tagEdit")
         self.line.setAccessibleName("tagEdit")
@@ -97,7 +100,7 @@ class TagEditorDialog(QDialog):
         self.completer = TagCompleter(known_tags, self)
         self.line.setCompleter(self.completer)
         # One label for the hint and the error, two lines tall: the dialog never jumps.
-        self.message = QLabel(HINT)
+        self.message = make_plain(QLabel(HINT))  # the error quotes what was typed
         self.message.setObjectName("tagMessage")
         self.message.setAccessibleName("tagMessage")
         self.message.setWordWrap(True)
@@ -134,7 +137,7 @@ class TagEditorDialog(QDialog):
         else:
             color = palette.color(QPalette.ColorRole.PlaceholderText).name()
         self.message.setStyleSheet(f"color: {color};")
-        self.message.setText(error or HINT)
+        self.message.setText(block(error or HINT))
 
     def tags(self) -> list[str] | None:
         """The tags written, or ``None`` (with the reason shown) if one is not allowed."""

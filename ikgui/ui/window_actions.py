@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QMenu, QToolBar, QToolButton, QWidget
 
 from ikgui.domain.session import Session
 from ikgui.ui.icons import set_icon
+from ikgui.ui.plain import action_text, line, tooltip
 
 
 @dataclass(frozen=True)
@@ -149,19 +150,33 @@ class WindowActions:
         self.rewind_menu.clear()
         for mark in reversed(session.state.marks):
             label = mark.label if mark.label is not None else f"Unlabeled mark #{mark.event_id}"
-            item = self.rewind_menu.addAction(label)
+            item = self.rewind_menu.addAction(action_text(label))  # a label is user text
+            item.setToolTip(tooltip(label))  # not the text, which Qt would read as HTML
             item.setData(mark.event_id)
             item.setObjectName(f"rewindTo{mark.event_id}")
 
+    def model_names(self) -> list[str]:
+        """The model names listed (as the server spells them)."""
+        selector = self.model_selector
+        return [str(selector.itemData(i)) for i in range(selector.count())]
+
+    def current_model(self) -> str:
+        """The selected model's name (as the server spells it), or ``""``."""
+        data = self.model_selector.currentData()
+        return data if isinstance(data, str) else ""
+
     def set_models(self, models: list[str], current: str | None) -> None:
+        """List ``models`` (names from the server: shown with their bidi controls and
+        control characters visible; the item data keeps the exact name)."""
         selector = self.model_selector
         selector.blockSignals(True)
         selector.clear()
         names = list(models)
         if current and current not in names:
             names.insert(0, current)
-        selector.addItems(names)
+        for name in names:
+            selector.addItem(line(name), name)
         if current:
-            selector.setCurrentText(current)
+            selector.setCurrentIndex(selector.findData(current))
         selector.setEnabled(bool(names))
         selector.blockSignals(False)
