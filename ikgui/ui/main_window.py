@@ -36,7 +36,7 @@ from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.panels import ContextDialog
 from ikgui.ui.plain import line as safe_line
-from ikgui.ui.plain import make_plain
+from ikgui.ui.plain import make_plain, window_title
 from ikgui.ui.sidebar import ConversationSidebar
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
@@ -530,7 +530,7 @@ class MainWindow(QMainWindow):
         self.status_stream.setText("Streaming…" if streaming else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
         suffix = " demo (read-only)" if self.read_only else ""
-        self.setWindowTitle(f"{safe_line(title)} — ikgui{suffix}")
+        self.setWindowTitle(f"{window_title(title)} — ikgui{suffix}")
         if self.read_only:
             for action in self.toolbar_actions.actions.values():
                 action.setEnabled(action.objectName() in ("actionExport",))

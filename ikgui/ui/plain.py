@@ -10,7 +10,7 @@ through one of these helpers:
 - :func:`error_box`: a message box on plain text;
 - :func:`tooltip`: the text HTML-escaped inside a ``<p>``, so it is rich text whose only
   markup is ours;
-- :func:`line` (titles, status bar, window title), :func:`block` (several lines) and
+- :func:`line` (titles, status bar), :func:`window_title`, :func:`block` (several lines) and
   :func:`action_text` (menu entries, ``&`` doubled so it is no mnemonic): bidirectional
   controls shown as ``⟨U+202E⟩`` and control characters escaped, by
   :mod:`ikgui.domain.safetext`.
@@ -40,6 +40,12 @@ def block(text: str) -> str:
 def action_text(text: str) -> str:
     """``text`` as a ``QAction``/menu entry: one line, and ``&`` shown as itself."""
     return line(text).replace("&", "&&")
+
+
+def window_title(text: str) -> str:
+    """``text`` as (part of) a window title: one line, and a ``[*]`` in it shown as
+    itself (Qt takes a lone ``[*]`` for the "modified" placeholder and hides it)."""
+    return line(text).replace("[*]", "[*][*]")
 
 
 def tooltip(text: str) -> str:

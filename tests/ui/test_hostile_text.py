@@ -42,7 +42,7 @@ RLO = "\u202e"
 #: What must never reach a widget as markup (and, for RLO, never raw).
 MARKERS = (IMG, BOLD, AMP, "<img")
 SHOWN_RLO = "⟨U+202E⟩"
-TITLE = f"invoice{RLO}gpj.exe {IMG} {BOLD} {AMP}"
+TITLE = f"invoice{RLO}gpj.exe {IMG} {BOLD} {AMP} [*]"
 MODEL = f"{BOLD}{AMP}{RLO}-gpt"
 MARK = f"a&b {IMG} {RLO}x"
 
@@ -186,6 +186,8 @@ async def test_sidebar_rows_window_title_and_tooltip_reveal_bidi_and_escape_html
         assert RLO not in index.data(TitleRole)
     assert all(SHOWN_RLO in t and IMG in t for t in titles.values()), titles
     assert SHOWN_RLO in win.windowTitle() and RLO not in win.windowTitle()
+    handle = win.windowHandle()
+    assert handle is not None and "&amp; [*] — ikgui" in handle.title()  # not a placeholder
 
     # Hovering the row shows the tooltip; Qt reads it as HTML, so it must be escaped.
     view = win.sidebar.view
