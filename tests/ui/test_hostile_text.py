@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.plain import action_text, error_box, tooltip
-from ikgui.ui.sidebar_rows import TitleRole
+from ikgui.ui.sidebar_rows import SnippetRole, TitleRole
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
@@ -159,6 +159,10 @@ async def test_hostile_strings_are_shown_as_plain_text_everywhere(
     # A search whose snippet and placeholder quote the hostile words.
     win.sidebar.search_box.setText("draw")
     win.sidebar._run_search()
+    hit = win.sidebar.search_model.index(0, 0)
+    assert SHOWN_RLO in hit.data(SnippetRole) and RLO not in hit.data(SnippetRole)
+    assert "&lt;img" in hit.data(Qt.ItemDataRole.ToolTipRole)
+    assert "<img" not in hit.data(Qt.ItemDataRole.ToolTipRole)
 
     try:
         win.grab().save("/tmp/ikgui-hostile-window.png")
