@@ -310,11 +310,15 @@ def cmd_import(env: Env, args: argparse.Namespace) -> int:
         ) from exc
     try:
         document = json.loads(raw)
+    except RecursionError as exc:
+        raise UserError(f"{args.file} is not valid JSON (nested too deeply)") from exc
     except ValueError as exc:
         raise UserError(f"{args.file} is not JSON: {exc}") from exc
-    ids = exchange.import_document(env.store, document, time.time())
-    noun = "conversation" if len(ids) == 1 else "conversations"
-    print(f"Imported {len(ids)} {noun}: {', '.join(ids)}")
+    result = exchange.import_document(env.store, document, time.time())
+    noun = "conversation" if len(result.ids) == 1 else "conversations"
+    print(f"Imported {len(result.ids)} {noun}: {', '.join(result.ids)}")
+    for line in result.renamed:
+        print(line)
     return 0
 
 
