@@ -8,14 +8,17 @@ which switches it to write-ahead logging.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from peewee import PeeweeException, SqliteDatabase
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage.migrations import APPLICATION_ID, newer_schema_error
+
+log = logging.getLogger(__name__)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
@@ -133,6 +136,41 @@ def inspect_file(path: Path, known_version: int) -> int:
     raise not_ours_error(path, "it is a SQLite database of another program")
 
 
+class TextDecoder:
+    """Decodes TEXT values; bytes that are not UTF-8 (a damaged page that
+    ``integrity_check`` does not catch) become U+FFFD instead of failing the whole
+    query, and the first such value is logged once per database."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.damaged = False
+
+    def __call__(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if not self.damaged:
+                self.damaged = True
+                log.warning(
+                    "The database %s holds text that is not valid UTF-8; it is shown with "
+                    "replacement characters (\ufffd).",
+                    self.path,
+                )
+            return raw.decode("utf-8", "replace")
+
+
+class Database(SqliteDatabase):
+    """peewee's SQLite database whose connections decode damaged text with replacement."""
+
+    def __init__(self, path: Path, **kwargs: Any) -> None:
+        super().__init__(str(path), **kwargs)
+        self.decoder = TextDecoder(path)
+
+    def _add_conn_hooks(self, conn: sqlite3.Connection) -> None:
+        conn.text_factory = self.decoder
+        super()._add_conn_hooks(conn)  # type: ignore[misc]
+
+
 def connect(path: Path) -> SqliteDatabase:
     """Open ``path`` with ikgui's pragmas (creates the file and its folder)."""
     try:
@@ -141,7 +179,7 @@ def connect(path: Path) -> SqliteDatabase:
         raise StorageError(
             f"Could not create the folder {path.parent}: {exc.strerror or exc}."
         ) from exc
-    db = SqliteDatabase(str(path), pragmas=list(PRAGMAS), timeout=BUSY_TIMEOUT_MS / 1000)
+    db = Database(path, pragmas=list(PRAGMAS), timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         db.connect()
     except DB_ERRORS as exc:
