@@ -50,7 +50,10 @@ class Env:
         for problem in self.settings.problems:
             print(f"Warning: {problem}", file=sys.stderr)
         self.store = open_store(self.paths.database)
-        recover(self.store)
+        if self.store.read_only is not None:
+            print(f"Warning: {self.store.read_only}.", file=sys.stderr)
+        else:
+            recover(self.store)
         self._providers: Providers | None = None
 
     @property
