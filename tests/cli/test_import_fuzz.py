@@ -129,7 +129,12 @@ def test_no_import_document_raises(cli: Cli, tmp_path: Path, document: Any) -> N
         return
     listed = result.out.splitlines()[0].split(":", 1)[1].strip()
     for conv_id in listed.split(", ") if listed else []:
-        for command in (("conv", "show", conv_id), ("conv", "export", conv_id)):
+        for command in (
+            ("conv", "show", conv_id),
+            ("conv", "export", conv_id),
+            ("conv", "export", conv_id, "--format", "md"),
+            ("conv", "context", conv_id),
+        ):
             shown = cli(*command)
             assert shown.code == 0 and "Traceback" not in shown.err, shown.err
 
