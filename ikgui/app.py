@@ -46,7 +46,8 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     paths = resolve(home)
     settings = load_settings(paths.config)
     store = open_store(paths.database)
-    recover(store)
+    if store.read_only is None:  # a full disk opens it read-only: nothing can be marked
+        recover(store)
     keys = KeyStore()
     providers = Providers(settings, keys)
     session = Session(

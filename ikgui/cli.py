@@ -50,7 +50,10 @@ class Env:
         for problem in self.settings.problems:
             print(f"Warning: {problem}", file=sys.stderr)
         self.store = open_store(self.paths.database)
-        recover(self.store)
+        if self.store.read_only is not None:
+            print(f"Warning: {self.store.read_only}.", file=sys.stderr)
+        else:
+            recover(self.store)
         self._providers: Providers | None = None
 
     @property
@@ -310,11 +313,15 @@ def cmd_import(env: Env, args: argparse.Namespace) -> int:
         ) from exc
     try:
         document = json.loads(raw)
+    except RecursionError as exc:
+        raise UserError(f"{args.file} is not valid JSON (nested too deeply)") from exc
     except ValueError as exc:
         raise UserError(f"{args.file} is not JSON: {exc}") from exc
-    ids = exchange.import_document(env.store, document, time.time())
-    noun = "conversation" if len(ids) == 1 else "conversations"
-    print(f"Imported {len(ids)} {noun}: {', '.join(ids)}")
+    result = exchange.import_document(env.store, document, time.time())
+    noun = "conversation" if len(result.ids) == 1 else "conversations"
+    print(f"Imported {len(result.ids)} {noun}: {', '.join(result.ids)}")
+    for line in result.renamed:
+        print(line)
     return 0
 
 

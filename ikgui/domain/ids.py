@@ -8,16 +8,29 @@ from collections.abc import Callable
 
 from ikgui.domain.errors import AmbiguousRefError, NotFoundError, UserError
 from ikgui.domain.ports import Store
+from ikgui.domain.safetext import one_line
 
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 REF_LENGTH = 4
 MAX_TRIES = 10
 TITLE_LENGTH = 50
+#: What a ref may be: a suffix of an id of SPEC §2 (``[a-z0-9][a-z0-9_-]{0,63}``).
+_REF = re.compile(r"[a-z0-9_-]{1,64}")
+#: The longest id prefix that leaves room for ``-`` and the ref within 64 characters.
+PREFIX_LENGTH = 64 - REF_LENGTH - 1
+SHOWN_LENGTH = 60
+
+
+def shown(text: str, limit: int = SHOWN_LENGTH) -> str:
+    """Untrusted ``text`` (an id from a file, a ref) for one line of output: controls
+    escaped, bidi controls revealed, cut to ``limit`` characters."""
+    cut = text if len(text) <= limit else text[: limit - 1] + "…"
+    return one_line(cut)
 
 
 def id_prefix(agent: str | None) -> str:
     prefix = re.sub(r"[^a-z0-9]", "", (agent or "").lower())
-    return prefix or "chat"
+    return prefix[:PREFIX_LENGTH] or "chat"
 
 
 def new_id(
@@ -36,10 +49,14 @@ def new_id(
 
 
 def resolve_ref(store: Store, ref: str) -> str:
-    """The id ``ref`` names: the exact id, or the one id it is a suffix of."""
+    """The id ``ref`` names: the exact id, or the one id it is a suffix of.
+
+    A ref that cannot be (part of) an id is simply not found, shown printable.
+    """
+    given = ref
     ref = ref.strip().lower()
-    if not ref:
-        raise NotFoundError(f"Conversation not found: {ref}")
+    if not _REF.fullmatch(ref):
+        raise NotFoundError(f"Conversation not found: {shown(given.strip())}")
     matches = store.find_by_suffix(ref)
     if ref in matches:
         return ref

@@ -52,8 +52,12 @@ def apply_tag_changes(current: tuple[str, ...], words: list[str]) -> list[str]:
 
 
 def retag(store: Store, conv_id: str, changes: list[str]) -> Conversation:
-    conv = _get(store, conv_id)
-    store.set_tags(conv_id, apply_tag_changes(conv.tags, changes))
+    """Apply ``+a -b`` changes atomically: the tags are read and written in one write
+    transaction, so two programs tagging one conversation at once both keep theirs."""
+    apply_tag_changes((), changes)  # a bad tag is refused before anything is locked
+    with store.transaction():
+        conv = _get(store, conv_id)
+        store.set_tags(conv_id, apply_tag_changes(conv.tags, changes))
     return _get(store, conv_id)
 
 

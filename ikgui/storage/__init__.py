@@ -15,8 +15,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ikgui.domain.errors import StorageError
-from ikgui.storage.db import DB_ERRORS, open_database, raw_connection, storage_error
+from ikgui.storage.db import (
+    DB_ERRORS,
+    is_disk_full,
+    open_database,
+    raw_connection,
+    storage_error,
+)
 from ikgui.storage.migrations import MIGRATIONS, SCHEMA_VERSION, Migration, migrate
+from ikgui.storage.readonly import (
+    existing_side_files,
+    open_read_only,
+    read_only_message,
+    remove_new_side_files,
+)
 from ikgui.storage.repository import SqliteStore
 
 __all__ = ["SCHEMA_VERSION", "SqliteStore", "open_store"]
@@ -31,9 +43,27 @@ if TYPE_CHECKING:
 def open_store(path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> SqliteStore:
     """Open (creating or upgrading as needed) the ikgui database at ``path``.
 
-    ``migrations`` is for tests; it defaults to every schema version this code knows.
+    When its disk is full, an existing, current database opens read-only
+    (``SqliteStore.read_only`` says why) and the side files the failed attempt made are
+    removed. ``migrations`` is for tests; it defaults to every schema version this code
+    knows.
     """
     path = Path(path)
+    existed = existing_side_files(path)
+    try:
+        return _open_for_writing(path, migrations)
+    except StorageError as exc:
+        if not is_disk_full(exc, path):
+            raise
+        remove_new_side_files(path, existed)
+        try:
+            db = open_read_only(path, len(migrations))
+        except StorageError:
+            raise exc from None
+        return SqliteStore(db, path, read_only=read_only_message(path))
+
+
+def _open_for_writing(path: Path, migrations: Sequence[Migration]) -> SqliteStore:
     db, _found = open_database(path, len(migrations))
     try:
         migrate(raw_connection(db), path, migrations)

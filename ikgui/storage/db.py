@@ -8,14 +8,18 @@ which switches it to write-ahead logging.
 
 from __future__ import annotations
 
+import logging
+import shutil
 import sqlite3
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from peewee import PeeweeException, SqliteDatabase
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage.migrations import APPLICATION_ID, newer_schema_error
+
+log = logging.getLogger(__name__)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
@@ -28,6 +32,9 @@ PRAGMAS: tuple[tuple[str, object], ...] = (
 )
 
 _LOCKED = f"another program kept it locked for more than {BUSY_TIMEOUT_MS // 1000} seconds"
+#: An input/output error with less free space than this on the disk is taken for a full
+#: disk (SQLite reports a -shm file it cannot size as ``SQLITE_IOERR_SHMSIZE``).
+NEARLY_FULL = 16 * 1024 * 1024
 _REASONS = {
     "SQLITE_FULL": "the disk is full",
     "SQLITE_BUSY": _LOCKED,
@@ -59,11 +66,32 @@ def _sqlite_cause(exc: BaseException) -> sqlite3.Error | None:
     return None
 
 
-def reason(exc: BaseException) -> str:
-    """Plain words for a database failure."""
+def disk_nearly_full(path: Path) -> bool:
+    """Whether the disk holding ``path`` has (almost) no room left."""
+    try:
+        return shutil.disk_usage(path.parent).free < NEARLY_FULL
+    except OSError:
+        return False
+
+
+def is_disk_full(exc: BaseException, path: Path) -> bool:
+    """Whether ``exc`` failed for lack of space on the disk holding ``path``."""
+    cause = _sqlite_cause(exc)
+    if cause is None:
+        return False
+    name = getattr(cause, "sqlite_errorname", "") or ""
+    if name == "SQLITE_FULL":
+        return True
+    return name.startswith("SQLITE_IOERR") and disk_nearly_full(path)
+
+
+def reason(exc: BaseException, path: Path | None = None) -> str:
+    """Plain words for a database failure (``path``: the database, to name its disk)."""
     cause = _sqlite_cause(exc)
     if cause is None:
         return str(exc) or type(exc).__name__
+    if path is not None and is_disk_full(exc, path):
+        return f"the disk is full: no room left in {path.parent}"
     name = getattr(cause, "sqlite_errorname", "") or ""
     base = "_".join(name.split("_")[:2])  # SQLITE_IOERR_WRITE -> SQLITE_IOERR
     if name in _REASONS:
@@ -77,8 +105,8 @@ def reason(exc: BaseException) -> str:
 
 def storage_error(path: Path, exc: BaseException, *, writing: bool) -> StorageError:
     if writing:
-        return StorageError(f"Could not write to the database {path}: {reason(exc)}.")
-    return StorageError(f"Could not read the database {path}: {reason(exc)}.")
+        return StorageError(f"Could not write to the database {path}: {reason(exc, path)}.")
+    return StorageError(f"Could not read the database {path}: {reason(exc, path)}.")
 
 
 #: What may go wrong inside sqlite3 or peewee.
@@ -109,7 +137,7 @@ def inspect_file(path: Path, known_version: int) -> int:
     try:
         conn = sqlite3.connect(path.resolve().as_uri() + query, uri=True)
     except sqlite3.Error as exc:
-        raise StorageError(f"Could not open the database {path}: {reason(exc)}.") from exc
+        raise StorageError(f"Could not open the database {path}: {reason(exc, path)}.") from exc
     try:
         app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -121,7 +149,7 @@ def inspect_file(path: Path, known_version: int) -> int:
                     f"{path} is a damaged ikgui database and cannot be read; it was left untouched."
                 ) from exc
             raise not_ours_error(path, "not a valid SQLite file") from exc
-        raise StorageError(f"Could not open the database {path}: {reason(exc)}.") from exc
+        raise StorageError(f"Could not open the database {path}: {reason(exc, path)}.") from exc
     finally:
         conn.close()
     if app_id == APPLICATION_ID:
@@ -133,6 +161,44 @@ def inspect_file(path: Path, known_version: int) -> int:
     raise not_ours_error(path, "it is a SQLite database of another program")
 
 
+class TextDecoder:
+    """Decodes TEXT values; bytes that are not UTF-8 (a damaged page that
+    ``integrity_check`` does not catch) become U+FFFD instead of failing the whole
+    query, and the first such value is logged once per database."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.damaged = False
+
+    def __call__(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            if not self.damaged:
+                self.damaged = True
+                log.warning(
+                    "The database %s holds text that is not valid UTF-8; it is shown with "
+                    "replacement characters (\ufffd).",
+                    self.path,
+                )
+            return raw.decode("utf-8", "replace")
+
+
+class Database(SqliteDatabase):
+    """peewee's SQLite database whose connections decode damaged text with replacement."""
+
+    def __init__(self, path: Path, uri: str | None = None, **kwargs: Any) -> None:
+        if uri is None:
+            super().__init__(str(path), **kwargs)
+        else:
+            super().__init__(uri, uri=True, **kwargs)
+        self.decoder = TextDecoder(path)
+
+    def _add_conn_hooks(self, conn: sqlite3.Connection) -> None:
+        conn.text_factory = self.decoder
+        super()._add_conn_hooks(conn)  # type: ignore[misc]
+
+
 def connect(path: Path) -> SqliteDatabase:
     """Open ``path`` with ikgui's pragmas (creates the file and its folder)."""
     try:
@@ -141,11 +207,11 @@ def connect(path: Path) -> SqliteDatabase:
         raise StorageError(
             f"Could not create the folder {path.parent}: {exc.strerror or exc}."
         ) from exc
-    db = SqliteDatabase(str(path), pragmas=list(PRAGMAS), timeout=BUSY_TIMEOUT_MS / 1000)
+    db = Database(path, pragmas=list(PRAGMAS), timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         db.connect()
     except DB_ERRORS as exc:
-        raise StorageError(f"Could not open the database {path}: {reason(exc)}.") from exc
+        raise StorageError(f"Could not open the database {path}: {reason(exc, path)}.") from exc
     return db
 
 

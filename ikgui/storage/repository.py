@@ -57,8 +57,10 @@ def _counts(kind: str, content: str) -> bool:
 class SqliteStore:
     """The event log and conversation index in one SQLite file (see ``ikgui.domain.ports``)."""
 
-    def __init__(self, db: SqliteDatabase, path: Path) -> None:
+    def __init__(self, db: SqliteDatabase, path: Path, read_only: str | None = None) -> None:
         self.path = path
+        #: Why the database is open read-only (a full disk), or None when it is writable.
+        self.read_only = read_only
         self._db = db
         self._local = threading.local()
         self._closed = False
@@ -100,6 +102,8 @@ class SqliteStore:
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """A transaction (a savepoint when nested) that commits on success."""
+        if self.read_only is not None:
+            raise StorageError(f"Could not write to the database {self.path}: {self.read_only}.")
         conn = self._connection()
         depth: int = getattr(self._local, "depth", 0)
         try:

@@ -116,8 +116,13 @@ def test_fork_export_includes_ancestors_and_round_trips(cli: Cli, tmp_path: Path
         }
 
     # into the same home: ids clash, so the copies get new ones, links remapped
-    ids = cli.ok("conv", "import", str(path)).out.split(": ", 1)[1].strip().split(", ")
+    lines = cli.ok("conv", "import", str(path)).out.splitlines()
+    ids = lines[0].split(": ", 1)[1].split(", ")
     assert len(ids) == 2 and root not in ids and child not in ids
+    assert lines[1:] == [
+        f"Renamed {root} (already taken) to {ids[0]}",
+        f"Renamed {child} (already taken) to {ids[1]}",
+    ]
     assert cli.ok("conv", "show", ids[1], "--json").json["parent"] == ids[0]
     assert cli.context(ids[1]) == before_child
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import random
 import re
+from typing import cast
 
 import pytest
 
-from ikgui.domain.errors import UsageError, UserError
-from ikgui.domain.ids import auto_title, id_prefix, new_id, normalize_tag
+from ikgui.domain.errors import NotFoundError, UsageError, UserError
+from ikgui.domain.ids import auto_title, id_prefix, new_id, normalize_tag, resolve_ref, shown
+from ikgui.domain.ports import Store
+from ikgui.domain.safetext import valid_id
 from ikgui.domain.timefmt import parse_age, parse_iso, relative
 
 
@@ -54,3 +57,28 @@ def test_ages_and_timestamps() -> None:
         parse_age("soon")
     assert parse_iso("1970-01-01T00:01:00Z") == 60.0
     assert parse_iso("1970-01-01T00:01:00") == 60.0
+
+
+def test_a_long_agent_name_still_gives_an_id_of_spec_length() -> None:
+    made = new_id("a" * 500, lambda _: False)
+    assert valid_id(made) and len(made) == 64
+
+
+def test_shown_makes_untrusted_text_one_short_line() -> None:
+    assert shown("a\nb\x1b[2J\u202e") == "a\\x0ab\\x1b[2J⟨U+202E⟩"
+    assert shown("z" * 1000) == "z" * 59 + "…"
+
+
+class _NoStore:
+    """A store that must not be asked: a ref that cannot be an id is refused first."""
+
+    def find_by_suffix(self, ref: str) -> list[str]:
+        raise AssertionError(f"looked up {ref!r}")
+
+
+@pytest.mark.parametrize("ref", ["../x", "a b", "\x1b[2J", "", "   ", "q" * 65, "é"])
+def test_refs_that_cannot_be_ids_are_not_found_without_a_lookup(ref: str) -> None:
+    with pytest.raises(NotFoundError) as info:
+        resolve_ref(cast(Store, _NoStore()), ref)
+    assert str(info.value).startswith("Conversation not found: ")
+    assert "\x1b" not in str(info.value) and len(str(info.value)) < 90

@@ -33,7 +33,10 @@ def test_disk_full_is_a_storage_error_and_loses_nothing(db_path: Path) -> None:
     with pytest.raises(StorageError) as info:
         for _ in range(20):
             store.append_event("chat-aaaa", "assistant", big)
-    assert str(info.value) == f"Could not write to the database {db_path}: the disk is full."
+    assert str(info.value) == (
+        f"Could not write to the database {db_path}: "
+        f"the disk is full: no room left in {db_path.parent}."
+    )
     # Inside a transaction block, the whole block is undone.
     with pytest.raises(StorageError, match="the disk is full"), store.transaction():
         store.update_conversation("chat-aaaa", title="During")
