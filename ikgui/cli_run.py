@@ -1,7 +1,8 @@
 """``ikgui run`` (send a message or run a slash command) and ``ikgui keys``.
 
-``run`` streams the reply to stdout and the conversation id to stderr; Ctrl+C stops
-the stream and keeps the partial reply; a provider failure is saved as an ``error``
+``run`` streams the reply to stdout and the conversation id to stderr; Ctrl+C or
+SIGTERM stops the stream and keeps the partial reply (a closed stdout, as in
+``ikgui run … | head``, stops it too); a provider failure is saved as an ``error``
 event, printed as one ``Error: `` line, and exits 3. ``--no-save`` works on a scratch
 copy of the conversation that is thrown away afterwards.
 """
@@ -12,13 +13,15 @@ import argparse
 import asyncio
 import contextlib
 import getpass
-import json
+import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ikgui.cli_output import error, print_json, reply, say
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
@@ -73,7 +76,9 @@ def _text(args: argparse.Namespace) -> str:
 
 def _target(env: Env, args: argparse.Namespace) -> str | None:
     """The id of the conversation to continue, or ``None`` for a new one."""
-    if args.cid:
+    if args.cid is not None:
+        if not args.cid.strip():
+            raise UsageError("--cid needs a conversation id")
         if env.store.get_conversation(args.cid) is None:
             raise UserError(f"Conversation not found: {args.cid}")
         return str(args.cid)
@@ -88,17 +93,28 @@ def _target(env: Env, args: argparse.Namespace) -> str | None:
 
 
 class _Printer:
-    """Follows the session: streams deltas to stdout, remembers the reply."""
+    """Follows the session: streams deltas to stdout, remembers the reply.
 
-    def __init__(self, stream: bool) -> None:
+    If stdout's reader goes away (``| head -c 100``), the reply is stopped as by
+    Ctrl+C (what arrived is kept) and nothing more is printed.
+    """
+
+    def __init__(self, session: Session, stream: bool) -> None:
+        self.session = session
         self.stream = stream
         self.reply: Event | None = None
         self.printed = ""
+        self.pipe_closed = False
 
     def __call__(self, fact: SessionEvent) -> None:
-        if fact.name == "delta_received" and self.stream:
-            sys.stdout.write(fact.text)
-            sys.stdout.flush()
+        if fact.name == "delta_received" and self.stream and not self.pipe_closed:
+            try:
+                reply(fact.text)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                self.pipe_closed = True
+                self.session.stop(fact.conversation_id)
+                return
             self.printed = fact.text
         elif fact.event is not None and fact.event.kind == Kind.ASSISTANT:
             self.reply = fact.event
@@ -106,6 +122,10 @@ class _Printer:
     def end_line(self) -> None:
         if self.stream and self.printed and not self.printed.endswith("\n"):
             sys.stdout.write("\n")
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived while the command ran (handled like Ctrl+C)."""
 
 
 def cmd_run(env: Env, args: argparse.Namespace) -> int:
@@ -135,47 +155,101 @@ def _run(
         session.new_conversation(args.agent or env.settings.default_agent)
     else:
         session.open(target)
-    if args.provider:
-        session.update_fields(provider=args.provider)
-    if args.model:
-        session.update_fields(model=args.model)
-    printer = _Printer(stream=not (args.json or args.no_stream))
+    overrides = {"provider": args.provider, "model": args.model}
+    if target is None:
+        # A new conversation starts with the provider and model asked for.
+        changes = {k: v for k, v in overrides.items() if v}
+        if changes:
+            session.update_fields(**changes)
+    else:
+        # Continuing: a one-off for this request; the conversation keeps its own
+        # (SPEC §9; /model changes it for good).
+        session.overrides.update({k: v for k, v in overrides.items() if v})
+    printer = _Printer(session, stream=not (args.json or args.no_stream))
     session.subscribe(printer)
-    error: ProviderError | None = None
-    interrupted = False
+    failure: ProviderError | None = None
+    interrupted = terminated = False
     output = ""
+    early = None if args.json else _say_output
     try:
-        output = asyncio.run(_execute(session, text, env))
+        output = asyncio.run(_execute(session, text, env, early))
     except ProviderError as exc:
-        error = exc
+        failure = exc
     except KeyboardInterrupt:
         interrupted = True
+    except _Terminated:
+        interrupted = terminated = True
+    if printer.pipe_closed:
+        raise BrokenPipeError  # ikgui.cli.main exits quietly
     printer.end_line()
-    reply = printer.reply
+    answer = printer.reply
     if args.json:
-        _print_json(session, output, reply, error, interrupted)
+        _print_json(session, output, answer, failure, interrupted)
     else:
-        if output:
-            print(output)
-        if reply is not None and not printer.stream:
-            print(describe(reply))
+        if output and early is None:
+            say(output)
+        if answer is not None and not printer.stream:
+            reply(describe(answer), "\n")
     if interrupted and not args.quiet:
-        print("(stopped)", file=sys.stderr)
-    if error is not None:
-        print(error.line, file=sys.stderr)
+        say("(stopped)", err=True)
+    if failure is not None:
+        error(failure.line)
     if session.saved and not args.quiet and not args.no_save:
-        print(session.conversation.id, file=sys.stderr)
+        say(session.conversation.id, err=True)
     if interrupted:
-        return 130
-    return error.exit_code if error is not None else 0
+        return 143 if terminated else 130
+    return failure.exit_code if failure is not None else 0
 
 
-async def _execute(session: Session, text: str, env: Env) -> str:
-    if text.startswith("/model") and not text.startswith("//"):
+def _say_output(output: str) -> None:
+    if output:
+        say(output)
+        sys.stdout.flush()
+
+
+async def _execute(
+    session: Session, text: str, env: Env, early: Callable[[str], None] | None
+) -> str:
+    """Run the line; SIGTERM cancels it as Ctrl+C does. ``early`` prints a command's
+    output before the reply it sends (``/fork "summarize this"``)."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    terminated: list[bool] = []
+
+    def terminate() -> None:
+        terminated.append(True)
+        if task is not None:
+            task.cancel()
+
+    installed = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+        installed = True
+    try:
+        return await _line(session, text, env, early)
+    except asyncio.CancelledError:
+        if terminated:
+            raise _Terminated from None
+        raise
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
+async def _line(session: Session, text: str, env: Env, early: Callable[[str], None] | None) -> str:
+    if text.startswith("//") or not text.startswith("/"):
+        return await session.execute(text)
+    if text.startswith("/model"):
         # So /model can list and check names; a server that is down just can't.
         with contextlib.suppress(ProviderError):
             await env.providers.refresh_models(session.provider)
-    return await session.execute(text)
+    if early is None:
+        return await session.execute(text)
+    result = session.registry.dispatch(session, text)
+    early(result.output)
+    if result.send is not None:
+        await session.send(result.send)
+    return ""
 
 
 def _print_json(
@@ -209,7 +283,7 @@ def _print_json(
             "category": error.category,
             "status": error.status,
         }
-    print(json.dumps(result, ensure_ascii=False, indent=2))
+    print_json(result)
 
 
 def cmd_keys(env: Env, args: argparse.Namespace) -> int:
@@ -222,20 +296,20 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
             status = keys.status(name, variable)
             if config and config.kind == "ollama" and status.startswith("not set"):
                 status = "not set (a local Ollama needs none)"
-            print(f"{name}: {status}")
+            say(f"{name}: {status}")
         if keys.notice:
-            print(f"Note: {keys.notice}")
+            say(f"Note: {keys.notice}")
         return 0
     if not args.provider:
         raise UsageError(f"Usage: ikgui keys {args.action} PROVIDER")
     name = args.provider
     if name not in env.settings.providers:
-        print(f"Warning: '{name}' is not a provider in config.toml yet.", file=sys.stderr)
+        error(f"Warning: '{name}' is not a provider in config.toml yet.")
     if args.action == "delete":
         if keys.delete(name):
-            print(f"Deleted the key for {name}.")
+            say(f"Deleted the key for {name}.")
         else:
-            print(f"No key was stored for {name}.")
+            say(f"No key was stored for {name}.")
         return 0
     if not keys.available:
         raise UserError(
@@ -253,5 +327,5 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
     where = keys.set(name, key)
     if where != "keyring":
         raise UserError("The system keyring refused the key; it was not stored.")
-    print(f"Stored the key for {name} in the system keyring.")
+    say(f"Stored the key for {name} in the system keyring.")
     return 0
