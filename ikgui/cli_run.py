@@ -179,6 +179,8 @@ def _run(
         interrupted = True
     except _Terminated:
         interrupted = terminated = True
+    except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
+        interrupted = True
     if printer.pipe_closed:
         raise BrokenPipeError  # ikgui.cli.main exits quietly
     printer.end_line()

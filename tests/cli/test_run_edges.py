@@ -176,3 +176,24 @@ def test_an_empty_prompt_says_it_was_cleared(cli: Cli) -> None:
     assert cli.ok("run", "-c", conv, '/prompt ""').out.strip() == "Working prompt cleared"
     assert cli.ok("conv", "show", conv, "--json").json["working_prompt"] == ""
     assert cli.ok("run", "-c", conv, '/prompt ""').out.strip() == "Working prompt unchanged"
+
+
+# -- item 10 (the reply side of a closed pipe) -----------------------------------------
+def test_run_into_a_closed_pipe_stops_the_reply_quietly(cli: Cli, local: WireServer) -> None:
+    pieces = [f"word{i} " for i in range(400)]
+    chunks = (*(_delta(p) for p in pieces), b"data: [DONE]\n\n")
+    local.route("/v1/chat/completions", Reply(chunks=chunks, headers=SSE, pause=0.02))
+    env = dict(os.environ, IKGUI_HOME=str(cli.home))
+    script = (
+        f'"{sys.executable}" -m ikgui run count | head -c 20; echo "status=${{PIPESTATUS[0]}}" >&2'
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        ["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == "word0 word1 word2 wo"
+    assert done.stderr.strip() == "status=141", done.stderr
+    assert time.monotonic() - started < 6  # it did not stream the other 7 seconds
+    reply = cli.ok("conv", "show", "-l", "--json").json["scrollback"][-1]
+    assert reply["data"]["interrupted"] is True and "streaming" not in reply["data"]
+    assert reply["content"].startswith("word0 word1 word2 ") and "word399" not in reply["content"]
