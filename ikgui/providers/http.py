@@ -3,9 +3,10 @@
 Timeouts (SPEC §8): ``connect`` (default 10 s) for the TCP/TLS connection;
 ``first_byte`` (120 s) from sending the request until the first byte of the reply
 *body's content* (a model loading or reading a long prompt is slow to start);
-``idle`` (60 s) between pieces of content. Only content counts: ``: keep-alive``
-comments and other bytes that carry no text keep neither timer going, so a server
-that only sends keep-alives is stopped. Each reply also has an overall limit
+``idle`` (60 s) between pieces of content. Only content counts (a message other
+than a ping: text, thinking, tool calls, usage): ``: keep-alive`` comments and
+Anthropic's pings keep neither timer going, so a server that only sends keep-alives
+is stopped. Each reply also has an overall limit
 (``reply_seconds``, 30 minutes, and ``reply_bytes``, 20 MB of body): an endless stream
 is cut there, keeping the text that arrived, with a ``limit`` error saying why.
 
@@ -203,6 +204,7 @@ class ReplyStream:
         self._deadline = 0.0  # first-byte deadline (loop time)
         self._end_by = 0.0  # the overall limit of this reply (loop time)
         self._content_at: float | None = None  # when content last came (loop time)
+        self._progress = 0  # the parser's progress count when last seen
         self._received = 0  # body bytes so far
         self._head = bytearray()  # the body's first bytes, to quote when it is garbage
         self._started = False  # a body byte arrived
@@ -255,6 +257,10 @@ class ReplyStream:
             self._state = "done"  # the body ended, or its end marker came: stop reading
             await self._close_response()
             return
+        if self._parser.progress != self._progress:
+            # The last chunk held a message (a delta, thinking, usage), not a ping.
+            self._progress = self._parser.progress
+            self._content_at = asyncio.get_running_loop().time()
         chunk = await self._read()
         if chunk is None:
             self._collect(self._ended(self._parser.finish(broken=self._broken is not None)))

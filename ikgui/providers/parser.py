@@ -47,6 +47,9 @@ class StreamParser:
             raise ValueError(f"unknown provider kind {kind!r}")
         #: Messages the decoder completed (an SSE message, an NDJSON line).
         self.messages = 0
+        #: Of those, the ones that show the model working (all but Anthropic's pings;
+        #: SSE comments such as ``: keep-alive`` are not messages at all).
+        self.progress = 0
 
     @property
     def finished(self) -> bool:
@@ -57,6 +60,8 @@ class StreamParser:
         interpreter = self.interpreter
         for message in self._decoder.feed(chunk):
             self.messages += 1
+            if getattr(message, "event", None) != "ping":
+                self.progress += 1
             yield from interpreter.feed(message)
             if interpreter.finished:
                 return

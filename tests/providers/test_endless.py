@@ -76,3 +76,33 @@ async def test_a_body_of_garbage_is_not_a_model_reply(wire_server: WireServer) -
     wire_server.route("/v1/chat/completions", Reply(body=b": ping\n\n: ping\n\n", headers=SSE))
     items, error = await collect(provider("openai", wire_server.url + "/v1"))
     assert error is not None and error.category == "cut"
+
+
+async def test_thinking_keeps_a_reply_alive_but_pings_do_not(wire_server: WireServer) -> None:
+    def event(name: str, data: dict[str, object]) -> bytes:
+        return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+    start = event("message_start", {"type": "message_start", "message": {"model": "c"}})
+    thinking = event(
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "thinking_delta", "thinking": "hmm"}},
+    )  # fmt: skip
+    text = event(
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 1,
+         "delta": {"type": "text_delta", "text": "Done"}},
+    )  # fmt: skip
+    stop = event("message_stop", {"type": "message_stop"})
+    body = (start, *([thinking] * 8), text, stop)
+    wire_server.route("/v1/messages", Reply(chunks=body, headers=SSE, pause=0.2))
+    slow_start = {"idle_timeout": 0.6, "first_byte_timeout": 1.0}  # thinking takes 1.6 s
+    items, error = await collect(provider("anthropic", wire_server.url, **slow_start))
+    assert error is None and [i.text for i in items if isinstance(i, TextDelta)] == ["Done"]
+
+    ping = event("ping", {"type": "ping"})
+    wire_server.route(
+        "/v1/messages", Reply(body=start, headers=SSE, fault="endless", repeat=ping, pause=0.05)
+    )
+    items, error = await collect(provider("anthropic", wire_server.url, first_byte_timeout=0.6))
+    assert error is not None and error.category == "timeout"
