@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.cli.conftest import Cli
 from tests.cli.test_run import _start_slow, local, sse, sse_reply
@@ -197,3 +198,19 @@ def test_run_into_a_closed_pipe_stops_the_reply_quietly(cli: Cli, local: WireSer
     reply = cli.ok("conv", "show", "-l", "--json").json["scrollback"][-1]
     assert reply["data"]["interrupted"] is True and "streaming" not in reply["data"]
     assert reply["content"].startswith("word0 word1 word2 ") and "word399" not in reply["content"]
+
+
+def test_limits_survive_the_settings_dialog_saving_the_config(tmp_path: Path) -> None:
+    from ikgui.config import load_settings, save_settings
+
+    path = tmp_path / "config.toml"
+    path.write_text("[limits]\nreply_minutes = 90\nreply_mb = 2.5\n", encoding="utf-8")
+    settings = load_settings(path)
+    assert settings.problems == []
+    assert (settings.reply_seconds, settings.reply_bytes) == (5400, 2_500_000)
+    save_settings(settings, path)
+    again = load_settings(path)
+    assert (again.reply_seconds, again.reply_bytes) == (5400, 2_500_000)
+    defaults = load_settings(tmp_path / "none.toml")
+    save_settings(defaults, path)
+    assert "[limits]" not in path.read_text(encoding="utf-8")
