@@ -17,11 +17,10 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ikgui.cli_output import error, print_json, reply, say
+from ikgui import cli_output as out
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
@@ -96,12 +95,15 @@ class _Printer:
     """Follows the session: streams deltas to stdout, remembers the reply.
 
     If stdout's reader goes away (``| head -c 100``), the reply is stopped as by
-    Ctrl+C (what arrived is kept) and nothing more is printed.
+    Ctrl+C (what arrived is kept) and nothing more is printed. Unless the output is
+    JSON, a command's output is printed as soon as it is known (``early``), before a
+    reply the command sends (``/fork "summarize this"``).
     """
 
-    def __init__(self, session: Session, stream: bool) -> None:
+    def __init__(self, session: Session, stream: bool, early: bool) -> None:
         self.session = session
         self.stream = stream
+        self.early = early
         self.reply: Event | None = None
         self.printed = ""
         self.pipe_closed = False
@@ -109,7 +111,7 @@ class _Printer:
     def __call__(self, fact: SessionEvent) -> None:
         if fact.name == "delta_received" and self.stream and not self.pipe_closed:
             try:
-                reply(fact.text)
+                out.reply(fact.text)
                 sys.stdout.flush()
             except BrokenPipeError:
                 self.pipe_closed = True
@@ -124,8 +126,9 @@ class _Printer:
             sys.stdout.write("\n")
 
 
-class _Terminated(Exception):
-    """SIGTERM arrived while the command ran (handled like Ctrl+C)."""
+class _Signals:
+    #: SIGTERM stopped the last run (its exit code is 143, not Ctrl+C's 130).
+    terminated = False
 
 
 def cmd_run(env: Env, args: argparse.Namespace) -> int:
@@ -134,7 +137,7 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
         raise UserError(f"Unknown provider '{args.provider}'")
     target = _target(env, args)
     if not args.no_save:
-        return _run(env.session(), target, text, args, env)
+        return _exit_code(_run(env.session(), target, text, args, env))
     with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:
         from ikgui.storage import open_store
 
@@ -143,9 +146,24 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
-            return _run(env.session(scratch), target, text, args, env)
+            return _exit_code(_run(env.session(scratch), target, text, args, env))
         finally:
             scratch.close()
+
+
+def _exit_code(code: int) -> int:
+    return 143 if code == 130 and _Signals.terminated else code
+
+
+def _overrides(session: Session, target: str | None, args: argparse.Namespace) -> None:
+    """``-p``/``-m``: a new conversation starts with them; a continued one uses them
+    for this request only and keeps its own (SPEC §9; ``/model`` changes it for good)."""
+    given = {k: v for k, v in (("provider", args.provider), ("model", args.model)) if v}
+    if target is None:
+        if given:
+            session.update_fields(**given)
+    else:
+        session.overrides.update(given)
 
 
 def _run(
@@ -155,71 +173,52 @@ def _run(
         session.new_conversation(args.agent or env.settings.default_agent)
     else:
         session.open(target)
-    overrides = {"provider": args.provider, "model": args.model}
-    if target is None:
-        # A new conversation starts with the provider and model asked for.
-        changes = {k: v for k, v in overrides.items() if v}
-        if changes:
-            session.update_fields(**changes)
-    else:
-        # Continuing: a one-off for this request; the conversation keeps its own
-        # (SPEC §9; /model changes it for good).
-        session.overrides.update({k: v for k, v in overrides.items() if v})
-    printer = _Printer(session, stream=not (args.json or args.no_stream))
+    _overrides(session, target, args)
+    printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
-    failure: ProviderError | None = None
-    interrupted = terminated = False
+    error: ProviderError | None = None
+    interrupted = False
     output = ""
-    early = None if args.json else _say_output
     try:
-        output = asyncio.run(_execute(session, text, env, early))
+        output = asyncio.run(_execute(session, text, env, printer))
     except ProviderError as exc:
-        failure = exc
+        error = exc
     except KeyboardInterrupt:
         interrupted = True
-    except _Terminated:
-        interrupted = terminated = True
     except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
-        interrupted = True
-    if printer.pipe_closed:
-        raise BrokenPipeError  # ikgui.cli.main exits quietly
+        raise BrokenPipeError from None  # ikgui.cli.main exits quietly
     printer.end_line()
-    answer = printer.reply
+    reply = printer.reply
     if args.json:
-        _print_json(session, output, answer, failure, interrupted)
+        _print_json(session, output, reply, error, interrupted)
     else:
-        if output and early is None:
-            say(output)
-        if answer is not None and not printer.stream:
-            reply(describe(answer), "\n")
+        if output:
+            out.say(output)
+        if reply is not None and not printer.stream:
+            out.reply(describe(reply), "\n")
     if interrupted and not args.quiet:
-        say("(stopped)", err=True)
-    if failure is not None:
-        error(failure.line)
+        print("(stopped)", file=sys.stderr)
+    if error is not None:
+        out.error(error.line)
     if session.saved and not args.quiet and not args.no_save:
-        say(session.conversation.id, err=True)
+        print(session.conversation.id, file=sys.stderr)
     if interrupted:
-        return 143 if terminated else 130
-    return failure.exit_code if failure is not None else 0
+        return 130
+    return error.exit_code if error is not None else 0
 
 
-def _say_output(output: str) -> None:
-    if output:
-        say(output)
-        sys.stdout.flush()
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled exactly like Ctrl+C."""
 
 
-async def _execute(
-    session: Session, text: str, env: Env, early: Callable[[str], None] | None
-) -> str:
-    """Run the line; SIGTERM cancels it as Ctrl+C does. ``early`` prints a command's
-    output before the reply it sends (``/fork "summarize this"``)."""
+async def _execute(session: Session, text: str, env: Env, printer: _Printer) -> str:
+    """Run the line; SIGTERM cancels it as Ctrl+C does (the partial reply is kept)."""
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
-    terminated: list[bool] = []
+    _Signals.terminated = False
 
     def terminate() -> None:
-        terminated.append(True)
+        _Signals.terminated = True
         if task is not None:
             task.cancel()
 
@@ -228,9 +227,9 @@ async def _execute(
         loop.add_signal_handler(signal.SIGTERM, terminate)
         installed = True
     try:
-        return await _line(session, text, env, early)
+        return await _line(session, text, env, printer)
     except asyncio.CancelledError:
-        if terminated:
+        if _Signals.terminated:
             raise _Terminated from None
         raise
     finally:
@@ -238,17 +237,20 @@ async def _execute(
             loop.remove_signal_handler(signal.SIGTERM)
 
 
-async def _line(session: Session, text: str, env: Env, early: Callable[[str], None] | None) -> str:
+async def _line(session: Session, text: str, env: Env, printer: _Printer) -> str:
+    """The line's output, or ``""`` when it was printed early."""
     if text.startswith("//") or not text.startswith("/"):
         return await session.execute(text)
     if text.startswith("/model"):
         # So /model can list and check names; a server that is down just can't.
         with contextlib.suppress(ProviderError):
             await env.providers.refresh_models(session.provider)
-    if early is None:
+    if not printer.early:
         return await session.execute(text)
     result = session.registry.dispatch(session, text)
-    early(result.output)
+    if result.output:
+        out.say(result.output)
+        sys.stdout.flush()
     if result.send is not None:
         await session.send(result.send)
     return ""
@@ -285,7 +287,7 @@ def _print_json(
             "category": error.category,
             "status": error.status,
         }
-    print_json(result)
+    out.print_json(result)
 
 
 def cmd_keys(env: Env, args: argparse.Namespace) -> int:
@@ -298,20 +300,20 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
             status = keys.status(name, variable)
             if config and config.kind == "ollama" and status.startswith("not set"):
                 status = "not set (a local Ollama needs none)"
-            say(f"{name}: {status}")
+            out.say(f"{name}: {status}")
         if keys.notice:
-            say(f"Note: {keys.notice}")
+            out.say(f"Note: {keys.notice}")
         return 0
     if not args.provider:
         raise UsageError(f"Usage: ikgui keys {args.action} PROVIDER")
     name = args.provider
     if name not in env.settings.providers:
-        error(f"Warning: '{name}' is not a provider in config.toml yet.")
+        out.error(f"Warning: '{name}' is not a provider in config.toml yet.")
     if args.action == "delete":
         if keys.delete(name):
-            say(f"Deleted the key for {name}.")
+            out.say(f"Deleted the key for {name}.")
         else:
-            say(f"No key was stored for {name}.")
+            out.say(f"No key was stored for {name}.")
         return 0
     if not keys.available:
         raise UserError(
@@ -329,5 +331,5 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
     where = keys.set(name, key)
     if where != "keyring":
         raise UserError("The system keyring refused the key; it was not stored.")
-    say(f"Stored the key for {name} in the system keyring.")
+    out.say(f"Stored the key for {name} in the system keyring.")
     return 0
