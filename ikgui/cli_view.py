@@ -26,10 +26,6 @@ if TYPE_CHECKING:
     from ikgui.cli import Env
 
 
-def _print_json(value: Any) -> None:
-    print_json(value)
-
-
 def _ref_or_last(env: Env, args: argparse.Namespace) -> str:
     if args.last or not args.ref:
         if args.ref:
@@ -63,7 +59,7 @@ _LABELS = {"user": "You", "assistant": "Assistant", "system": "System", "error":
 def cmd_show(env: Env, args: argparse.Namespace) -> int:
     conv_id = _ref_or_last(env, args)
     if args.json:
-        _print_json(conv_json(env.store, conv_id))
+        print_json(conv_json(env.store, conv_id))
         return 0
     conv = env.store.get_conversation(conv_id)
     assert conv is not None
@@ -109,7 +105,7 @@ def cmd_context(env: Env, args: argparse.Namespace) -> int:
     session.open(conv_id)
     messages = session.context()
     if args.json:
-        _print_json(
+        print_json(
             {
                 "id": conv_id,
                 "provider": session.provider,

@@ -120,7 +120,7 @@ _ARGV = st.one_of(
 
 
 @settings(
-    max_examples=150,
+    max_examples=int(os.environ.get("IKGUI_FUZZ_EXAMPLES", "150")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
