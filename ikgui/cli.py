@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -16,15 +17,17 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ikgui import __version__
+from ikgui.cli_output import error, print_json, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
+from ikgui.cli_view import cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
 from ikgui.domain.command_handlers import build_tree
-from ikgui.domain.errors import IkguiError, UsageError, UserError
+from ikgui.domain.errors import IkguiError, UserError
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.listing import describe, format_listing, format_tree
+from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
 from ikgui.domain.ports import Store
-from ikgui.domain.replay import replay_conversation
+from ikgui.domain.safetext import one_line
 from ikgui.domain.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.timefmt import parse_age
@@ -35,8 +38,19 @@ from ikgui.wiring import Providers, recover
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        print(f"Error: {message}", file=sys.stderr)
+        error(f"Error: {message}")
         raise SystemExit(2)
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number from 0 to :data:`MAX_COUNT`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"give a number from 0 to {MAX_COUNT}, not {text}")
+    return value
 
 
 class Env:
@@ -48,7 +62,7 @@ class Env:
         self.paths: Paths = resolve(home)
         self.settings: Settings = load_settings(self.paths.config)
         for problem in self.settings.problems:
-            print(f"Warning: {problem}", file=sys.stderr)
+            error(f"Warning: {problem}")
         self.store = open_store(self.paths.database)
         if self.store.read_only is not None:
             print(f"Warning: {self.store.read_only}.", file=sys.stderr)
@@ -98,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv = sub.add_parser("conv", aliases=["c"], help="browse and manage conversations")
     csub = conv.add_subparsers(dest="conv_command", parser_class=_Parser)
     lst = csub.add_parser("list", help="list conversations, newest first")
-    lst.add_argument("-n", type=int, default=None, help="show at most N")
+    lst.add_argument("-n", type=count, default=None, help="show at most N")
     lst.add_argument("-a", "--agent")
     lst.add_argument("-t", "--tag")
     lst.add_argument("--trash", action="store_true", help="list the Trash")
@@ -137,126 +151,43 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2))
+    print_json(value)
 
 
 # -- ikgui conv ------------------------------------------------------------------
 
 
-def _ref_or_last(env: Env, args: argparse.Namespace) -> str:
-    if args.last or not args.ref:
-        if args.ref:
-            raise UsageError("give either REF or -l, not both")
-        last = env.store.last_conversation()
-        if last is None:
-            raise UserError("No conversation to continue")
-        return last.id
-    return resolve_ref(env.store, args.ref)
-
-
 def cmd_list(env: Env, args: argparse.Namespace) -> int:
     rows = env.store.list_conversations(args.n, agent=args.agent, tag=args.tag, trashed=args.trash)
     if args.json:
-        _print_json([_conv_json(env.store, c.id, with_state=False) for c in rows])
+        _print_json([conv_json(env.store, c.id, with_state=False) for c in rows])
     else:
-        print(format_listing(rows, time.time()))
-    return 0
-
-
-def _conv_json(store: Store, conv_id: str, with_state: bool = True) -> dict[str, Any]:
-    conv = store.get_conversation(conv_id)
-    if conv is None:
-        raise UserError(f"Conversation not found: {conv_id}")
-    state = replay_conversation(store, conv_id)
-    fields = exchange.conversation_fields(conv, state)
-    fields["message_count"] = conv.message_count
-    if with_state:
-        fields["marks"] = [{"event_id": m.event_id, "label": m.label} for m in state.marks]
-        fields["scrollback"] = [
-            {"event_id": e.id, "kind": e.kind, "content": describe(e), "data": e.data or None}
-            for e in state.scrollback
-        ]
-    return fields
-
-
-_LABELS = {"user": "You", "assistant": "Assistant", "system": "System", "error": "Error"}
-
-
-def cmd_show(env: Env, args: argparse.Namespace) -> int:
-    conv_id = _ref_or_last(env, args)
-    if args.json:
-        _print_json(_conv_json(env.store, conv_id))
-        return 0
-    conv = env.store.get_conversation(conv_id)
-    assert conv is not None
-    state = replay_conversation(env.store, conv_id)
-    head = f"{conv.id}  {conv.title or '-'}"
-    print(head)
-    details = [f"agent {conv.agent or '-'}", f"model {conv.model or '-'}"]
-    if conv.parent:
-        details.append(f"forked from {conv.parent}")
-    if conv.tags:
-        details.append("tags " + ", ".join(conv.tags))
-    details.append(conv.visible_status)
-    print("  ".join(details))
-    for event in state.scrollback:
-        label = _LABELS.get(event.kind)
-        text = describe(event)
-        print()
-        print(f"[{label}] {text}" if label else f"-- {text}")
-    if state.working_prompt:
-        print(f"\nWorking prompt: {state.working_prompt}")
-    return 0
-
-
-def cmd_context(env: Env, args: argparse.Namespace) -> int:
-    conv_id = _ref_or_last(env, args)
-    session = env.session()
-    session.open(conv_id)
-    messages = session.context()
-    if args.json:
-        _print_json(
-            {
-                "id": conv_id,
-                "provider": session.provider,
-                "model": session.model,
-                "messages": messages,
-            }
-        )
-        return 0
-    for message in messages:
-        body = message.get("content") or ""
-        for call in message.get("tool_calls", []):
-            fn = call["function"]
-            body += f"\n-> {fn['name']}({fn['arguments']}) [{call['id']}]"
-        if message["role"] == "tool":
-            body = f"[{message['tool_call_id']}] {body}"
-        print(f"[{message['role']}] {body.strip()}")
+        say(format_listing(rows, time.time()))
     return 0
 
 
 def cmd_tree(env: Env, args: argparse.Namespace) -> int:
     conv_id = resolve_ref(env.store, args.ref)
     session = env.session()
-    print(format_tree(build_tree(session, conv_id), conv_id))
+    say(format_tree(build_tree(session, conv_id), conv_id))
     return 0
 
 
 def cmd_search(env: Env, args: argparse.Namespace) -> int:
     hits = env.store.search(" ".join(args.words))
     if not hits:
-        print("No matches.")
+        say("No matches.")
         return 0
     width = max(len(h.conversation.id) for h in hits)
     for hit in hits:
-        title = hit.conversation.title or "-"
-        print(f"{hit.conversation.id.ljust(width)}  {title}  {hit.snippet}".rstrip())
+        title = one_line(hit.conversation.title or "-")
+        say(f"{hit.conversation.id.ljust(width)}  {title}  {one_line(hit.snippet)}".rstrip())
     return 0
 
 
 def cmd_title(env: Env, args: argparse.Namespace) -> int:
     conv = library.rename(env.store, resolve_ref(env.store, args.ref), " ".join(args.text))
-    print(f"Title set to: {conv.title or ''}")
+    say(f"Title set to: {one_line(conv.title or '')}")
     return 0
 
 
@@ -264,19 +195,26 @@ def cmd_tag(env: Env, args: argparse.Namespace) -> int:
     conv_id = resolve_ref(env.store, args.ref)
     words = [w for arg in args.changes for w in arg.replace(",", " ").split()]
     conv = library.retag(env.store, conv_id, words)
-    print("Tags: " + (", ".join(conv.tags) if conv.tags else "(none)"))
+    say("Tags: " + (", ".join(conv.tags) if conv.tags else "(none)"))
     return 0
 
 
 def cmd_delete(env: Env, args: argparse.Namespace) -> int:
-    conv = library.trash(env.store, resolve_ref(env.store, args.ref), time.time())
-    print(f"Moved {conv.id} to the Trash (ikgui conv restore {conv.id} brings it back)")
+    conv_id = resolve_ref(env.store, args.ref)
+    before = env.store.get_conversation(conv_id)
+    if before is not None and before.trashed_at is not None:
+        raise UserError(
+            f"{conv_id} is already in the Trash (ikgui conv restore {conv_id} brings it back, "
+            "ikgui conv clean removes it for good)"
+        )
+    conv = library.trash(env.store, conv_id, time.time())
+    say(f"Moved {conv.id} to the Trash (ikgui conv restore {conv.id} brings it back)")
     return 0
 
 
 def cmd_restore(env: Env, args: argparse.Namespace) -> int:
     conv = library.restore(env.store, resolve_ref(env.store, args.ref))
-    print(f"Restored {conv.id}")
+    say(f"Restored {conv.id}")
     return 0
 
 
@@ -284,11 +222,11 @@ def cmd_clean(env: Env, args: argparse.Namespace) -> int:
     age = parse_age(args.older) if args.older else 0.0
     removed, refusals = library.clean(env.store, time.time(), age, args.forks)
     for line in refusals:
-        print(f"Error: {line}", file=sys.stderr)
+        error(f"Error: {line}")
     if removed:
-        print(f"Removed {len(removed)} conversation{'s' if len(removed) != 1 else ''}")
+        say(f"Removed {len(removed)} conversation{'s' if len(removed) != 1 else ''}")
     elif not refusals:
-        print("Nothing to clean.")
+        say("Nothing to clean.")
     return 1 if refusals else 0
 
 
@@ -342,15 +280,45 @@ CONV_COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
+    """Run one command; every failure ends as one ``Error: `` line and an exit code."""
+    try:
+        return _main(argv, home)
+    except BrokenPipeError:
+        return _pipe_closed()
+    except KeyboardInterrupt:
+        error("Error: interrupted")
+        return 130
+    except OverflowError as exc:  # a number too big for SQLite or a float
+        error(f"Error: a number is too large ({exc})")
+        return 2
+    except Exception as exc:
+        # The last line of defence: a bug must still not show a traceback.
+        error(f"Error: ikgui failed unexpectedly ({type(exc).__name__}: {exc})")
+        return 1
+
+
+def _pipe_closed() -> int:
+    """stdout's reader went away (``ikgui conv list | head``): stop quietly, as ``cat``
+    does. Later writes, and the interpreter's flush at exit, go to the null device."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real file (tests): nothing will flush to the pipe
+    return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by the pipe
+
+
+def _main(argv: Sequence[str] | None, home: Path | None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.paths:
         paths = resolve(home)
-        print(f"data:     {paths.data_dir}")
-        print(f"config:   {paths.config_dir}")
-        print(f"database: {paths.database}")
-        print(f"settings: {paths.config}")
-        print(f"exports:  {paths.exports}")
+        say(f"data:     {paths.data_dir}")
+        say(f"config:   {paths.config_dir}")
+        say(f"database: {paths.database}")
+        say(f"settings: {paths.config}")
+        say(f"exports:  {paths.exports}")
         return 0
     if args.command is None:
         parser.print_help()
@@ -364,11 +332,8 @@ def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
             return cmd_keys(env, args)
         return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
     except IkguiError as exc:
-        print(exc.line, file=sys.stderr)
+        error(exc.line)
         return exc.exit_code
-    except KeyboardInterrupt:
-        print("Error: interrupted", file=sys.stderr)
-        return 130
     finally:
         if env is not None:
             env.close()

@@ -1,7 +1,8 @@
 """``ikgui run`` (send a message or run a slash command) and ``ikgui keys``.
 
-``run`` streams the reply to stdout and the conversation id to stderr; Ctrl+C stops
-the stream and keeps the partial reply; a provider failure is saved as an ``error``
+``run`` streams the reply to stdout and the conversation id to stderr; Ctrl+C or
+SIGTERM stops the stream and keeps the partial reply (a closed stdout, as in
+``ikgui run … | head``, stops it too); a provider failure is saved as an ``error``
 event, printed as one ``Error: `` line, and exits 3. ``--no-save`` works on a scratch
 copy of the conversation that is thrown away afterwards.
 """
@@ -12,13 +13,14 @@ import argparse
 import asyncio
 import contextlib
 import getpass
-import json
+import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ikgui import cli_output as out
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
@@ -73,7 +75,9 @@ def _text(args: argparse.Namespace) -> str:
 
 def _target(env: Env, args: argparse.Namespace) -> str | None:
     """The id of the conversation to continue, or ``None`` for a new one."""
-    if args.cid:
+    if args.cid is not None:
+        if not args.cid.strip():
+            raise UsageError("--cid needs a conversation id")
         if env.store.get_conversation(args.cid) is None:
             raise UserError(f"Conversation not found: {args.cid}")
         return str(args.cid)
@@ -88,17 +92,31 @@ def _target(env: Env, args: argparse.Namespace) -> str | None:
 
 
 class _Printer:
-    """Follows the session: streams deltas to stdout, remembers the reply."""
+    """Follows the session: streams deltas to stdout, remembers the reply.
 
-    def __init__(self, stream: bool) -> None:
+    If stdout's reader goes away (``| head -c 100``), the reply is stopped as by
+    Ctrl+C (what arrived is kept) and nothing more is printed. Unless the output is
+    JSON, a command's output is printed as soon as it is known (``early``), before a
+    reply the command sends (``/fork "summarize this"``).
+    """
+
+    def __init__(self, session: Session, stream: bool, early: bool) -> None:
+        self.session = session
         self.stream = stream
+        self.early = early
         self.reply: Event | None = None
         self.printed = ""
+        self.pipe_closed = False
 
     def __call__(self, fact: SessionEvent) -> None:
-        if fact.name == "delta_received" and self.stream:
-            sys.stdout.write(fact.text)
-            sys.stdout.flush()
+        if fact.name == "delta_received" and self.stream and not self.pipe_closed:
+            try:
+                out.reply(fact.text)
+                sys.stdout.flush()
+            except BrokenPipeError:
+                self.pipe_closed = True
+                self.session.stop(fact.conversation_id)
+                return
             self.printed = fact.text
         elif fact.event is not None and fact.event.kind == Kind.ASSISTANT:
             self.reply = fact.event
@@ -108,13 +126,18 @@ class _Printer:
             sys.stdout.write("\n")
 
 
+class _Signals:
+    #: SIGTERM stopped the last run (its exit code is 143, not Ctrl+C's 130).
+    terminated = False
+
+
 def cmd_run(env: Env, args: argparse.Namespace) -> int:
     text = _text(args)
     if args.provider and args.provider not in env.settings.providers:
         raise UserError(f"Unknown provider '{args.provider}'")
     target = _target(env, args)
     if not args.no_save:
-        return _run(env.session(), target, text, args, env)
+        return _exit_code(_run(env.session(), target, text, args, env))
     with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:
         from ikgui.storage import open_store
 
@@ -123,9 +146,24 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
-            return _run(env.session(scratch), target, text, args, env)
+            return _exit_code(_run(env.session(scratch), target, text, args, env))
         finally:
             scratch.close()
+
+
+def _exit_code(code: int) -> int:
+    return 143 if code == 130 and _Signals.terminated else code
+
+
+def _overrides(session: Session, target: str | None, args: argparse.Namespace) -> None:
+    """``-p``/``-m``: a new conversation starts with them; a continued one uses them
+    for this request only and keeps its own (SPEC §9; ``/model`` changes it for good)."""
+    given = {k: v for k, v in (("provider", args.provider), ("model", args.model)) if v}
+    if target is None:
+        if given:
+            session.update_fields(**given)
+    else:
+        session.overrides.update(given)
 
 
 def _run(
@@ -135,34 +173,33 @@ def _run(
         session.new_conversation(args.agent or env.settings.default_agent)
     else:
         session.open(target)
-    if args.provider:
-        session.update_fields(provider=args.provider)
-    if args.model:
-        session.update_fields(model=args.model)
-    printer = _Printer(stream=not (args.json or args.no_stream))
+    _overrides(session, target, args)
+    printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
     error: ProviderError | None = None
     interrupted = False
     output = ""
     try:
-        output = asyncio.run(_execute(session, text, env))
+        output = asyncio.run(_execute(session, text, env, printer))
     except ProviderError as exc:
         error = exc
     except KeyboardInterrupt:
         interrupted = True
+    except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
+        raise BrokenPipeError from None  # ikgui.cli.main exits quietly
     printer.end_line()
     reply = printer.reply
     if args.json:
         _print_json(session, output, reply, error, interrupted)
     else:
         if output:
-            print(output)
+            out.say(output)
         if reply is not None and not printer.stream:
-            print(describe(reply))
+            out.reply(describe(reply), "\n")
     if interrupted and not args.quiet:
         print("(stopped)", file=sys.stderr)
     if error is not None:
-        print(error.line, file=sys.stderr)
+        out.error(error.line)
     if session.saved and not args.quiet and not args.no_save:
         print(session.conversation.id, file=sys.stderr)
     if interrupted:
@@ -170,12 +207,53 @@ def _run(
     return error.exit_code if error is not None else 0
 
 
-async def _execute(session: Session, text: str, env: Env) -> str:
-    if text.startswith("/model") and not text.startswith("//"):
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: handled exactly like Ctrl+C."""
+
+
+async def _execute(session: Session, text: str, env: Env, printer: _Printer) -> str:
+    """Run the line; SIGTERM cancels it as Ctrl+C does (the partial reply is kept)."""
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    _Signals.terminated = False
+
+    def terminate() -> None:
+        _Signals.terminated = True
+        if task is not None:
+            task.cancel()
+
+    installed = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGTERM, terminate)
+        installed = True
+    try:
+        return await _line(session, text, env, printer)
+    except asyncio.CancelledError:
+        if _Signals.terminated:
+            raise _Terminated from None
+        raise
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
+async def _line(session: Session, text: str, env: Env, printer: _Printer) -> str:
+    """The line's output, or ``""`` when it was printed early."""
+    if text.startswith("//") or not text.startswith("/"):
+        return await session.execute(text)
+    if text.startswith("/model"):
         # So /model can list and check names; a server that is down just can't.
         with contextlib.suppress(ProviderError):
             await env.providers.refresh_models(session.provider)
-    return await session.execute(text)
+    if not printer.early:
+        return await session.execute(text)
+    result = session.registry.dispatch(session, text)
+    if result.output:
+        out.say(result.output)
+        sys.stdout.flush()
+    if result.send is not None:
+        await session.send(result.send)
+    return ""
 
 
 def _print_json(
@@ -209,7 +287,7 @@ def _print_json(
             "category": error.category,
             "status": error.status,
         }
-    print(json.dumps(result, ensure_ascii=False, indent=2))
+    out.print_json(result)
 
 
 def cmd_keys(env: Env, args: argparse.Namespace) -> int:
@@ -222,20 +300,20 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
             status = keys.status(name, variable)
             if config and config.kind == "ollama" and status.startswith("not set"):
                 status = "not set (a local Ollama needs none)"
-            print(f"{name}: {status}")
+            out.say(f"{name}: {status}")
         if keys.notice:
-            print(f"Note: {keys.notice}")
+            out.say(f"Note: {keys.notice}")
         return 0
     if not args.provider:
         raise UsageError(f"Usage: ikgui keys {args.action} PROVIDER")
     name = args.provider
     if name not in env.settings.providers:
-        print(f"Warning: '{name}' is not a provider in config.toml yet.", file=sys.stderr)
+        out.error(f"Warning: '{name}' is not a provider in config.toml yet.")
     if args.action == "delete":
         if keys.delete(name):
-            print(f"Deleted the key for {name}.")
+            out.say(f"Deleted the key for {name}.")
         else:
-            print(f"No key was stored for {name}.")
+            out.say(f"No key was stored for {name}.")
         return 0
     if not keys.available:
         raise UserError(
@@ -253,5 +331,5 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
     where = keys.set(name, key)
     if where != "keyring":
         raise UserError("The system keyring refused the key; it was not stored.")
-    print(f"Stored the key for {name} in the system keyring.")
+    out.say(f"Stored the key for {name} in the system keyring.")
     return 0

@@ -14,6 +14,8 @@ from typing import Any
 from ikgui.domain.prompt import PROMPT_MODES
 from ikgui.domain.settings import (
     PROVIDER_KINDS,
+    REPLY_BYTES,
+    REPLY_SECONDS,
     THEMES,
     AgentSettings,
     Price,
@@ -49,6 +51,10 @@ base_url = "http://localhost:11434"
 # [prices."gpt-4o-mini"]
 # input = 0.15    # dollars per million input tokens
 # output = 0.60
+
+# [limits]
+# reply_minutes = 30   # the longest one reply may stream
+# reply_mb = 20        # the most one reply may hold
 """
 
 
@@ -110,8 +116,9 @@ def load_settings(path: Path) -> Settings:
     _load_agents(raw.get("agents", {}), settings, problems)
     _load_prices(raw.get("prices", {}), settings, problems)
     _load_defaults(raw.get("defaults", {}), settings, problems)
+    _load_limits(raw.get("limits", {}), settings, problems)
     for key in raw:
-        if key not in ("defaults", "providers", "agents", "prices"):
+        if key not in ("defaults", "providers", "agents", "prices", "limits"):
             problems.add(f"unknown section [{key}] (ignored)", key)
     settings.problems.extend(problems.found)
     return settings
@@ -230,6 +237,23 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
             problems.add(f"defaults.agent '{agent}' is not a configured agent", "defaults", "agent")
 
 
+def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
+    """``[limits] reply_minutes, reply_mb``: numbers above 0 (fractions allowed)."""
+    if not isinstance(section, dict):
+        problems.add("[limits] must be a table", "limits")
+        return
+    for key, value in section.items():
+        number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
+        if key not in ("reply_minutes", "reply_mb"):
+            problems.add(f"unknown setting limits.{key} (ignored)", "limits", key)
+        elif number is None or not 0 < number < 1e9:
+            problems.add(f"limits.{key} must be a number above 0 (got {value!r})", "limits", key)
+        elif key == "reply_minutes":
+            settings.reply_seconds = float(number) * 60
+        else:
+            settings.reply_bytes = max(1, int(number * 1_000_000))
+
+
 _SAVED_HEADER = """\
 # ikgui configuration, written by the Settings dialog (comments are not kept;
 # the previous file is in config.toml.bak). API keys are never stored here: they
@@ -282,6 +306,13 @@ def save_settings(settings: Settings, path: Path) -> None:
         document["agents"] = agents
     if prices:
         document["prices"] = prices
+    limits: dict[str, float] = {}
+    if settings.reply_seconds != REPLY_SECONDS:
+        limits["reply_minutes"] = settings.reply_seconds / 60
+    if settings.reply_bytes != REPLY_BYTES:
+        limits["reply_mb"] = settings.reply_bytes / 1_000_000
+    if limits:
+        document["limits"] = limits
     text = _SAVED_HEADER + tomli_w.dumps(document, multiline_strings=True)
 
     path.parent.mkdir(parents=True, exist_ok=True)

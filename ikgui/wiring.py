@@ -66,7 +66,11 @@ class Providers:
                 "config",
             )
         key = self.keys.get(name, config.api_key_env)
-        return make_provider(config, key, **self.timeouts)
+        limits = {
+            "reply_seconds": self.settings.reply_seconds,
+            "reply_bytes": self.settings.reply_bytes,
+        }
+        return make_provider(config, key, **{**limits, **self.timeouts})
 
     def known_models(self, name: str) -> list[str] | None:
         return self.models.get(name)

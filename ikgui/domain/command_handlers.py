@@ -10,7 +10,7 @@ from ikgui.domain.errors import NotFoundError, UsageError, UserError
 from ikgui.domain.events import TreeNode
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.library import apply_tag_changes, descendants
-from ikgui.domain.listing import format_listing, format_tree
+from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
 from ikgui.domain.session import Session
 
 
@@ -137,7 +137,7 @@ def _prompt(session: Session, args: str) -> CommandResult:
     text = unquote_argument(args)
     if session.edit_prompt(text) is None:
         return CommandResult("Working prompt unchanged", store=False)
-    return CommandResult(f"Working prompt set to: {text}")
+    return CommandResult(f"Working prompt set to: {text}" if text else "Working prompt cleared")
 
 
 def _new(session: Session, args: str) -> CommandResult:
@@ -150,6 +150,8 @@ def _sessions(session: Session, args: str) -> CommandResult:
         count = int(args) if args else 10
     except ValueError:
         raise UsageError("Usage: /sessions [n]") from None
+    if count > MAX_COUNT:
+        raise UsageError(f"Usage: /sessions [n], n at most {MAX_COUNT}")
     rows = session.store.list_conversations(max(count, 1))
     return CommandResult(format_listing(rows, session.clock()))
 

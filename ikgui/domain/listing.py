@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ikgui.domain.events import STATUS_KILLED, Conversation, Event, Kind, TreeNode
+from ikgui.domain.safetext import one_line
 from ikgui.domain.timefmt import relative
+
+#: The most rows a listing asks for (``conv list -n``, ``/sessions N``): SQLite's
+#: LIMIT is a 64-bit integer, and nobody keeps a billion conversations.
+MAX_COUNT = 1_000_000_000
 
 
 def format_listing(conversations: Sequence[Conversation], now: float) -> str:
@@ -15,13 +20,13 @@ def format_listing(conversations: Sequence[Conversation], now: float) -> str:
         return "No conversations."
     rows = [("ID", "AGENT", "MSGS", "UPDATED", "TITLE")]
     for conv in conversations:
-        title = conv.title or "-"
+        title = one_line(conv.title or "-")
         if conv.visible_status != "active":
             title = f"{title} [{conv.visible_status}]"
         rows.append(
             (
                 conv.id,
-                conv.agent or "-",
+                one_line(conv.agent or "-"),
                 str(conv.message_count),
                 relative(conv.updated_at, now),
                 title,
@@ -48,7 +53,7 @@ def format_tree(root: TreeNode, current: str | None) -> str:
         state = " [closed]" if closed else ""
         if conv.trashed_at is not None:
             state += " [trashed]"
-        return f"{conv.id}{star}{state}  {conv.title or '-'}"
+        return f"{conv.id}{star}{state}  {one_line(conv.title or '-')}"
 
     def walk(node: TreeNode, prefix: str) -> None:
         for index, child in enumerate(node.children):

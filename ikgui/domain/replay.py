@@ -75,6 +75,9 @@ def _rewind(state: ReplayState, event: Event) -> None:
     del state.scrollback[mark.scrollback_len :]
     del state.marks[index + 1 :]
     state.working_prompt = mark.working_prompt
+    if mark.label is not None and not isinstance(event.data.get("target_label"), str):
+        # Written without the label (an older version, an import): show the mark's.
+        event = event.with_changes(event.content, {**event.data, "target_label": mark.label})
     state.scrollback.append(event)
 
 

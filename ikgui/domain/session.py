@@ -81,6 +81,9 @@ class Session:
         self.live_text: dict[int, Callable[[], str]] = {}
         self.quit_requested = False
         self.saved = False
+        #: A one-off ``provider``/``model`` for the requests of this session only
+        #: (``ikgui run -c -p/-m``); never stored, so the conversation keeps its own.
+        self.overrides: dict[str, str] = {}
         self._listeners: list[Listener] = []
         self._staged_prompt: str | None = None
         self.conversation = self._blank(None)
@@ -172,11 +175,20 @@ class Session:
 
     @property
     def provider(self) -> str:
-        return self.conversation.provider or self.settings.default_provider
+        return (
+            self.overrides.get("provider")
+            or self.conversation.provider
+            or self.settings.default_provider
+        )
 
     @property
     def model(self) -> str | None:
-        return self.state.model or self.conversation.model or self.settings.default_model
+        return (
+            self.overrides.get("model")
+            or self.state.model
+            or self.conversation.model
+            or self.settings.default_model
+        )
 
     @property
     def prompt_mode(self) -> str:

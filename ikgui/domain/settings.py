@@ -8,6 +8,8 @@ PROVIDER_KINDS = ("openai", "ollama", "anthropic")
 THEMES = ("system", "light", "dark")
 DEFAULT_PROVIDER = "ollama"
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
+REPLY_SECONDS = 30 * 60.0
+REPLY_BYTES = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class Settings:
     prices: dict[str, Price] = field(default_factory=dict)
     #: The window's theme: follow the system, or force light or dark.
     theme: str = "system"
+    #: The longest one reply may stream, and the most it may hold ([limits]).
+    reply_seconds: float = REPLY_SECONDS
+    reply_bytes: int = REPLY_BYTES
     #: Problems found while loading (``file:line: reason``); defaults were used instead.
     problems: list[str] = field(default_factory=list)
 

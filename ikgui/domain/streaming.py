@@ -26,6 +26,7 @@ CATEGORIES = (
     "cut",  # the stream ended before its end marker
     "protocol",  # a malformed line or a body that is not the expected format
     "config",  # no provider / no model / no key configured
+    "limit",  # the reply passed its time or size limit ([limits] in config.toml)
 )
 
 

@@ -18,6 +18,8 @@ from ikgui.providers.http import (
     CONNECT_TIMEOUT,
     FIRST_BYTE_TIMEOUT,
     IDLE_TIMEOUT,
+    REPLY_BYTES,
+    REPLY_SECONDS,
     HTTPProvider,
     ReplyStream,
 )
@@ -50,6 +52,8 @@ def make_provider(
     connect_timeout: float = CONNECT_TIMEOUT,
     first_byte_timeout: float = FIRST_BYTE_TIMEOUT,
     idle_timeout: float = IDLE_TIMEOUT,
+    reply_seconds: float = REPLY_SECONDS,
+    reply_bytes: float = REPLY_BYTES,
 ) -> HTTPProvider:
     """The provider for ``settings`` (``api_key`` already looked up by the caller).
 
@@ -74,6 +78,8 @@ def make_provider(
         connect_timeout=connect_timeout,
         first_byte_timeout=first_byte_timeout,
         idle_timeout=idle_timeout,
+        reply_seconds=reply_seconds,
+        reply_bytes=int(reply_bytes),
     )
 
 

@@ -14,6 +14,7 @@ This is the only place user-facing provider text is written. Categories come fro
 - ``cut``: the body ended before its end marker
 - ``protocol``: a malformed line, a body that is not the expected format, a redirect
 - ``config``: an invalid URL or provider kind
+- ``limit``: the reply passed its time or size limit (``[limits]`` in config.toml)
 
 Every message passes through :func:`redact`, so an API key never appears in it.
 """
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from ikgui.domain.errors import ProviderError
+from ikgui.domain.safetext import one_line
 
 #: The longest server message quoted in a sentence.
 MAX_QUOTE = 300
@@ -351,6 +353,33 @@ class ErrorContext:
                 "(the conversation may be too long for the model)."
             )
         return self.make(text, "cut")
+
+    def not_a_reply(self, content_type: str, sample: bytes) -> ProviderError:
+        """A body in which nothing was a message of this kind: garbage, not a cut."""
+        if sample.lstrip()[:1] == b"<":
+            return self.not_a_stream(content_type, sample)
+        excerpt = one_line(clean(sample.decode("utf-8", "replace"))[:40])
+        return self.make(
+            f'{self.server} answered with data that is not a model reply ("{excerpt}"); '
+            f"check the URL and the kind of {self._who} in Settings.",
+            "protocol",
+        )
+
+    def reply_limit(
+        self, *, seconds: float | None = None, size: int | None = None
+    ) -> ProviderError:
+        """The reply passed the longest time or the most bytes one reply may take."""
+        if size is not None:
+            what = f"at {size / 1_000_000:g} MB, the most one reply may hold (reply_mb"
+        else:
+            what = (
+                f"after {_seconds(seconds or 0.0)}, the longest one reply may take (reply_minutes"
+            )
+        return self.make(
+            f"The reply from {self.url} was stopped {what} under [limits] in config.toml); "
+            "the text that arrived is kept.",
+            "limit",
+        )
 
     def malformed(self, line: str) -> ProviderError:
         excerpt = clean(line)[:80]

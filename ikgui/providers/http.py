@@ -2,8 +2,15 @@
 
 Timeouts (SPEC §8): ``connect`` (default 10 s) for the TCP/TLS connection;
 ``first_byte`` (120 s) from sending the request until the first byte of the reply
-*body* (a model loading or reading a long prompt is slow to start); ``idle`` (60 s)
-between body chunks. :class:`ReplyStream` is a plain async iterator, not an async
+*body's content* (a model loading or reading a long prompt is slow to start);
+``idle`` (60 s) between pieces of content. Only content counts (a message other
+than a ping: text, thinking, tool calls, usage): ``: keep-alive`` comments and
+Anthropic's pings keep neither timer going, so a server that only sends keep-alives
+is stopped. Each reply also has an overall limit
+(``reply_seconds``, 30 minutes, and ``reply_bytes``, 20 MB of body): an endless stream
+is cut there, keeping the text that arrived, with a ``limit`` error saying why.
+
+:class:`ReplyStream` is a plain async iterator, not an async
 generator: leaving it early or cancelling the task that awaits it never produces
 "async generator ignored GeneratorExit", and any exception (including
 ``CancelledError``) closes the HTTP response before it propagates. ``aclose()``
@@ -24,14 +31,18 @@ from typing import Any
 
 import httpx
 
+from ikgui.domain import settings
 from ikgui.domain.errors import ProviderError
-from ikgui.domain.streaming import ChatRequest, StreamItem
+from ikgui.domain.streaming import ChatRequest, StreamItem, TextDelta
 from ikgui.providers.errors import ErrorContext
 from ikgui.providers.parser import StreamParser
 
 CONNECT_TIMEOUT = 10.0
 FIRST_BYTE_TIMEOUT = 120.0
 IDLE_TIMEOUT = 60.0
+#: The longest one reply may stream, and the most body bytes it may hold.
+REPLY_SECONDS = settings.REPLY_SECONDS
+REPLY_BYTES = settings.REPLY_BYTES
 #: The most of an error body or a non-streaming JSON reply that is read.
 ERROR_BODY_LIMIT = 64 * 1024
 JSON_BODY_LIMIT = 16 * 1024 * 1024
@@ -61,6 +72,8 @@ class HTTPProvider:
         connect_timeout: float = CONNECT_TIMEOUT,
         first_byte_timeout: float = FIRST_BYTE_TIMEOUT,
         idle_timeout: float = IDLE_TIMEOUT,
+        reply_seconds: float = REPLY_SECONDS,
+        reply_bytes: int = REPLY_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.name = name
@@ -69,6 +82,8 @@ class HTTPProvider:
         self.connect_timeout = connect_timeout
         self.first_byte_timeout = first_byte_timeout
         self.idle_timeout = idle_timeout
+        self.reply_seconds = reply_seconds
+        self.reply_bytes = reply_bytes
         self._transport = transport
         self._http: httpx.AsyncClient | None = None
         #: Streams not closed yet, held so an abandoned one is closed by ``aclose``
@@ -187,6 +202,11 @@ class ReplyStream:
         self._chunks: Any = None  # the response's byte iterator
         self._state = "new"  # new -> open -> done
         self._deadline = 0.0  # first-byte deadline (loop time)
+        self._end_by = 0.0  # the overall limit of this reply (loop time)
+        self._content_at: float | None = None  # when content last came (loop time)
+        self._progress = 0  # the parser's progress count when last seen
+        self._received = 0  # body bytes so far
+        self._head = bytearray()  # the body's first bytes, to quote when it is garbage
         self._started = False  # a body byte arrived
         self._sniffed = False
         self._broken: ProviderError | None = None  # the connection broke mid-body
@@ -201,6 +221,8 @@ class ReplyStream:
                     return self._pending.popleft()
                 item = self._next_parsed()
                 if item is not None:
+                    if not isinstance(item, TextDelta) or item.text:
+                        self._content_at = asyncio.get_running_loop().time()
                     return item
                 if self._failure is not None:
                     raise self._failure
@@ -235,14 +257,33 @@ class ReplyStream:
             self._state = "done"  # the body ended, or its end marker came: stop reading
             await self._close_response()
             return
+        if self._parser.progress != self._progress:
+            # The last chunk held a message (a delta, thinking, usage), not a ping.
+            self._progress = self._parser.progress
+            self._content_at = asyncio.get_running_loop().time()
         chunk = await self._read()
         if chunk is None:
-            self._collect(self._parser.finish(broken=self._broken is not None))
+            self._collect(self._ended(self._parser.finish(broken=self._broken is not None)))
             self._finishing = True
         elif not self._sniffed and self._sniff(chunk):
             await self._whole_json(chunk)
         else:
             self._collect(self._parser.feed(chunk))
+
+    def _ended(self, items: Iterator[StreamItem]) -> Iterator[StreamItem]:
+        """The parser's last items; a body in which nothing at all was a message (only
+        garbage) is "not a model reply" rather than a reply cut short."""
+        try:
+            yield from items
+        except ProviderError as exc:
+            if exc.category != "cut" or self._parser.messages or self._broken is not None:
+                raise
+            head = bytes(self._head)
+            lines = [ln for ln in head.splitlines() if ln.strip() and not ln.startswith(b":")]
+            if not lines:
+                raise  # only keep-alives, then the end: it closed without a reply
+            content_type = self._response.headers.get("content-type", "") if self._response else ""
+            raise self._errors.not_a_reply(content_type, head) from None
 
     def _collect(self, items: Any) -> None:
         """Take the parser's items lazily: the first delta of a chunk is handed on
@@ -278,6 +319,7 @@ class ReplyStream:
         request = client.build_request("POST", url, content=content, headers=headers)
         loop = asyncio.get_running_loop()
         self._deadline = loop.time() + provider.first_byte_timeout
+        self._end_by = loop.time() + provider.reply_seconds
         try:
             async with asyncio.timeout_at(self._deadline):
                 self._response = await client.send(request, stream=True)
@@ -344,21 +386,24 @@ class ReplyStream:
         return bytes(buffer)
 
     async def _read(self) -> bytes | None:
-        """The next body chunk (``None`` at the end) within the first-byte/idle limit."""
+        """The next body chunk (``None`` at the end) within the first-byte/idle limit
+        (counted from the last content, not the last byte) and the reply's limits."""
         provider = self._provider
         while True:
-            if self._started:
+            if self._content_at is not None:
                 phase, limit = "idle", provider.idle_timeout
-                deadline = asyncio.get_running_loop().time() + limit
+                deadline = self._content_at + limit
             else:
                 phase, limit = "first_byte", provider.first_byte_timeout
                 deadline = self._deadline
             try:
-                async with asyncio.timeout_at(deadline):
+                async with asyncio.timeout_at(min(deadline, self._end_by)):
                     chunk: bytes = await anext(self._chunks)
             except StopAsyncIteration:
                 return None
             except TimeoutError:
+                if self._end_by < deadline:
+                    raise self._errors.reply_limit(seconds=provider.reply_seconds) from None
                 raise self._errors.timeout(phase, limit) from None
             except (httpx.HTTPError, OSError) as exc:
                 # The status line came, so a failure now is a reply cut short.
@@ -369,6 +414,11 @@ class ReplyStream:
             if chunk:
                 self._started = True
                 self._parser.interpreter.received = True
+                self._received += len(chunk)
+                if len(self._head) < 256:
+                    self._head += chunk[: 256 - len(self._head)]
+                if self._received > provider.reply_bytes:
+                    raise self._errors.reply_limit(size=provider.reply_bytes)
                 return chunk
 
     async def _close_response(self) -> None:

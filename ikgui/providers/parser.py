@@ -45,6 +45,11 @@ class StreamParser:
             self.interpreter = OpenAIInterpreter(errors, id_prefix)
         else:
             raise ValueError(f"unknown provider kind {kind!r}")
+        #: Messages the decoder completed (an SSE message, an NDJSON line).
+        self.messages = 0
+        #: Of those, the ones that show the model working (all but Anthropic's pings;
+        #: SSE comments such as ``: keep-alive`` are not messages at all).
+        self.progress = 0
 
     @property
     def finished(self) -> bool:
@@ -54,6 +59,9 @@ class StreamParser:
     def feed(self, chunk: bytes) -> Iterator[StreamItem]:
         interpreter = self.interpreter
         for message in self._decoder.feed(chunk):
+            self.messages += 1
+            if getattr(message, "event", None) != "ping":
+                self.progress += 1
             yield from interpreter.feed(message)
             if interpreter.finished:
                 return
@@ -76,6 +84,7 @@ class StreamParser:
                 items = []  # a last line cut in half: the stream was cut
             else:
                 clean = not broken
+                self.messages += 1
             yield from items
         yield from interpreter.end(clean)
 

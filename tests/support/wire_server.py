@@ -14,7 +14,9 @@ qasync loop of UI tests and ``ikgui`` subprocesses alike::
 Faults: ``delay`` before the status line, ``first_byte_delay`` after the headers,
 ``pause`` between body pieces, and ``fault`` = ``"hang"`` (never answer), ``"stall"``
 (stop sending after ``fault_after`` body bytes and keep the connection open),
-``"cut"`` (close it there), ``"reset"`` (abort it with a TCP reset there). Use
+``"cut"`` (close it there), ``"reset"`` (abort it with a TCP reset there),
+``"endless"`` (after the body, send ``repeat`` every ``pause`` seconds until the client
+goes away: deltas forever, or ``: keep-alive`` comments forever). Use
 :meth:`WireServer.closed_url` for a port where nothing listens. Hung handlers are
 released by :meth:`WireServer.reset` and :meth:`WireServer.stop`.
 """
@@ -141,9 +143,10 @@ class Reply:
     pause: float = 0.0  # seconds between pieces
     delay: float = 0.0  # seconds before the status line
     first_byte_delay: float = 0.0  # seconds between the headers and the body
-    fault: str | None = None  # hang | stall | cut | reset
+    fault: str | None = None  # hang | stall | cut | reset | endless
     fault_after: int = 0  # body bytes sent before a stall/cut/reset
     chunked: bool = True  # Transfer-Encoding: chunked, else Content-Length
+    repeat: bytes = b": keep-alive\n\n"  # what "endless" sends over and over
 
     def pieces(self) -> list[bytes]:
         if self.chunks is not None:
@@ -351,13 +354,16 @@ class _Handler(BaseHTTPRequestHandler):
             return self._drop()
         sent = 0
         for index, piece in enumerate(pieces):
-            if reply.fault and sent + len(piece) >= reply.fault_after:
+            cutting = reply.fault is not None and reply.fault != "endless"
+            if cutting and sent + len(piece) >= reply.fault_after:
                 self._write(piece[: reply.fault_after - sent], chunked)
                 return self._fault(reply.fault, release)
             self._write(piece, chunked)
             sent += len(piece)
             if reply.pause and index < len(pieces) - 1 and release.wait(reply.pause):
                 return self._drop()
+        if reply.fault == "endless":
+            return self._endless(reply, release)
         if reply.fault:
             return self._fault(reply.fault, release)
         if chunked:
@@ -373,6 +379,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
         else:
             self.wfile.write(piece)
+
+    def _endless(self, reply: Reply, release: threading.Event) -> None:
+        """Send ``reply.repeat`` until the client leaves (or ``HANG_LIMIT`` passes)."""
+        give_up = time.monotonic() + HANG_LIMIT
+        while time.monotonic() < give_up:
+            self._write(reply.repeat, chunked=True)
+            self.wfile.flush()
+            if release.wait(reply.pause or 0.005):
+                break
+        self._drop()
 
     def _fault(self, fault: str, release: threading.Event) -> None:
         if fault == "stall":
