@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ikgui import __version__
-from ikgui.cli_output import error, print_json, say
+from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
 from ikgui.cli_view import cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
@@ -65,7 +65,7 @@ class Env:
             error(f"Warning: {problem}")
         self.store = open_store(self.paths.database)
         if self.store.read_only is not None:
-            print(f"Warning: {self.store.read_only}.", file=sys.stderr)
+            error(f"Warning: {self.store.read_only}.")
         else:
             recover(self.store)
         self._providers: Providers | None = None
@@ -234,9 +234,10 @@ def cmd_export(env: Env, args: argparse.Namespace) -> int:
     conv_id = resolve_ref(env.store, args.ref)
     if args.output:
         path = exchange.write_export(env.store, conv_id, args.format, Path(args.output))
-        print(f"Exported to {path}", file=sys.stderr)
+        say(f"Exported to {path}", err=True)
     elif args.format == "md":
-        sys.stdout.write(exchange.export_markdown(env.store, conv_id))
+        # Mostly the model's own text: raw to a pipe or file, escaped on a terminal.
+        reply(exchange.export_markdown(env.store, conv_id))
     else:
         _print_json(exchange.export_json(env.store, [conv_id]))
     return 0
@@ -257,9 +258,9 @@ def cmd_import(env: Env, args: argparse.Namespace) -> int:
         raise UserError(f"{args.file} is not JSON: {exc}") from exc
     result = exchange.import_document(env.store, document, time.time())
     noun = "conversation" if len(result.ids) == 1 else "conversations"
-    print(f"Imported {len(result.ids)} {noun}: {', '.join(result.ids)}")
+    say(f"Imported {len(result.ids)} {noun}: {', '.join(result.ids)}")
     for line in result.renamed:
-        print(line)
+        say(line)
     return 0
 
 

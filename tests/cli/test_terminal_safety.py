@@ -106,3 +106,22 @@ def test_reply_text_is_escaped_on_a_terminal(cli: Cli, local: WireServer) -> Non
     assert "\x1b" not in shown and "\x07" not in shown
     assert "\\x1b]0;title\\x07\\x1b[2Jgone" in shown
     assert "\x1b" not in _in_terminal(cli, "conv", "show", "-l")
+
+
+def test_markdown_export_and_import_lines_are_escaped_on_a_terminal(
+    cli: Cli, local: WireServer, tmp_path: object
+) -> None:
+    conv = cli.new_id("/title", TITLE)
+    local.route("/v1/chat/completions", sse_reply("\x1b[2Jwiped"))
+    cli.ok("run", "-c", conv, "hi")
+    shown = _in_terminal(cli, "conv", "export", conv, "--format", "md")
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "\\x1b[2Jwiped" in shown
+    # to a pipe, a Markdown export is the stored text as it is
+    assert "\x1b[2Jwiped" in cli.ok("conv", "export", conv, "--format", "md").out
+    exported = cli.ok("conv", "export", conv).out
+    document = cli.home / "again.json"
+    document.write_text(exported.replace(conv, "\\u001b]0;x\\u0007"), encoding="utf-8")
+    imported = _in_terminal(cli, "conv", "import", str(document))
+    assert "Imported 1 conversation" in imported and "\x1b" not in imported
+    assert "\\x1b]0;x\\x07 (not a valid id)" in imported
