@@ -1,8 +1,10 @@
-"""Optional: the OpenAI and Anthropic providers against a real LiteLLM proxy.
+"""The OpenAI and Anthropic providers against a real LiteLLM proxy.
 
-Runs when a ``litellm`` command is found (``.venv/bin/pip install 'litellm[proxy]'``, or
-``IKGUI_LITELLM=/path/to/litellm``); otherwise skipped with the reason. The proxy is
-started on 127.0.0.1 with ``mock_response`` models, so nothing leaves the machine.
+The proxy comes from ``IKGUI_LITELLM=/path/to/litellm``, a ``litellm`` command beside
+this Python or on PATH, or else the tests install it themselves (once) into
+``.venv-litellm/`` at the repository's root: a separate virtual environment, so its
+many dependencies never mix with ikgui's. It is started on 127.0.0.1 with
+``mock_response`` models, so nothing leaves the machine.
 """
 
 from __future__ import annotations
@@ -25,20 +27,31 @@ from ikgui.domain.settings import ProviderSettings
 from ikgui.domain.streaming import ChatRequest, StreamEnd, TextDelta
 from ikgui.providers import make_provider
 
+#: The LiteLLM release these tests were last run against.
+LITELLM = "litellm[proxy]==1.106.2"
+OWN_VENV = Path(__file__).resolve().parents[2] / ".venv-litellm"
+
 
 def litellm_command() -> str | None:
     explicit = os.environ.get("IKGUI_LITELLM")
     if explicit:
         return explicit
-    beside = Path(sys.executable).parent / "litellm"
-    return str(beside) if beside.exists() else shutil.which("litellm")
+    for candidate in (Path(sys.executable).parent / "litellm", OWN_VENV / "bin" / "litellm"):
+        if candidate.exists():
+            return str(candidate)
+    return shutil.which("litellm")
 
 
-COMMAND = litellm_command()
-pytestmark = pytest.mark.skipif(
-    COMMAND is None,
-    reason="LiteLLM is not installed (pip install 'litellm[proxy]' to run these)",
-)
+def install_litellm() -> str:
+    """Install LiteLLM into its own virtual environment; the path of its command."""
+    subprocess.run([sys.executable, "-m", "venv", str(OWN_VENV)], check=True)
+    pip = [str(OWN_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    result = subprocess.run([*pip, LITELLM], capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.fail(f"could not install {LITELLM}: {result.stderr[-2000:]}")
+    return str(OWN_VENV / "bin" / "litellm")
+
+
 MOCK_TEXT = "Hello from the LiteLLM mock, streamed in pieces."
 CONFIG = f"""
 model_list:
@@ -65,7 +78,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    assert COMMAND is not None
+    command = litellm_command() or install_litellm()
     folder = tmp_path_factory.mktemp("litellm")
     config = folder / "config.yaml"
     config.write_text(CONFIG, encoding="utf-8")
@@ -73,7 +86,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = (folder / "proxy.log").open("w")
     env = dict(os.environ, LITELLM_TELEMETRY="False", LITELLM_LOCAL_MODEL_COST_MAP="True")
     proc = subprocess.Popen(
-        [COMMAND, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
+        [command, "--config", str(config), "--host", "127.0.0.1", "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
         env=env,
