@@ -1,0 +1,47 @@
+"""One reply at a time per conversation, across processes (issue 8, SPEC §11).
+
+A send holds the store's per-conversation lock from the user message's append until
+its reply is finished, so two senders (two ``ikgui run -c``, or the window and the
+command line) never interleave user A, user B, reply A, reply B. The second sender
+polls without blocking the event loop for up to ``IKGUI_SEND_WAIT`` seconds (default
+60), then refuses with one plain line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+from ikgui.domain.errors import UserError
+from ikgui.domain.ports import SendLock, Store
+
+DEFAULT_WAIT = 60.0
+POLL_INTERVAL = 0.1
+
+
+def default_wait() -> float:
+    """``IKGUI_SEND_WAIT`` (seconds) when set to a number >= 0, else 60."""
+    try:
+        value = float(os.environ.get("IKGUI_SEND_WAIT", ""))
+    except ValueError:
+        return DEFAULT_WAIT
+    return value if value >= 0 else DEFAULT_WAIT
+
+
+def busy_error(conv_id: str) -> UserError:
+    return UserError(f"Another reply is being written in {conv_id}; try again when it ends")
+
+
+async def take(store: Store, conv_id: str, wait: float) -> tuple[SendLock, bool]:
+    """Hold ``conv_id``'s send lock; returns it and whether another sender was waited for."""
+    lock = store.send_lock(conv_id)
+    if lock.acquire():
+        return lock, False
+    deadline = time.monotonic() + wait
+    while True:
+        await asyncio.sleep(min(POLL_INTERVAL, max(0.0, deadline - time.monotonic())))
+        if lock.acquire():
+            return lock, True
+        if time.monotonic() >= deadline:
+            raise busy_error(conv_id)
