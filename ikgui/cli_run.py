@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ikgui import recovery
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
@@ -151,6 +152,7 @@ def _run(
     except KeyboardInterrupt:
         interrupted = True
     printer.end_line()
+    unsaved = None if args.no_save else recovery.rescue(session, env.paths.database)
     reply = printer.reply
     if args.json:
         _print_json(session, output, reply, error, interrupted)
@@ -165,9 +167,11 @@ def _run(
         print(error.line, file=sys.stderr)
     if session.saved and not args.quiet and not args.no_save:
         print(session.conversation.id, file=sys.stderr)
+    if unsaved:
+        print(unsaved, file=sys.stderr)
     if interrupted:
         return 130
-    return error.exit_code if error is not None else 0
+    return error.exit_code if error is not None else (1 if unsaved else 0)
 
 
 async def _execute(session: Session, text: str, env: Env) -> str:

@@ -21,8 +21,8 @@ from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import extract
-from ikgui.domain.replay import replay_conversation
 from ikgui.domain.streaming import ChatRequest, StreamEnd, TextDelta, ToolCallDelta
+from ikgui.domain.writes import replayed
 
 if TYPE_CHECKING:
     from ikgui.domain.session import Session
@@ -96,6 +96,7 @@ class _Reply:
         text = self.text
         if self.event is not None:
             session.live_text.pop(self.event.id, None)
+            session.live_text.pop(session.writes.real_id(self.event.id), None)
         data: dict[str, Any] = dict(self.base)
         if end is not None and end.model:
             data["model"] = end.model
@@ -118,7 +119,7 @@ class _Reply:
         else:
             self.event = session.update_event(self.event, text, data)
         if input_tokens or output_tokens or cost:
-            session.store.add_usage(self.conv_id, input_tokens, output_tokens, cost)
+            session.add_usage(self.conv_id, input_tokens, output_tokens, cost)
             if self.conv_id == session.conversation.id:
                 conv = session.conversation
                 conv.tokens_input += input_tokens
@@ -137,7 +138,7 @@ class _Reply:
         if last and not any(m.event_id > self.event.id for m in session.state.marks):
             session.state.working_prompt = prompt
             return
-        session.state = replay_conversation(session.store, self.conv_id)
+        session.state = replayed(session, self.conv_id)
 
 
 async def stream_reply(session: Session, conv_id: str) -> Event | None:
