@@ -11,7 +11,6 @@ writes the queue in order (the retry loop calls it with back-off, or at once on
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -247,8 +246,8 @@ class PendingWrites:
             while self.queue:
                 self.next_retry = time.monotonic() + delay
                 self.on_flushed({})  # listeners see the countdown start
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), delay)
+                while not self._wake.is_set() and time.monotonic() < self.next_retry:
+                    await asyncio.sleep(min(0.1, self.next_retry - time.monotonic()))
                 self._wake.clear()
                 self.next_retry = None
                 if self.flush():
@@ -262,5 +261,4 @@ class PendingWrites:
         task, self._task = self._task, None
         if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.wait([task], timeout=1.0)

@@ -29,8 +29,12 @@ def default_wait() -> float:
     return value if value >= 0 else DEFAULT_WAIT
 
 
-def busy_error(conv_id: str) -> UserError:
-    return UserError(f"Another reply is being written in {conv_id}; try again when it ends")
+class BusyError(UserError):
+    """The send was refused before anything was recorded (the typed text goes back)."""
+
+
+def busy_error(conv_id: str) -> BusyError:
+    return BusyError(f"Another reply is being written in {conv_id}; try again when it ends")
 
 
 async def take(store: Store, conv_id: str, wait: float) -> tuple[SendLock, bool]:
