@@ -84,11 +84,13 @@ def rescue(session: Session, database: Path) -> str | None:
     if not writes or writes.flush():
         return None
     why = _reason(writes.error, database)
+    events = writes.events()
+    what = "the reply" if any(e.kind == "assistant" for e in events) else "this change"
     try:
-        path = write_file(writes.events(), database)
+        path = write_file(events, database)
     except OSError as exc:
         return (
-            f"Error: could not save the reply to {database} ({why}), nor to a recovery "
+            f"Error: could not save {what} to {database} ({why}), nor to a recovery "
             f"file ({exc.strerror or exc})"
         )
-    return f"Error: could not save the reply to {database} ({why}); its text is in {path}"
+    return f"Error: could not save {what} to {database} ({why}); its text is in {path}"

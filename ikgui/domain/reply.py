@@ -4,7 +4,9 @@ The assistant event is created with the first text, grows as deltas arrive and i
 saved at least every second (``streaming: true`` while it grows, so a crash leaves a
 row that start-up marks interrupted). On the end it stores provider, model, usage,
 cost, finish reason and the extracted working prompt; a cancel keeps the partial
-text with ``interrupted: true``; a failure adds one ``error`` event.
+text with ``interrupted: true``; a failure adds one ``error`` event. A save the store
+refuses (disk full) does not stop the stream: the session keeps it in memory and writes
+it later (``ikgui.domain.writes``).
 """
 
 from __future__ import annotations

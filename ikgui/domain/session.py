@@ -264,9 +264,10 @@ class Session:
 
     def update_fields(self, **changes: Any) -> None:
         """Change stored conversation fields (title, tags via ``set_tags``...)."""
-        with self.store.transaction():
-            self._materialize()
-            self.store.update_conversation(self.conversation.id, **changes)
+        if not write_ops.fields_wait(self, changes):
+            with self.store.transaction():
+                self._materialize()
+                self.store.update_conversation(self.conversation.id, **changes)
         for name, value in changes.items():
             setattr(self.conversation, name, value)
         self._emit("conversation_changed")

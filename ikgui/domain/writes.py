@@ -10,9 +10,10 @@ replayed from the store again (so the live state equals a fresh replay) and
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ikgui.domain.errors import StorageError
+from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Event
 from ikgui.domain.pending import Append, is_provisional
 from ikgui.domain.replay import ReplayState, apply, replay_conversation
@@ -50,7 +51,7 @@ def append(
             writes.failed(exc)
     conversation = None
     if materialize and not was_saved:  # its insert was undone with the failed append
-        conversation = session.conversation
+        conversation = dataclasses.replace(session.conversation)  # as it is now: no counts
         session.saved = True
     event = writes.append(
         conv_id,
@@ -100,6 +101,20 @@ def add_usage(
             writes.failed(exc)
     writes.usage(conv_id, input_tokens, output_tokens, cost)
     writes.schedule()
+
+
+def fields_wait(session: Session, changes: dict[str, Any]) -> bool:
+    """Whether conversation fields stay in memory instead of being written: a draft
+    while changes wait (it is only a convenience); anything else of a conversation that
+    is not stored yet is refused."""
+    writes = session.writes
+    if not writes:
+        return False
+    if set(changes) <= {"draft"}:
+        return True
+    if writes.conversation(session.conversation.id) is not None:
+        raise UserError("This conversation is not saved yet; try again when it is")
+    return False
 
 
 def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:

@@ -131,6 +131,9 @@ def test_a_new_conversation_on_a_full_disk_is_created_when_space_returns(
         with pytest.raises(UserError, match="until the changes not saved yet"):
             session.fork()
         session.reload()  # another process's poll must not wipe what waits
+        session.update_fields(draft="typing on")  # a draft stays in memory meanwhile
+        with pytest.raises(UserError, match="not saved yet"):
+            session.update_fields(title="renamed")
         assert [k for k, _ in shown(session)] == ["user", "assistant"]
         free(store)
         await until_saved(session)  # the retry loop, with its back-off
@@ -139,6 +142,7 @@ def test_a_new_conversation_on_a_full_disk_is_created_when_space_returns(
     with open_store(db_path) as fresh:
         conv = fresh.get_conversation(conv_id)
         assert conv is not None and conv.title.startswith("a first message on a full")
+        assert (conv.message_count, conv.tokens_input, conv.tokens_output) == (2, 5, 7)
         assert [e.kind for e in fresh.events(conv_id)] == ["user", "assistant"]
         assert fresh.events(conv_id)[1].content == "".join(f"w{i} " for i in range(5))
 
