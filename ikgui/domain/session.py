@@ -41,9 +41,10 @@ class SessionEvent:
 
     ``name`` is one of ``event_appended``, ``event_updated``,
     ``conversation_switched``, ``conversation_changed``, ``delta_received``,
-    ``stream_started``, ``stream_finished``, ``writes_pending`` (the queue of unsaved
-    changes in ``Session.writes`` changed) and ``state_replaced`` (the current state was
-    replayed again: saved at last, or another process's reply came first).
+    ``stream_started``, ``stream_finished``, ``send_waiting`` (another process writes a
+    reply here: the send waits), ``writes_pending`` (the queue of unsaved changes in
+    ``Session.writes`` changed) and ``state_replaced`` (the current state was replayed
+    again: saved at last, or another process's reply came first).
     """
 
     name: str
@@ -307,14 +308,8 @@ class Session:
         if self.streaming:
             raise UserError("A reply is already streaming in this conversation")
         conv_id = self.conversation.id
-        lock, waited = await sendlock.take(self.store, conv_id, self.send_wait)
+        lock = await sendlock.hold(self, conv_id)  # one reply at a time, across processes
         try:
-            if waited and conv_id == self.conversation.id and not self.writes.touches(conv_id):
-                self.state = write_ops.replayed(self, conv_id)  # the other reply came first
-                self.refresh_conversation()
-                self._emit("state_replaced")
-            if conv_id != self.conversation.id or self.streaming:
-                raise UserError("The conversation changed while waiting; nothing was sent")
             self.commit_prompt()
             self.append(Kind.USER, text)
             task = asyncio.current_task()

@@ -1,5 +1,6 @@
-"""The window's "not saved yet" state (SPEC §11): changes the database refused wait in
-memory (``session.writes``) and are retried with back-off.
+"""The window's waiting states (SPEC §11): changes the database refused wait in memory
+(``session.writes``) and are retried with back-off; a send waits while another process
+writes a reply in the same conversation (the status bar says so).
 
 A plain-text status-bar item shows it ("Not saved yet: the disk is full — retrying in
 8 s") with a "Retry now" button; it is never modal. Once everything is written the
@@ -58,6 +59,7 @@ class UnsavedIndicator(QWidget):
         window.statusBar().insertPermanentWidget(0, self)
         window.bridge.writes_changed.connect(self.refresh)
         window.bridge.state_replaced.connect(self._on_state_replaced)
+        window.bridge.send_waiting.connect(self._on_send_waiting)
         self.hide()
 
     def refresh(self) -> None:
@@ -92,6 +94,8 @@ class UnsavedIndicator(QWidget):
     def _on_state_replaced(self) -> None:
         """Saved at last (or replayed after another sender): show the state with real ids."""
         window, session = self.window_, self.session
+        if window.statusBar().currentMessage().startswith("Waiting for the reply"):
+            window.statusBar().clearMessage()  # the wait is over
         window.scrollback.show_events(session.state.scrollback)
         window._last_seen_event = window._own_last_event()
         if session.saved and not session.writes.touches(session.conversation.id):
@@ -99,6 +103,13 @@ class UnsavedIndicator(QWidget):
             window.sidebar.set_current(session.conversation.id)
         window._refresh_chrome()
         self.refresh()
+
+    def _on_send_waiting(self, conv_id: str) -> None:
+        seconds = math.ceil(self.session.send_wait)
+        self.window_.statusBar().showMessage(
+            f"Waiting for the reply another ikgui is writing in {conv_id} (up to {seconds} s)…",
+            seconds * 1000,
+        )
 
     # -- closing -----------------------------------------------------------------------
     def may_close(self) -> bool:

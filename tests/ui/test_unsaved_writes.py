@@ -128,7 +128,12 @@ async def test_the_window_waits_for_a_reply_ikgui_run_is_writing_then_refuses(
     )
     await wait_until(lambda: len(wire_server.bodies("/v1/chat/completions")) > sent, 20)
     # The window waits for that reply (the loop keeps running), then sends after it.
+    window.session.send_wait = 60
     await type_and_send(qtbot, window, "from the window")
+    await wait_until(lambda: window.statusBar().currentMessage().startswith("Waiting"))
+    assert window.statusBar().currentMessage() == (
+        f"Waiting for the reply another ikgui is writing in {conv} (up to 60 s)…"
+    )
     await wait_until(lambda: terminal.poll() is not None, 30)
     await settle(window)
     _, err = terminal.communicate()
@@ -141,6 +146,7 @@ async def test_the_window_waits_for_a_reply_ikgui_run_is_writing_then_refuses(
         ("assistant", reply_text),
     ]
     assert texts(window)[-4:] == ["from the terminal", reply_text, "from the window", reply_text]
+    assert not window.statusBar().currentMessage().startswith("Waiting")
     # A reply that takes longer than the wait: a plain refusal, the text back in the editor.
     window.session.send_wait = 0.3
     sent = len(wire_server.bodies("/v1/chat/completions"))
