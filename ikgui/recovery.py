@@ -9,6 +9,7 @@ No Qt, no storage imports: the command line and the window share it.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -58,6 +59,7 @@ def write_file(events: list[Event], database: Path) -> Path:
                         try:
                             fh.write(data)
                             fh.flush()
+                            os.fsync(fh.fileno())  # it may be the only copy there is
                         except OSError:
                             fh.close()
                             path.unlink(missing_ok=True)  # no half file left behind
