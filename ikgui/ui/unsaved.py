@@ -40,7 +40,6 @@ class UnsavedIndicator(QWidget):
         self.label = QLabel(self)
         self.label.setObjectName("unsavedStatus")
         self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setProperty("error", True)
         self.retry_button = QPushButton("Retry now", self)
         self.retry_button.setObjectName("retryWritesButton")
         self.retry_button.setAccessibleName("Retry saving now")
