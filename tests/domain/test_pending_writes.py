@@ -91,13 +91,14 @@ def test_a_reply_whose_saves_fail_is_kept_and_written_when_space_returns(
         # ...and later events wait behind the earlier ones, even once there is room.
         free(store)
         session.mark("after")
+        session.rewind("after")  # names the waiting mark by its provisional id
         assert stored(db_path, conv_id) == [("mark", "")]
         session.writes.retry_now()
         await until_saved(session)
 
     asyncio.run(scenario())
     kinds = [k for k, _ in stored(db_path, conv_id)]
-    assert kinds == ["mark", "user", "assistant", "mark"]
+    assert kinds == ["mark", "user", "assistant", "mark", "rewind"]
     assert stored(db_path, conv_id)[2] == ("assistant", text)
     with open_store(db_path) as fresh:
         conv = fresh.get_conversation(conv_id)
@@ -105,6 +106,8 @@ def test_a_reply_whose_saves_fail_is_kept_and_written_when_space_returns(
         reply_event = fresh.events(conv_id)[2]
         assert reply_event.data["interrupted"] is False and "streaming" not in reply_event.data
         assert [m.label for m in replay_conversation(fresh, conv_id).marks] == ["before", "after"]
+        mark, rewind = fresh.events(conv_id)[3:]
+        assert rewind.data["target_event_id"] == mark.id  # the real id, remapped
     # The live state equals a fresh replay again: real ids, same marks.
     again = replay_conversation(store, conv_id)
     assert session.state.scrollback == again.scrollback
