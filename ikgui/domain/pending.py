@@ -80,6 +80,8 @@ class PendingWrites:
         self.error = ""
         #: When the retry loop tries next (``time.monotonic()``), while it waits.
         self.next_retry: float | None = None
+        #: The conversations that got events in the last ``flush``.
+        self.just_saved: set[str] = set()
         self._next_id = PROVISIONAL_BASE
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
@@ -193,6 +195,7 @@ class PendingWrites:
     def flush(self) -> bool:
         """Write what waits, in order, until the store refuses; ``True`` when all is written."""
         done: dict[int, int] = {}
+        self.just_saved = set()
         while self.queue:
             item = self.queue[0]
             try:
@@ -204,6 +207,7 @@ class PendingWrites:
                 self.error = exc.message
             if isinstance(item, Append) and item.event.id in self.written:
                 done[item.event.id] = self.written[item.event.id]
+                self.just_saved.add(item.conv_id)
             self.queue.pop(0)
         if not self.queue:
             self.error = ""

@@ -165,3 +165,33 @@ async def test_the_window_waits_for_a_reply_ikgui_run_is_writing_then_refuses(
     assert window.prompt.toPlainText() == "too soon"
     await wait_until(lambda: terminal.poll() is not None, 30)
     assert "too soon" not in [c for _, c in stored(window)]
+
+
+async def test_a_new_conversation_started_on_a_full_disk_is_listed_once_saved(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("ok"))
+    await type_and_send(qtbot, window, "first")
+    await settle(window)
+    first = window.current_id
+    window.toolbar_actions["actionNew"].trigger()
+    await settle(window)
+    fill(window)
+    wire_server.route("/v1/chat/completions", reply("kept"))
+    window.prompt.setPlainText("started on a full disk " * 1000)
+    qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+    await settle(window)
+    conv = window.current_id
+    assert texts(window)[-1] == "kept" and window.unsaved.isVisible()
+    assert not window.sidebar.model.index_of(conv).isValid()  # not in the database yet
+    window.open_conversation(first)  # elsewhere while it waits
+    await settle(window)
+    assert window.unsaved.isVisible()
+    free(window)
+    qtbot.mouseClick(window.unsaved.retry_button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: not window.session.writes)
+    assert window.sidebar.model.index_of(conv).isValid()
+    window.open_conversation(conv)
+    await settle(window)
+    assert [k for k, _ in stored(window)] == ["user", "assistant"]
+    assert texts(window) == [("started on a full disk " * 1000).strip(), "kept"]
