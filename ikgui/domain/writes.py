@@ -161,6 +161,7 @@ def flushed(session: Session, done: dict[int, int]) -> None:
         session.state = replayed(session, session.conversation.id)
         session._show_live_text()
         session._emit("state_replaced")
-    for conv_id in sorted(session.writes.just_saved):  # e.g. a new one: listed now
+    saved, session.writes.just_saved = session.writes.just_saved, set()
+    for conv_id in sorted(saved):  # e.g. a new one: listed now
         session._emit("conversation_changed", conv_id=conv_id)
     session._emit("writes_pending")
