@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ikgui import cli_output as out
+from ikgui import recovery
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
@@ -188,6 +189,7 @@ def _run(
     except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
         raise BrokenPipeError from None  # ikgui.cli.main exits quietly
     printer.end_line()
+    unsaved = None if args.no_save else recovery.rescue(session, env.paths.database)
     reply = printer.reply
     if args.json:
         _print_json(session, output, reply, error, interrupted)
@@ -202,9 +204,11 @@ def _run(
         out.error(error.line)
     if session.saved and not args.quiet and not args.no_save:
         print(session.conversation.id, file=sys.stderr)
+    if unsaved:
+        out.error(unsaved)
     if interrupted:
         return 130
-    return error.exit_code if error is not None else 0
+    return error.exit_code if error is not None else (1 if unsaved else 0)
 
 
 class _Terminated(KeyboardInterrupt):

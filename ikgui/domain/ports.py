@@ -15,6 +15,17 @@ from typing import Any, Protocol
 from ikgui.domain.events import Conversation, Event, SearchHit
 
 
+class SendLock(Protocol):
+    """One conversation's "a reply is being written" lock, shared by every process on
+    the store (the window and ``ikgui run`` alike); released if its process dies."""
+
+    def acquire(self) -> bool:
+        """Take the lock if it is free; never waits. ``False`` while another holds it."""
+        ...
+
+    def release(self) -> None: ...
+
+
 class Store(Protocol):
     # -- conversations -------------------------------------------------------
     def transaction(self) -> AbstractContextManager[None]:
@@ -98,6 +109,10 @@ class Store(Protocol):
 
     def data_version(self) -> int:
         """A number that changes whenever another connection commits (for polling)."""
+        ...
+
+    def send_lock(self, conv_id: str) -> SendLock:
+        """The lock held from a user message's append until its reply is finished."""
         ...
 
     # -- read-only views -----------------------------------------------------

@@ -4,7 +4,9 @@ The assistant event is created with the first text, grows as deltas arrive and i
 saved at least every second (``streaming: true`` while it grows, so a crash leaves a
 row that start-up marks interrupted). On the end it stores provider, model, usage,
 cost, finish reason and the extracted working prompt; a cancel keeps the partial
-text with ``interrupted: true``; a failure adds one ``error`` event.
+text with ``interrupted: true``; a failure adds one ``error`` event. A save the store
+refuses (disk full) does not stop the stream: the session keeps it in memory and writes
+it later (``ikgui.domain.writes``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import extract
-from ikgui.domain.replay import replay_conversation
 from ikgui.domain.streaming import ChatRequest, StreamEnd, TextDelta, ToolCallDelta
+from ikgui.domain.writes import replayed
 
 if TYPE_CHECKING:
     from ikgui.domain.session import Session
@@ -96,6 +98,7 @@ class _Reply:
         text = self.text
         if self.event is not None:
             session.live_text.pop(self.event.id, None)
+            session.live_text.pop(session.writes.real_id(self.event.id), None)
         data: dict[str, Any] = dict(self.base)
         if end is not None and end.model:
             data["model"] = end.model
@@ -118,7 +121,7 @@ class _Reply:
         else:
             self.event = session.update_event(self.event, text, data)
         if input_tokens or output_tokens or cost:
-            session.store.add_usage(self.conv_id, input_tokens, output_tokens, cost)
+            session.add_usage(self.conv_id, input_tokens, output_tokens, cost)
             if self.conv_id == session.conversation.id:
                 conv = session.conversation
                 conv.tokens_input += input_tokens
@@ -137,7 +140,7 @@ class _Reply:
         if last and not any(m.event_id > self.event.id for m in session.state.marks):
             session.state.working_prompt = prompt
             return
-        session.state = replay_conversation(session.store, self.conv_id)
+        session.state = replayed(session, self.conv_id)
 
 
 async def stream_reply(session: Session, conv_id: str) -> Event | None:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ikgui.domain import library
+from ikgui.domain import library, sendlock
+from ikgui.domain import writes as write_ops
 from ikgui.domain.context import Message, build_context
 from ikgui.domain.errors import NotFoundError, UsageError, UserError
 from ikgui.domain.events import (
@@ -26,9 +27,10 @@ from ikgui.domain.events import (
 )
 from ikgui.domain.ids import auto_title, new_id, normalize_tag, resolve_ref
 from ikgui.domain.library import descendants
+from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import edit_notice
-from ikgui.domain.replay import ReplayState, apply, replay_conversation
+from ikgui.domain.replay import ReplayState, apply
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.streaming import Provider
 
@@ -38,7 +40,11 @@ class SessionEvent:
     """A plain fact for listeners (the Qt bridge re-emits these as signals).
 
     ``name`` is one of ``event_appended``, ``event_updated``,
-    ``conversation_switched``, ``conversation_changed``.
+    ``conversation_switched``, ``conversation_changed``, ``delta_received``,
+    ``stream_started``, ``stream_finished``, ``send_waiting`` (another process writes a
+    reply here: the send waits), ``writes_pending`` (the queue of unsaved changes in
+    ``Session.writes`` changed) and ``state_replaced`` (the current state was replayed
+    again: saved at last, or another process's reply came first).
     """
 
     name: str
@@ -65,6 +71,8 @@ class Session:
         provider_factory: ProviderFactory | None = None,
         model_lister: ModelLister | None = None,
         export_dir: Path | None = None,
+        keep_pending: bool = True,
+        send_wait: float | None = None,
     ) -> None:
         from ikgui.domain.commands import default_registry
 
@@ -75,6 +83,11 @@ class Session:
         self.model_lister = model_lister
         self.export_dir = export_dir or Path.cwd()
         self.registry = default_registry()
+        #: Keep changes the store refuses in memory (``writes``) instead of raising.
+        self.keep_pending = keep_pending
+        self.writes = PendingWrites(store, lambda done: write_ops.flushed(self, done))
+        #: How long a send waits for another process's reply in the same conversation.
+        self.send_wait = sendlock.default_wait() if send_wait is None else send_wait
         #: The task streaming a reply, per conversation id.
         self.streams: dict[str, asyncio.Task[Any]] = {}
         #: The text so far of each reply streaming now, by event id.
@@ -134,12 +147,12 @@ class Session:
 
     def open(self, conv_id: str) -> Conversation:
         """Switch to a stored conversation and replay it."""
-        conv = self.store.get_conversation(conv_id)
+        conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
         self.conversation = conv
         self.saved = True
-        self.state = replay_conversation(self.store, conv_id)
+        self.state = write_ops.replayed(self, conv_id)
         self._show_live_text()
         self._staged_prompt = None
         self._emit("conversation_switched")
@@ -158,8 +171,8 @@ class Session:
 
     def reload(self) -> None:
         """Re-read the current conversation (another process may have written to it)."""
-        if self.saved:
-            self.open(self.conversation.id)
+        if self.saved and not self.writes.touches(self.conversation.id):
+            self.open(self.conversation.id)  # (the store lacks what still waits)
 
     def refresh_conversation(self) -> Conversation:
         if self.saved:
@@ -218,13 +231,16 @@ class Session:
         self.saved = True
 
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
-        """Commit one event to the current conversation and fold it into the state."""
-        with self.store.transaction():
-            self._materialize()
-            event = self.store.append_event(self.conversation.id, kind, content, data)
-            if kind == Kind.USER and not self.conversation.title and content.strip():
-                self.conversation.title = auto_title(content)
-                self.store.update_conversation(self.conversation.id, title=self.conversation.title)
+        """Commit one event to the current conversation and fold it into the state
+        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.writes``)."""
+        title = None
+        if kind == Kind.USER and not self.conversation.title and content.strip():
+            title = auto_title(content)
+        event = write_ops.append(
+            self, self.conversation.id, kind, content, data, title=title, materialize=True
+        )
+        if title:
+            self.conversation.title = title
         apply(self.state, event)
         self.conversation.updated_at = event.created_at
         if kind == Kind.USER or (kind == Kind.ASSISTANT and content):
@@ -238,40 +254,33 @@ class Session:
         """Append to any conversation; folded into the state only if it is on screen."""
         if conv_id == self.conversation.id:
             return self.append(kind, content, data)
-        event = self.store.append_event(conv_id, kind, content, data)
+        event = write_ops.append(self, conv_id, kind, content, data)
         self._emit("event_appended", event, conv_id)
         return event
 
     def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
         """Grow a streaming event in place (the one row that changes)."""
-        self.store.update_event(event.id, content, data)
-        updated = event.with_changes(content, data)
+        updated = write_ops.update(self, event, content, data)
         if event.conversation_id == self.conversation.id:
-            gone = not content and bool(data.get("failed"))  # as replay skips it
-            for items in (self.state.context, self.state.scrollback):
-                for index in range(len(items) - 1, -1, -1):
-                    if items[index].id == event.id:
-                        if gone:
-                            del items[index]
-                        else:
-                            items[index] = updated
-                        break
-            if gone:  # marks set after it counted it; replay never saw it
-                for mark in self.state.marks:
-                    if mark.event_id > event.id:
-                        mark.context_len -= 1
-                        mark.scrollback_len -= 1
+            write_ops.patch(self.state, (event.id, updated.id), updated)
         self._emit("event_updated", updated, event.conversation_id)
         return updated
 
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        write_ops.add_usage(self, conv_id, input_tokens, output_tokens, cost)
+
     def emit_delta(self, event: Event, text: str) -> None:
+        real = self.writes.written.get(event.id)
+        if real is not None:  # saved late: the view knows it by its real id now
+            event = Event(real, event.conversation_id, event.kind, "", None, event.created_at)
         self._emit("delta_received", event, event.conversation_id, text)
 
     def update_fields(self, **changes: Any) -> None:
         """Change stored conversation fields (title, tags via ``set_tags``...)."""
-        with self.store.transaction():
-            self._materialize()
-            self.store.update_conversation(self.conversation.id, **changes)
+        if not write_ops.fields_wait(self, changes):
+            with self.store.transaction():
+                self._materialize()
+                self.store.update_conversation(self.conversation.id, **changes)
         for name, value in changes.items():
             setattr(self.conversation, name, value)
         self._emit("conversation_changed")
@@ -310,18 +319,22 @@ class Session:
             raise UsageError("no provider configured")
         if self.streaming:
             raise UserError("A reply is already streaming in this conversation")
-        self.commit_prompt()
-        self.append(Kind.USER, text)
         conv_id = self.conversation.id
-        task = asyncio.current_task()
-        if task is not None:
-            self.streams[conv_id] = task
-        self._emit("stream_started", conv_id=conv_id)
+        lock = await sendlock.hold(self, conv_id)  # one reply at a time, across processes
         try:
-            return await stream_reply(self, conv_id)
+            self.commit_prompt()
+            self.append(Kind.USER, text)
+            task = asyncio.current_task()
+            if task is not None:
+                self.streams[conv_id] = task
+            self._emit("stream_started", conv_id=conv_id)
+            try:
+                return await stream_reply(self, conv_id)
+            finally:
+                self.streams.pop(conv_id, None)
+                self._emit("stream_finished", conv_id=conv_id)
         finally:
-            self.streams.pop(conv_id, None)
-            self._emit("stream_finished", conv_id=conv_id)
+            lock.release()
 
     def stop(self, conv_id: str | None = None) -> bool:
         """Stop the reply streaming in a conversation (default: the current one)."""
@@ -392,6 +405,8 @@ class Session:
         """Create a child of the current conversation and switch to it."""
         if self.streaming:
             raise UserError("Cannot fork while a reply is streaming")
+        if self.writes:
+            raise UserError("Cannot fork until the changes not saved yet are written")
         with self.store.transaction():
             self._materialize()
             parent = self.conversation

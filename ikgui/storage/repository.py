@@ -25,6 +25,7 @@ from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import MESSAGE_KINDS, Conversation, Event, SearchHit
 from ikgui.storage import search as fts
 from ikgui.storage.db import DB_ERRORS, raw_connection, storage_error
+from ikgui.storage.locks import FileSendLock
 from ikgui.storage.models import (
     CONVERSATION_COLUMNS,
     STATUSES,
@@ -150,6 +151,10 @@ class SqliteStore:
         """A number that changes when another connection commits (cheap change polling)."""
         with self._reading() as conn:
             return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def send_lock(self, conv_id: str) -> FileSendLock:
+        """A lock file in the ``locks`` folder next to the database (see ``locks``)."""
+        return FileSendLock(self.path.parent / "locks", conv_id)
 
     # -- conversations ---------------------------------------------------------------
 

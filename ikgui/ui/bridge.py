@@ -22,6 +22,9 @@ class SessionBridge(QObject):
     conversation_changed = Signal(str)  # conv id: title, tags, status, trash
     stream_state_changed = Signal(str, bool)  # conv id, streaming
     activity = Signal(str)  # conv id that got an event (any conversation)
+    writes_changed = Signal()  # the queue of changes not saved yet (session.writes) changed
+    state_replaced = Signal()  # the current state was replayed again (saved at last)
+    send_waiting = Signal(str)  # conv id: a send waits for another process's reply
 
     def __init__(self, session: Session, interval: int = 40, parent: QObject | None = None):
         super().__init__(parent)
@@ -61,6 +64,12 @@ class SessionBridge(QObject):
             self.conversation_switched.emit()
         elif name == "conversation_changed":
             self.conversation_changed.emit(fact.conversation_id or "")
+        elif name == "writes_pending":
+            self.writes_changed.emit()
+        elif name == "state_replaced":
+            self.state_replaced.emit()
+        elif name == "send_waiting":
+            self.send_waiting.emit(fact.conversation_id or "")
         elif name in ("stream_started", "stream_finished"):
             if name == "stream_finished":
                 self.flush()

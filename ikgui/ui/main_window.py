@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.sendlock import BusyError
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
@@ -38,6 +39,7 @@ from ikgui.ui.panels import ContextDialog
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain, window_title
 from ikgui.ui.sidebar import ConversationSidebar
+from ikgui.ui.unsaved import UnsavedIndicator
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
 
@@ -85,6 +87,7 @@ class MainWindow(QMainWindow):
         self._build()
         self.bridge = SessionBridge(session, parent=self)
         self._connect()
+        self.unsaved = UnsavedIndicator(self)
         self._restore_layout()
 
     # -- building ------------------------------------------------------------------
@@ -304,7 +307,8 @@ class MainWindow(QMainWindow):
             return
         except IkguiError as exc:
             self.show_feedback(exc.line, error=True)
-            if not self.prompt.toPlainText() and self._position() == before:
+            refused = isinstance(exc, BusyError) or self._position() == before
+            if not self.prompt.toPlainText() and refused:
                 self.prompt.setPlainText(line)  # nothing was recorded: keep the text
             return
         except asyncio.CancelledError:
@@ -605,6 +609,7 @@ class MainWindow(QMainWindow):
                 task.cancel()
         if pending:
             await asyncio.wait(pending, timeout=5)
+        await self.unsaved.shutdown()
         self._save_layout()
         if self.services.on_closed is not None:
             self.services.on_closed()
@@ -614,6 +619,8 @@ class MainWindow(QMainWindow):
             event.accept()
             return
         event.ignore()
+        if not self.unsaved.may_close():
+            return
         self.spawn(self._close_after_shutdown(), "shutdown")
 
     async def _close_after_shutdown(self) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -418,26 +417,6 @@ async def test_closing_the_window_shuts_down_and_releases_the_store(tmp_path: Pa
         store.close()
     ini = (home / "window.ini").read_text()
     assert "unsent words" in ini and "geometry" in ini
-
-
-async def test_a_full_disk_keeps_the_typed_text(
-    window: MainWindow, wire_server: WireServer, qtbot: QtBot
-) -> None:
-    wire_server.route("/v1/chat/completions", reply("ok"))
-    await type_and_send(qtbot, window, "first")
-    await settle(window)
-    db = Path(window.store.path)  # type: ignore[attr-defined]
-    with sqlite3.connect(db) as raw:  # the disk fills up: no page can be added
-        pages = raw.execute("PRAGMA page_count").fetchone()[0]
-    window.store._connection().execute(f"PRAGMA max_page_count = {pages}")  # type: ignore[attr-defined]
-    long_text = "a long message " * 1500
-    window.prompt.setPlainText(long_text)
-    qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
-    await settle(window)
-    assert window.feedback.text().startswith("Error: Could not write to the database")
-    assert "disk is full" in window.feedback.text()
-    assert window.prompt.toPlainText() == long_text  # nothing typed is lost
-    assert texts(window)[-1] == "ok"  # and nothing half-written is shown
 
 
 async def test_closing_a_branch_from_the_sidebar_returns_to_its_parent(

@@ -1,0 +1,268 @@
+"""Writes the store refused (disk full, database locked), kept in order until it takes them.
+
+SPEC §11: when a write fails the session keeps working in memory. Each change it could
+not commit is queued here: a new event gets a provisional id (above every real id, so
+"later" still compares as greater), a growing reply's saves merge into its queued row,
+and nothing is written ahead of an earlier queued change. :meth:`PendingWrites.flush`
+writes the queue in order (the retry loop calls it with back-off, or at once on
+"Retry now") and returns which provisional ids became which real ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ikgui.domain.errors import IkguiError, StorageError
+from ikgui.domain.events import Conversation, Event
+from ikgui.domain.ports import Store
+
+#: Provisional event ids start here: above any real id, still exact as a JSON number.
+PROVISIONAL_BASE = 1 << 52
+#: Seconds between retries: doubling from the first to the last.
+FIRST_DELAY = 1.0
+MAX_DELAY = 30.0
+#: Event data fields that name another event by id (remapped once that one is written).
+_ID_FIELDS = ("target_event_id", "fork_event_id")
+
+
+def is_provisional(event_id: int) -> bool:
+    return event_id >= PROVISIONAL_BASE
+
+
+@dataclass
+class Append:
+    """A new event; ``conversation`` is inserted first when it is not stored yet."""
+
+    event: Event
+    conversation: Conversation | None = None
+    title: str | None = None
+
+    @property
+    def conv_id(self) -> str:
+        return self.event.conversation_id
+
+
+@dataclass
+class Update:
+    """The newest content and data of a growing (or finished) reply."""
+
+    conv_id: str
+    event_id: int
+    content: str
+    data: dict[str, Any]
+
+
+@dataclass
+class Usage:
+    conv_id: str
+    input_tokens: int
+    output_tokens: int
+    cost: float
+
+
+Write = Append | Update | Usage
+
+
+class PendingWrites:
+    """The queue of unwritten changes, in the order they happened."""
+
+    def __init__(self, store: Store, on_flushed: Callable[[dict[int, int]], None]) -> None:
+        self.store = store
+        self.on_flushed = on_flushed
+        self.queue: list[Write] = []
+        #: Provisional id -> real id, for every event written after waiting.
+        self.written: dict[int, int] = {}
+        #: Why the last attempt failed (one plain line, for the window).
+        self.error = ""
+        #: When the retry loop tries next (``time.monotonic()``), while it waits.
+        self.next_retry: float | None = None
+        #: The conversations that got events in the last ``flush``.
+        self.just_saved: set[str] = set()
+        self._next_id = PROVISIONAL_BASE
+        self._task: asyncio.Task[None] | None = None
+        self._wake: asyncio.Event | None = None
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def __bool__(self) -> bool:
+        return bool(self.queue)
+
+    # -- what waits ----------------------------------------------------------------
+    def touches(self, conv_id: str) -> bool:
+        return any(w.conv_id == conv_id for w in self.queue)
+
+    def conversation(self, conv_id: str) -> Conversation | None:
+        """A conversation whose insert still waits (it is not in the store yet)."""
+        for item in self.queue:
+            if isinstance(item, Append) and item.conversation and item.conv_id == conv_id:
+                return item.conversation
+        return None
+
+    def of(self, conv_id: str) -> Iterator[Append | Update]:
+        """The queued events and updates of one conversation, in order."""
+        for item in self.queue:
+            if item.conv_id == conv_id and not isinstance(item, Usage):
+                yield item
+
+    def real_id(self, event_id: int) -> int:
+        return self.written.get(event_id, event_id)
+
+    def events(self) -> list[Event]:
+        """Every queued event and reply text as it stands now (for a recovery file)."""
+        found: list[Event] = []
+        for item in self.queue:
+            if isinstance(item, Append):
+                found.append(item.event)
+            elif isinstance(item, Update):
+                found.append(
+                    Event(item.event_id, item.conv_id, "assistant", item.content, item.data, 0)
+                )
+        return found
+
+    # -- queueing --------------------------------------------------------------------
+    def append(
+        self,
+        conv_id: str,
+        kind: str,
+        content: str,
+        data: dict[str, Any] | None,
+        created_at: float,
+        *,
+        conversation: Conversation | None = None,
+        title: str | None = None,
+    ) -> Event:
+        """Queue a new event; returns it with a provisional id."""
+        event = Event(
+            self._next_id, conv_id, kind, content, dict(data) if data else None, created_at
+        )
+        self._next_id += 1
+        self.queue.append(Append(event, conversation, title))
+        return event
+
+    def update(self, conv_id: str, event_id: int, content: str, data: dict[str, Any]) -> None:
+        """Queue a reply's new content, folding it into what already waits for that row."""
+        for item in self.queue:
+            if isinstance(item, Append) and item.event.id == event_id:
+                item.event = item.event.with_changes(content, data)
+                return
+            if isinstance(item, Update) and item.event_id == event_id:
+                item.content, item.data = content, data
+                return
+        self.queue.append(Update(conv_id, event_id, content, data))
+
+    def usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        self.queue.append(Usage(conv_id, input_tokens, output_tokens, cost))
+
+    # -- writing -----------------------------------------------------------------------
+    def _data(self, data: dict[str, Any] | None) -> dict[str, Any] | None:
+        if not data:
+            return data
+        fixed = dict(data)
+        for name in _ID_FIELDS:
+            value = fixed.get(name)
+            if isinstance(value, int) and value in self.written:
+                fixed[name] = self.written[value]
+        return fixed
+
+    def _write(self, item: Write) -> None:
+        store = self.store
+        if isinstance(item, Append):
+            event = item.event
+            with store.transaction():
+                conv = item.conversation
+                if conv is not None and not store.conversation_exists(conv.id):
+                    store.insert_conversation(conv)
+                real = store.append_event(
+                    event.conversation_id,
+                    event.kind,
+                    event.content,
+                    self._data(event.data),
+                    created_at=event.created_at,
+                )
+                if item.title:
+                    store.update_conversation(event.conversation_id, title=item.title)
+            self.written[event.id] = real.id
+        elif isinstance(item, Update):
+            store.update_event(self.real_id(item.event_id), item.content, self._data(item.data))
+        else:
+            store.add_usage(item.conv_id, item.input_tokens, item.output_tokens, item.cost)
+
+    def flush(self) -> bool:
+        """Write what waits, in order, until the store refuses; ``True`` when all is written."""
+        done: dict[int, int] = {}
+        self.just_saved = set()
+        while self.queue:
+            item = self.queue[0]
+            try:
+                self._write(item)
+            except StorageError as exc:
+                self.error = exc.message
+                break
+            except IkguiError as exc:  # e.g. its conversation was deleted elsewhere
+                self.error = exc.message
+            if isinstance(item, Append) and item.event.id in self.written:
+                done[item.event.id] = self.written[item.event.id]
+                self.just_saved.add(item.conv_id)
+            self.queue.pop(0)
+        if not self.queue:
+            self.error = ""
+        self.on_flushed(done)
+        return not self.queue
+
+    def failed(self, exc: StorageError) -> None:
+        """A direct write failed: remember why, and start retrying (if a loop runs)."""
+        self.error = exc.message
+        self.schedule()
+
+    # -- retrying ------------------------------------------------------------------------
+    def schedule(self) -> None:
+        """Start the retry loop unless it runs (without an event loop the caller flushes)."""
+        if self._task is not None and not self._task.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._wake = asyncio.Event()
+        self._task = loop.create_task(self._retry(), name="pending-writes")
+
+    def retry_now(self) -> None:
+        """Try at once (the window's "Retry now")."""
+        if self._task is not None and not self._task.done() and self._wake is not None:
+            self._wake.set()
+        elif self.queue and not self.flush():
+            self.schedule()
+
+    def seconds_to_retry(self) -> float | None:
+        if self.next_retry is None:
+            return None
+        return max(0.0, self.next_retry - time.monotonic())
+
+    async def _retry(self) -> None:
+        delay = FIRST_DELAY
+        assert self._wake is not None
+        try:
+            while self.queue:
+                self.next_retry = time.monotonic() + delay
+                self.on_flushed({})  # listeners see the countdown start
+                while not self._wake.is_set() and time.monotonic() < self.next_retry:
+                    await asyncio.sleep(min(0.1, self.next_retry - time.monotonic()))
+                self._wake.clear()
+                self.next_retry = None
+                if self.flush():
+                    return
+                delay = min(delay * 2, MAX_DELAY)
+        finally:
+            self.next_retry = None
+
+    async def stop(self) -> None:
+        """End the retry loop (shutdown); what still waits stays queued."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait([task], timeout=1.0)

@@ -1,0 +1,167 @@
+"""The session's writes of events, and what it does when the store refuses one (SPEC §11).
+
+A write goes straight to the store while nothing waits; when the store raises
+``StorageError`` (disk full, locked) the change is queued in ``session.writes``
+(:mod:`ikgui.domain.pending`) instead, the live state is folded as usual, and the
+listeners hear ``writes_pending``. Once nothing waits, the queue's conversations are
+replayed from the store again (so the live state equals a fresh replay) and
+``state_replaced`` is announced: provisional ids are gone from the state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from ikgui.domain.errors import StorageError, UserError
+from ikgui.domain.events import Event
+from ikgui.domain.pending import Append, is_provisional
+from ikgui.domain.replay import ReplayState, apply, replay_conversation
+
+if TYPE_CHECKING:
+    from ikgui.domain.session import Session
+
+
+def append(
+    session: Session,
+    conv_id: str,
+    kind: str,
+    content: str,
+    data: dict[str, Any] | None,
+    *,
+    title: str | None = None,
+    materialize: bool = False,
+) -> Event:
+    """Commit one event, or queue it when the store refuses (or earlier changes wait)."""
+    store, writes = session.store, session.writes
+    was_saved = session.saved
+    if not writes:
+        try:
+            with store.transaction():
+                if materialize:
+                    session._materialize()
+                event = store.append_event(conv_id, kind, content, data)
+                if title:
+                    store.update_conversation(conv_id, title=title)
+            return event
+        except StorageError as exc:
+            if not session.keep_pending:
+                session.saved = was_saved
+                raise
+            writes.failed(exc)
+    conversation = None
+    if materialize and not was_saved:  # its insert was undone with the failed append
+        conversation = dataclasses.replace(session.conversation)  # as it is now: no counts
+        session.saved = True
+    event = writes.append(
+        conv_id,
+        kind,
+        content,
+        data,
+        session.clock(),
+        conversation=conversation,
+        title=title,
+    )
+    writes.schedule()
+    session._emit("writes_pending", conv_id=conv_id)
+    return event
+
+
+def update(session: Session, event: Event, content: str, data: dict[str, Any]) -> Event:
+    """Save a growing reply's text; returns it under its real id once it has one."""
+    writes = session.writes
+    event_id = writes.real_id(event.id)
+    queued = bool(writes) or is_provisional(event_id)
+    if not queued:
+        try:
+            session.store.update_event(event_id, content, data)
+        except StorageError as exc:
+            if not session.keep_pending:
+                raise
+            writes.failed(exc)
+            queued = True
+    if queued:
+        writes.update(event.conversation_id, event_id, content, data)
+        writes.schedule()
+        session._emit("writes_pending", conv_id=event.conversation_id)
+    return Event(event_id, event.conversation_id, event.kind, content, data, event.created_at)
+
+
+def add_usage(
+    session: Session, conv_id: str, input_tokens: int, output_tokens: int, cost: float
+) -> None:
+    writes = session.writes
+    if not writes:
+        try:
+            session.store.add_usage(conv_id, input_tokens, output_tokens, cost)
+            return
+        except StorageError as exc:
+            if not session.keep_pending:
+                raise
+            writes.failed(exc)
+    writes.usage(conv_id, input_tokens, output_tokens, cost)
+    writes.schedule()
+
+
+def fields_wait(session: Session, changes: dict[str, Any]) -> bool:
+    """Whether conversation fields stay in memory instead of being written: a draft
+    while changes wait (it is only a convenience); anything else of a conversation that
+    is not stored yet is refused."""
+    writes = session.writes
+    if not writes:
+        return False
+    if set(changes) <= {"draft"}:
+        return True
+    if writes.conversation(session.conversation.id) is not None:
+        raise UserError("This conversation is not saved yet; try again when it is")
+    return False
+
+
+def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
+    """Replace a grown event in a replayed state, as replay would show it."""
+    gone = not updated.content and bool(updated.data.get("failed"))  # replay skips it
+    for items in (state.context, state.scrollback):
+        for index in range(len(items) - 1, -1, -1):
+            if items[index].id in ids:
+                if gone:
+                    del items[index]
+                else:
+                    items[index] = updated
+                break
+    if gone:  # marks set after it counted it; replay never saw it
+        for mark in state.marks:
+            if mark.event_id > updated.id:
+                mark.context_len -= 1
+                mark.scrollback_len -= 1
+
+
+def replayed(session: Session, conv_id: str) -> ReplayState:
+    """The conversation's state from the store, with what still waits folded in."""
+    writes = session.writes
+    state = replay_conversation(session.store, conv_id)
+    for item in writes.of(conv_id):
+        if isinstance(item, Append):
+            apply(state, item.event)
+            continue
+        known = next((e for e in state.scrollback if e.id == item.event_id), None)
+        if known is not None:
+            grown = known.with_changes(item.content, item.data)
+            patch(state, (item.event_id, item.event_id), grown)
+    return state
+
+
+def flushed(session: Session, done: dict[int, int]) -> None:
+    """After an attempt: move live texts to their real ids; once all is written, make
+    the state a fresh replay again and say so."""
+    for provisional, real in done.items():
+        text = session.live_text.pop(provisional, None)
+        if text is not None:
+            session.live_text[real] = text
+    if done and not session.writes.touches(session.conversation.id):
+        session.state = replayed(session, session.conversation.id)
+        session._show_live_text()
+        session._emit("state_replaced")
+    saved, session.writes.just_saved = session.writes.just_saved, set()
+    for conv_id in sorted(saved):  # e.g. a new one: listed now
+        session._emit("conversation_changed", conv_id=conv_id)
+    session._emit("writes_pending")

@@ -1,0 +1,98 @@
+"""Recovery files: what could not be saved to the database, kept as plain text (SPEC §11).
+
+``ikgui run`` (and the window when it closes) try once more to write what waits in
+``session.writes``; if the store still refuses, the events go to
+``<database folder>/recovered/<conversation>-<time>.txt`` — or, when that disk is the
+full one, the system's temporary folder or the home folder — and the user is told where.
+No Qt, no storage imports: the command line and the window share it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from ikgui.domain.events import Event
+from ikgui.domain.safetext import valid_id
+from ikgui.domain.session import Session
+from ikgui.domain.timefmt import iso
+
+
+def folders(database: Path) -> list[Path]:
+    """Where a recovery file may go, best first."""
+    return [
+        database.parent / "recovered",
+        Path(tempfile.gettempdir()) / "ikgui-recovered",
+        Path.home() / "ikgui-recovered",
+    ]
+
+
+def _text(events: list[Event], database: Path) -> str:
+    lines = [
+        f"# ikgui could not save these to {database} ({iso(time.time())}).",
+        "# Oldest first; each starts with a line: --- <conversation> <kind> <time>.",
+        "",
+    ]
+    for event in events:
+        when = iso(event.created_at) if event.created_at else ""
+        lines.append(f"--- {event.conversation_id} {event.kind} {when}".rstrip())
+        lines.append(event.content)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_file(events: list[Event], database: Path) -> Path:
+    """Write ``events`` to a new recovery file; raises ``OSError`` if no folder takes it."""
+    conv_id = events[0].conversation_id if events else "ikgui"
+    stem = f"{conv_id if valid_id(conv_id) else 'conversation'}-{time.strftime('%Y%m%d-%H%M%S')}"
+    data = _text(events, database).encode("utf-8")
+    failure: OSError | None = None
+    for folder in folders(database):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for n in range(1, 100):
+                path = folder / (f"{stem}.txt" if n == 1 else f"{stem}-{n}.txt")
+                try:
+                    with path.open("xb") as fh:
+                        try:
+                            fh.write(data)
+                            fh.flush()
+                            os.fsync(fh.fileno())  # it may be the only copy there is
+                        except OSError:
+                            fh.close()
+                            path.unlink(missing_ok=True)  # no half file left behind
+                            raise
+                    return path
+                except FileExistsError:
+                    continue
+        except OSError as exc:
+            failure = exc
+    raise failure or OSError("no folder for a recovery file")
+
+
+def _reason(message: str, database: Path) -> str:
+    prefix = f"Could not write to the database {database}: "
+    return message.removeprefix(prefix).rstrip(".") or "the database refused it"
+
+
+def rescue(session: Session, database: Path) -> str | None:
+    """After a run: write what waits, or put it in a recovery file.
+
+    Returns the one ``Error:`` line to print, or ``None`` when everything is saved.
+    """
+    writes = session.writes
+    if not writes or writes.flush():
+        return None
+    why = _reason(writes.error, database)
+    events = writes.events()
+    what = "the reply" if any(e.kind == "assistant" for e in events) else "this change"
+    try:
+        path = write_file(events, database)
+    except OSError as exc:
+        return (
+            f"Error: could not save {what} to {database} ({why}), nor to a recovery "
+            f"file ({exc.strerror or exc})"
+        )
+    return f"Error: could not save {what} to {database} ({why}); its text is in {path}"

@@ -1,0 +1,137 @@
+"""The window's waiting states (SPEC §11): changes the database refused wait in memory
+(``session.writes``) and are retried with back-off; a send waits while another process
+writes a reply in the same conversation (the status bar says so).
+
+A plain-text status-bar item shows it ("Not saved yet: the disk is full — retrying in
+8 s") with a "Retry now" button; it is never modal. Once everything is written the
+transcript is shown again from the replayed state (real event ids). Closing the window
+while changes wait warns once; closing again (or any shutdown) tries a last time and
+puts what still waits in a recovery file next to the database.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from ikgui import recovery
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
+
+
+def _reason(error: str) -> str:
+    """``Could not write to the database X: the disk is full.`` -> ``the disk is full``."""
+    return error.rpartition(": ")[2].rstrip(".") or error
+
+
+class UnsavedIndicator(QWidget):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window_ = window
+        self.session = window.session
+        self.setObjectName("unsavedIndicator")
+        self.label = QLabel(self)
+        self.label.setObjectName("unsavedStatus")
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.retry_button = QPushButton("Retry now", self)
+        self.retry_button.setObjectName("retryWritesButton")
+        self.retry_button.setAccessibleName("Retry saving now")
+        self.retry_button.setFlat(True)
+        self.retry_button.clicked.connect(self.retry_now)
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label)
+        row.addWidget(self.retry_button)
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self.refresh)
+        self._warned = False
+        #: The ``Error:`` line of the last shutdown that needed a recovery file.
+        self.rescued: str | None = None
+        window.statusBar().insertPermanentWidget(0, self)
+        window.bridge.writes_changed.connect(self.refresh)
+        window.bridge.state_replaced.connect(self._on_state_replaced)
+        window.bridge.send_waiting.connect(self._on_send_waiting)
+        self.hide()
+
+    def refresh(self) -> None:
+        writes = self.session.writes
+        if not writes:
+            self._tick.stop()
+            self._warned = False
+            self.hide()
+            return
+        wait = writes.seconds_to_retry()
+        when = "retrying…" if wait is None else f"retrying in {math.ceil(wait)} s"
+        reason = _reason(writes.error)
+        self.label.setText(
+            f"Not saved yet: {reason} — {when}" if reason else f"Not saved yet — {when}"
+        )
+        count = len(writes)
+        self.setToolTip(
+            html.escape(
+                f"{count} change{'s' if count != 1 else ''} wait to be written to the "
+                f"database. {writes.error} They stay in memory and are written in order "
+                "as soon as there is room."
+            )
+        )
+        if not self._tick.isActive():
+            self._tick.start()
+        self.show()
+
+    def retry_now(self) -> None:
+        self.session.writes.retry_now()
+        self.refresh()
+
+    def _on_state_replaced(self) -> None:
+        """Saved at last (or replayed after another sender): show the state with real ids."""
+        window, session = self.window_, self.session
+        if window.statusBar().currentMessage().startswith("Waiting for the reply"):
+            window.statusBar().clearMessage()  # the wait is over
+        window.scrollback.show_events(session.state.scrollback)
+        window._last_seen_event = window._own_last_event()
+        if session.saved and not session.writes.touches(session.conversation.id):
+            window.sidebar.refresh_conversation(session.conversation.id)
+            window.sidebar.set_current(session.conversation.id)
+        window._refresh_chrome()
+        self.refresh()
+
+    def _on_send_waiting(self, conv_id: str) -> None:
+        seconds = math.ceil(self.session.send_wait)
+        self.window_.statusBar().showMessage(
+            f"Waiting for the reply another ikgui is writing in {conv_id} (up to {seconds} s)…",
+            seconds * 1000,
+        )
+
+    # -- closing -----------------------------------------------------------------------
+    def may_close(self) -> bool:
+        """``False`` (and a warning) the first time the window closes with changes waiting."""
+        writes = self.session.writes
+        if not writes or self._warned:
+            return True
+        self._warned = True
+        self.retry_now()
+        if not writes:
+            return True
+        self.window_.show_feedback(
+            f"Some changes are not saved yet ({_reason(writes.error)}). Close again to put "
+            "them in a recovery file next to the database, or free some space first.",
+            error=True,
+        )
+        return False
+
+    async def shutdown(self) -> None:
+        """Stop retrying; write what waits, or put it in a recovery file (and say where)."""
+        await self.session.writes.stop()
+        database = Path(getattr(self.session.store, "path", "ikgui.db"))
+        self.rescued = recovery.rescue(self.session, database)
+        if self.rescued:
+            print(self.rescued, file=sys.stderr)
+        self._tick.stop()
