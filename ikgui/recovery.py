@@ -72,11 +72,6 @@ def write_file(events: list[Event], database: Path) -> Path:
     raise failure or OSError("no folder for a recovery file")
 
 
-def _reason(message: str, database: Path) -> str:
-    prefix = f"Could not write to the database {database}: "
-    return message.removeprefix(prefix).rstrip(".") or "the database refused it"
-
-
 def rescue(session: Session, database: Path) -> str | None:
     """After a run: write what waits, or put it in a recovery file.
 
@@ -85,7 +80,7 @@ def rescue(session: Session, database: Path) -> str | None:
     writes = session.writes
     if not writes or writes.flush():
         return None
-    why = _reason(writes.error, database)
+    why = writes.reason.rstrip(".") or "the database refused it"
     events = writes.events()
     what = "the reply" if any(e.kind == "assistant" for e in events) else "this change"
     try:

@@ -60,4 +60,11 @@ class ProviderError(IkguiError):
 
 
 class StorageError(IkguiError):
+    """``reason`` is the cause in plain words without the database's name ("the disk is
+    full: no room left in /home/me")."""
+
     exit_code = 1
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message

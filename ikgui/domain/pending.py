@@ -78,6 +78,8 @@ class PendingWrites:
         self.written: dict[int, int] = {}
         #: Why the last attempt failed (one plain line, for the window).
         self.error = ""
+        #: Why, in plain words without the database's name (``StorageError.reason``).
+        self.reason = ""
         #: When the retry loop tries next (``time.monotonic()``), while it waits.
         self.next_retry: float | None = None
         #: The conversations that got events in the last ``flush``.
@@ -201,22 +203,22 @@ class PendingWrites:
             try:
                 self._write(item)
             except StorageError as exc:
-                self.error = exc.message
+                self.error, self.reason = exc.message, exc.reason
                 break
             except IkguiError as exc:  # e.g. its conversation was deleted elsewhere
-                self.error = exc.message
+                self.error = self.reason = exc.message
             if isinstance(item, Append) and item.event.id in self.written:
                 done[item.event.id] = self.written[item.event.id]
                 self.just_saved.add(item.conv_id)
             self.queue.pop(0)
         if not self.queue:
-            self.error = ""
+            self.error = self.reason = ""
         self.on_flushed(done)
         return not self.queue
 
     def failed(self, exc: StorageError) -> None:
         """A direct write failed: remember why, and start retrying (if a loop runs)."""
-        self.error = exc.message
+        self.error, self.reason = exc.message, exc.reason
         self.schedule()
 
     # -- retrying ------------------------------------------------------------------------

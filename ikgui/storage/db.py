@@ -104,9 +104,10 @@ def reason(exc: BaseException, path: Path | None = None) -> str:
 
 
 def storage_error(path: Path, exc: BaseException, *, writing: bool) -> StorageError:
+    why = reason(exc, path)
     if writing:
-        return StorageError(f"Could not write to the database {path}: {reason(exc, path)}.")
-    return StorageError(f"Could not read the database {path}: {reason(exc, path)}.")
+        return StorageError(f"Could not write to the database {path}: {why}.", why)
+    return StorageError(f"Could not read the database {path}: {why}.", why)
 
 
 #: What may go wrong inside sqlite3 or peewee.

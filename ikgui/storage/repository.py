@@ -104,7 +104,9 @@ class SqliteStore:
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """A transaction (a savepoint when nested) that commits on success."""
         if self.read_only is not None:
-            raise StorageError(f"Could not write to the database {self.path}: {self.read_only}.")
+            raise StorageError(
+                f"Could not write to the database {self.path}: {self.read_only}.", self.read_only
+            )
         conn = self._connection()
         depth: int = getattr(self._local, "depth", 0)
         try:

@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
 
 
-def _reason(error: str) -> str:
-    """``Could not write to the database X: the disk is full.`` -> ``the disk is full``."""
-    return error.rpartition(": ")[2].rstrip(".") or error
+def _summary(reason: str) -> str:
+    """``the disk is full: no room left in /x`` -> ``the disk is full`` (the tooltip and
+    the close warning say the rest)."""
+    return reason.partition(": ")[0].rstrip(".")
 
 
 class UnsavedIndicator(QWidget):
@@ -70,7 +71,7 @@ class UnsavedIndicator(QWidget):
             return
         wait = writes.seconds_to_retry()
         when = "retrying…" if wait is None else f"retrying in {math.ceil(wait)} s"
-        reason = _reason(writes.error)
+        reason = _summary(writes.reason)
         self.label.setText(
             f"Not saved yet: {reason} — {when}" if reason else f"Not saved yet — {when}"
         )
@@ -121,7 +122,7 @@ class UnsavedIndicator(QWidget):
         if not writes:
             return True
         self.window_.show_feedback(
-            f"Some changes are not saved yet ({_reason(writes.error)}). Close again to put "
+            f"Some changes are not saved yet ({writes.reason.rstrip('.')}). Close again to put "
             "them in a recovery file next to the database, or free some space first.",
             error=True,
         )

@@ -61,7 +61,10 @@ def test_a_reply_that_cannot_be_saved_goes_to_a_recovery_file(
     assert done.stdout == text + "\n", done.stderr  # it was printed as it came...
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1, done.stderr
-    prefix = f"Error: could not save the reply to {cli.home / 'ikgui.db'} (the disk is full); "
+    prefix = (
+        f"Error: could not save the reply to {cli.home / 'ikgui.db'} "
+        f"(the disk is full: no room left in {cli.home}); "
+    )
     error = next(line for line in lines if line.startswith("Error: "))
     assert error.startswith(prefix + "its text is in "), done.stderr
     path = Path(error.removeprefix(prefix + "its text is in "))
