@@ -14,7 +14,7 @@ from ikgui.domain.events import Kind
 from ikgui.domain.replay import replay_conversation
 from ikgui.domain.session import Session, SessionEvent
 from ikgui.domain.settings import ProviderSettings, Settings
-from ikgui.domain.streaming import TextDelta
+from ikgui.domain.streaming import StreamEnd, TextDelta, ToolCallDelta
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import Pause, ScriptedProvider, Step, text_reply
 
@@ -183,3 +183,21 @@ def test_a_failure_mid_stream_keeps_the_text_and_records_one_error() -> None:
     ]
     assert events[1].data["interrupted"] is True and events[2].data["category"] == "cut"
     assert not session.streaming and not session.live_text
+
+
+def test_a_tool_call_is_logged_after_the_text_and_sent_back_with_the_turn() -> None:
+    store = MemoryStore()
+    call = ToolCallDelta("call_1", "get_weather", {"city": "Oslo"})
+    script: list[Step] = [TextDelta("Let me check."), call, StreamEnd(3, 4, "tool_calls")]
+    session = make_session(store, ScriptedProvider(script, text_reply("Sunny.")), Clock())
+    asyncio.run(session.send("weather?"))
+    events = store.events(session.conversation.id)
+    assert [(e.kind, e.content) for e in events] == [
+        ("user", "weather?"),
+        ("assistant", "Let me check."),
+        ("tool_call", 'get_weather({"city": "Oslo"})'),
+    ]
+    assert events[2].data == {"id": "call_1", "name": "get_weather", "arguments": {"city": "Oslo"}}
+    assert events[1].data["finish_reason"] == "tool_calls"
+    turn = session.context()[1]
+    assert turn["content"] == "Let me check." and turn["tool_calls"][0]["id"] == "call_1"
