@@ -22,7 +22,8 @@ The item roles (``ConversationRole``, ``StreamingRole``...) are defined in
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QModelIndex, QObject
 
@@ -67,6 +68,10 @@ class ConversationListModel(ConversationTree):
         self._page_size = page_size
         self._tag: str | None = None
         self._trashed = False
+        #: True while the model announces a page or a reset: a slot on those signals
+        #: (Qt's model tester, a view) may ask for more rows, which must wait until
+        #: every observer has heard of the change.
+        self._busy = False
         self._reset_listing()
 
     def _reset_listing(self) -> None:
@@ -85,12 +90,22 @@ class ConversationListModel(ConversationTree):
         return self._trashed
 
     def set_filter(self, *, tag: str | None = None, trashed: bool = False) -> None:
-        """Show the Trash or the live list, all or one tag's conversations (resets)."""
-        self.beginResetModel()
-        self._tag, self._trashed = tag, trashed
-        self._clear_nodes()
-        self._reset_listing()
-        self.endResetModel()
+        """Show the Trash or the live list, all or one tag's conversations (resets; the
+        caller fetches the first page)."""
+        with self._announcing():
+            self.beginResetModel()
+            self._tag, self._trashed = tag, trashed
+            self._clear_nodes()
+            self._reset_listing()
+            self.endResetModel()
+
+    @contextmanager
+    def _announcing(self) -> Iterator[None]:
+        self._busy = True
+        try:
+            yield
+        finally:
+            self._busy = False
 
     def _matches(self, conv: Conversation) -> bool:
         if (conv.trashed_at is not None) != self._trashed:
@@ -121,11 +136,11 @@ class ConversationListModel(ConversationTree):
         return self.rowCount(parent) > 0
 
     def canFetchMore(self, parent: AnyIndex) -> bool:
-        return not parent.isValid() and not self._exhausted
+        return not parent.isValid() and not self._exhausted and not self._busy
 
     def fetchMore(self, parent: AnyIndex) -> None:
         """Read listing pages until at least one top-level row is added (or none are left)."""
-        if parent.isValid():
+        if not self.canFetchMore(parent):
             return
         added: list[Conversation] = []
         while not added and not self._exhausted:
@@ -138,7 +153,8 @@ class ConversationListModel(ConversationTree):
                 self._cursor = sort_key(page[-1])
             added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
         if added:
-            self._append_top(added)
+            with self._announcing():
+                self._append_top(added)
 
     def fetch_all(self) -> None:
         """Load every page (benchmarks, tests)."""

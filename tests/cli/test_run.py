@@ -6,10 +6,12 @@ import io
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
 
 import keyring
 import pytest
@@ -17,6 +19,7 @@ import pytest
 from tests.cli.conftest import Cli
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.memkeyring import MemoryKeyring
+from tests.support.waiting import wait_for
 from tests.support.wire_server import WIRE_DIR, Reply, WireServer
 
 __all__ = ["closed_url", "wire_server", "wire_server_session"]
@@ -216,6 +219,23 @@ def test_nothing_listening(cli: Cli, closed_url: str) -> None:
     assert "[You] hello" in shown.out and "[Error] Could not connect" in shown.out
 
 
+#: ``ikgui`` with the growing reply saved every 0.1 s instead of every second, so a test
+#: waits for a save (a condition) rather than for a second to pass.
+FAST_SAVES = (
+    "import sys; import ikgui.domain.reply as reply; reply.SAVE_INTERVAL = 0.1; "
+    "from ikgui.__main__ import main; sys.exit(main())"
+)
+
+
+def saved_reply(database: Path) -> str:
+    """The newest reply's text as saved so far ("" before its first save)."""
+    with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5)) as conn:
+        row = conn.execute(
+            "SELECT content FROM event WHERE kind = 'assistant' ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+    return row[0] if row else ""
+
+
 def _start_slow(cli: Cli, local: WireServer, *args: str) -> subprocess.Popen[str]:
     pieces = [f"word{i} " for i in range(200)]
     local.route(
@@ -228,7 +248,7 @@ def _start_slow(cli: Cli, local: WireServer, *args: str) -> subprocess.Popen[str
     )
     env = dict(os.environ, IKGUI_HOME=str(cli.home), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ikgui", "run", *args],
+        [sys.executable, "-c", FAST_SAVES, "run", *args],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -237,7 +257,8 @@ def _start_slow(cli: Cli, local: WireServer, *args: str) -> subprocess.Popen[str
     assert proc.stdout is not None
     first = proc.stdout.read(6)  # the first delta reached stdout
     assert first == "word0 "
-    time.sleep(1.3)  # past one save interval
+    # A save of the growing reply holding a few words (one save interval passed).
+    wait_for(lambda: saved_reply(cli.home / "ikgui.db").startswith("word0 word1 word2 "))
     return proc
 
 

@@ -1,27 +1,24 @@
-"""The live session against a real SQLite store: it must always equal a fresh replay."""
+"""The live session on the in-memory store: it must always equal a fresh replay.
+
+(``MemoryStore`` keeps the Store port as SQLite does: tests/storage/test_store_contract.py.)
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Kind
 from ikgui.domain.replay import ReplayState, replay_conversation
 from ikgui.domain.session import Session, SessionEvent
-from ikgui.storage import open_store
-from ikgui.storage.repository import SqliteStore
+from tests.support.memstore import MemoryStore
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteStore]:
-    s = open_store(tmp_path / "ikgui.db")
-    yield s
-    s.close()
+def store() -> MemoryStore:
+    return MemoryStore()
 
 
 def snapshot(state: ReplayState) -> tuple[object, ...]:
@@ -38,7 +35,7 @@ def snapshot(state: ReplayState) -> tuple[object, ...]:
     )
 
 
-def test_first_user_message_titles_the_conversation(store: SqliteStore) -> None:
+def test_first_user_message_titles_the_conversation(store: MemoryStore) -> None:
     session = Session(store)
     session.append(
         Kind.USER, "  Please   review this\ncode for me, it is quite long and has bugs  "
@@ -50,14 +47,14 @@ def test_first_user_message_titles_the_conversation(store: SqliteStore) -> None:
     assert store.get_conversation(conv.id).title == conv.title  # type: ignore[union-attr]
 
 
-def test_auto_title_never_overwrites_a_user_title(store: SqliteStore) -> None:
+def test_auto_title_never_overwrites_a_user_title(store: MemoryStore) -> None:
     session = Session(store)
     session.registry.dispatch(session, "/title Mine")
     session.append(Kind.USER, "hello")
     assert store.get_conversation(session.conversation.id).title == "Mine"  # type: ignore[union-attr]
 
 
-def test_several_edits_one_notice_unchanged_none(store: SqliteStore) -> None:
+def test_several_edits_one_notice_unchanged_none(store: MemoryStore) -> None:
     session = Session(store)
     session.append(Kind.ASSISTANT, "Prompt: a cat", {"prompt": "a cat"})
     session.stage_prompt("a dog")
@@ -75,14 +72,14 @@ def test_several_edits_one_notice_unchanged_none(store: SqliteStore) -> None:
     assert kinds.count("prompt_edit") == 2
 
 
-def test_trailing_prompt_is_never_stored(store: SqliteStore) -> None:
+def test_trailing_prompt_is_never_stored(store: MemoryStore) -> None:
     session = Session(store)
     session.edit_prompt("p")
     assert session.context()[-1] == {"role": "system", "content": '[current prompt: "p"]'}
     assert all("current prompt" not in e.content for e in store.events(session.conversation.id))
 
 
-def test_listeners_hear_appends_and_switches(store: SqliteStore) -> None:
+def test_listeners_hear_appends_and_switches(store: MemoryStore) -> None:
     session = Session(store)
     heard: list[SessionEvent] = []
     session.subscribe(heard.append)
@@ -93,7 +90,7 @@ def test_listeners_hear_appends_and_switches(store: SqliteStore) -> None:
     assert names[-1] == "conversation_switched" and heard[-1].conversation_id == child.id
 
 
-def test_fork_from_here_and_edit_and_resend_bounds(store: SqliteStore) -> None:
+def test_fork_from_here_and_edit_and_resend_bounds(store: MemoryStore) -> None:
     session = Session(store)
     session.append(Kind.USER, "one")
     two = session.append(Kind.USER, "two")
@@ -111,7 +108,7 @@ def test_fork_from_here_and_edit_and_resend_bounds(store: SqliteStore) -> None:
     assert [e.content for e in session.state.context] == ["one"]
 
 
-def test_fork_of_an_empty_child_inherits_through_it(store: SqliteStore) -> None:
+def test_fork_of_an_empty_child_inherits_through_it(store: MemoryStore) -> None:
     session = Session(store)
     session.append(Kind.USER, "root text")
     session.fork()
@@ -120,7 +117,7 @@ def test_fork_of_an_empty_child_inherits_through_it(store: SqliteStore) -> None:
     assert [e.content for e in session.state.context] == ["root text"]
 
 
-def test_kill_current_switches_to_parent(store: SqliteStore) -> None:
+def test_kill_current_switches_to_parent(store: MemoryStore) -> None:
     session = Session(store)
     session.append(Kind.USER, "r")
     root = session.conversation.id
@@ -149,12 +146,10 @@ ops = st.lists(
 )
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, deadline=None)
 @given(ops)
-def test_live_state_always_equals_a_fresh_replay(tmp_path: Path, script: list) -> None:  # type: ignore[type-arg]
-    store = open_store(tmp_path / f"prop-{abs(hash(str(script)))}.db")
+def test_live_state_always_equals_a_fresh_replay(script: list) -> None:  # type: ignore[type-arg]
+    store = MemoryStore()
     try:
         session = Session(store)
         for op, arg in script:

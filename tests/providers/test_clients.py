@@ -19,6 +19,7 @@ from ikgui.domain.settings import ProviderSettings
 from ikgui.domain.streaming import ChatRequest, StreamEnd, StreamItem, TextDelta
 from ikgui.providers import HTTPProvider, make_provider
 from tests.providers.test_recordings import EXPECTED, HELLO
+from tests.support.waiting import wait_until
 from tests.support.wire_server import CHAT_PATHS, Reply, WireServer, recording_names
 
 pytestmark = pytest.mark.asyncio
@@ -392,10 +393,7 @@ async def test_cancel_mid_stream_closes_the_connection(wire_server: WireServer, 
         await task
     assert time.monotonic() - started < 0.5
     await prov.aclose()
-    for _ in range(100):  # the server notices on its next write
-        if wire_server.client_gone:
-            break
-        await asyncio.sleep(0.02)
+    await wait_until(lambda: wire_server.client_gone, 2)  # noticed on its next write
     assert wire_server.client_gone == 1
     assert text(received) and not any(isinstance(i, StreamEnd) for i in received)
 
@@ -409,7 +407,7 @@ async def test_cancel_while_waiting_for_the_first_byte(wire_server: WireServer) 
             pass
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.1)
+    await wait_until(lambda: wire_server.requests)  # asked; the server never answers
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -483,9 +481,12 @@ async def test_no_generator_warnings_without_asyncgen_hooks(
     wire_server.route(CHAT_PATHS["openai"], stream_reply("openai", chunk_size=20, **options))
     prov = provider("openai", wire_server.url, idle_timeout=0.3)
 
+    streaming = asyncio.Event()
+
     async def consume() -> None:
         try:
             async for item in prov.stream(REQUEST):
+                streaming.set()
                 if how == "break" and isinstance(item, TextDelta):
                     break  # no aclosing: the provider's aclose must tidy up
         except ProviderError:
@@ -499,7 +500,7 @@ async def test_no_generator_warnings_without_asyncgen_hooks(
     try:
         task = asyncio.create_task(consume())
         if how == "cancel":
-            await asyncio.sleep(0.15)
+            await asyncio.wait_for(streaming.wait(), 5)  # cancelled mid-stream
             task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task

@@ -7,26 +7,18 @@ hook hands it over), so they can await the session directly. Never block in
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
 from ikgui.ui.loop import new_loop
+from tests.support.waiting import wait_until
+
+__all__ = ["wait_until"]
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]]:
     return {"qasync": new_loop}
-
-
-async def wait_until(condition: Callable[[], object], timeout: float = 10.0) -> None:
-    """Let the loop (and Qt) run until ``condition()`` is true."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {condition}")
-        await asyncio.sleep(0.01)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from PySide6.QtNetwork import QLocalSocket
@@ -17,6 +16,7 @@ from ikgui.app import build_window
 from ikgui.domain.events import Kind
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.single_instance import server_name
+from tests.support.waiting import wait_for
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, type_and_send
 
@@ -109,10 +109,8 @@ def test_a_second_launch_brings_the_first_window_to_front(tmp_path: Path) -> Non
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while not _listening(tmp_path / "ikgui.db"):
-            assert first.poll() is None and time.monotonic() < deadline, "no first window"
-            time.sleep(0.1)
+        wait_for(lambda: _listening(tmp_path / "ikgui.db") or first.poll() is not None, 30)
+        assert first.poll() is None, "the first window exited"
         second = run_ikgui(home=tmp_path, timeout=30)
         assert second.returncode == 0
         assert "already open on this database" in second.stdout

@@ -15,15 +15,17 @@ from tests.ui.conftest import wait_until
 async def test_qt_timers_and_asyncio_share_the_loop() -> None:
     assert isinstance(asyncio.get_running_loop(), EventLoop)
     fired: list[str] = []
-    QTimer.singleShot(10, lambda: fired.append("qt"))
-    await asyncio.sleep(0.05)
+    qt_fired = asyncio.get_running_loop().create_future()
+    QTimer.singleShot(10, lambda: (fired.append("qt"), qt_fired.set_result(None)))
+    await asyncio.wait_for(qt_fired, 5)  # a Qt timer wakes an awaiting coroutine
     fired.append("asyncio")
-    await wait_until(lambda: "qt" in fired)
     assert fired == ["qt", "asyncio"]
 
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_leaving_an_async_generator_early_is_quiet() -> None:
+    finalized: list[bool] = []
+
     async def numbers():  # type: ignore[no-untyped-def]
         try:
             for i in range(10):
@@ -31,8 +33,10 @@ async def test_leaving_an_async_generator_early_is_quiet() -> None:
                 await asyncio.sleep(0)
         finally:
             await asyncio.sleep(0)
+            finalized.append(True)
 
     async for n in numbers():
         if n == 2:
             break
-    await asyncio.sleep(0.05)  # the finalizer ran via the hooks, with no warning
+    # The finalizer runs via the loop's hooks, with no warning (warnings are errors).
+    await wait_until(lambda: finalized)

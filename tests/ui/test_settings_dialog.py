@@ -437,9 +437,11 @@ async def test_the_dialog_stays_responsive_and_closing_cancels_the_test(
 async def test_selecting_another_provider_cancels_the_test(
     qtbot: QtBot, memory_keyring: MemoryKeyring
 ) -> None:
+    started = asyncio.Event()
     cancelled: list[bool] = []
 
     async def hang(provider: ProviderSettings, key: str | None) -> list[str]:
+        started.set()
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
@@ -449,7 +451,7 @@ async def test_selecting_another_provider_cancels_the_test(
 
     h = Harness(qtbot, KeyStore(), hang)
     h.providers.test_button.click()
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 5)
     h.dialog.open_page("providers", "router")
     await wait_until(lambda: cancelled)
     assert h.providers.test_result.text() == ""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -205,9 +204,11 @@ async def test_editing_the_working_prompt_gives_exactly_one_notice(
     await wait_until(lambda: not window.working.indicator.isVisible())
     notices = [t for t in texts(window) if t.startswith("[user edited prompt")]
     assert notices == ['[user edited prompt to: "a sparkly cat in a hat"]']
+    left: list[bool] = []
+    editor.focus_left.connect(lambda: left.append(True))  # runs after the commit
     editor.setFocus()
     window.prompt.setFocus()  # unchanged: no second notice
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: left)
     assert len([t for t in texts(window) if t.startswith("[user edited")]) == 1
     assert window.session.context()[-1]["content"] == '[current prompt: "a sparkly cat in a hat"]'
 
@@ -221,7 +222,7 @@ async def test_rename_and_tag_from_the_sidebar_and_search(
     conv = window.current_id
     window.sidebar.rename_requested.emit(conv, "Sky photos")
     window.sidebar.tags_requested.emit(conv, ["Travel", "night"])
-    await asyncio.sleep(0)
+    await wait_until(lambda: window.store.get_conversation(conv).tags)  # type: ignore[union-attr]
     stored = window.store.get_conversation(conv)
     assert stored is not None and stored.title == "Sky photos"
     assert stored.tags == ("night", "travel")

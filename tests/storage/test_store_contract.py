@@ -1,0 +1,222 @@
+"""The in-memory store of the domain tests keeps the Store port's contract.
+
+``tests/support/memstore.py`` stands in for SQLite in ``tests/domain``. So that it
+cannot drift from ``SqliteStore``, this module runs the storage tests that speak only
+through the port (imported from their modules, where they run on SQLite) a second time
+on a ``MemoryStore``, plus a few checks written for both stores at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ikgui.domain.errors import NotFoundError, StorageError
+from ikgui.domain.events import Conversation
+from ikgui.domain.ports import Store
+from ikgui.storage import open_store
+from tests.storage.helpers import add_conversation
+from tests.storage.test_store_conversations import (
+    test_add_usage_accumulates,
+    test_children_are_direct_forks_oldest_first,
+    test_delete_parent_and_children_together_or_detach_survivors,
+    test_find_by_suffix_returns_sorted_matches,
+    test_insert_and_get_round_trip_every_field,
+    test_insert_rejects_an_unknown_status,
+    test_last_conversation_skips_the_trash_and_filters_by_agent,
+    test_missing_conversation,
+    test_set_tags_replaces_and_normalizes,
+    test_update_conversation_rejects_unknown_fields,
+    test_update_conversation_sets_each_allowed_field,
+    test_writes_to_a_missing_conversation_raise_not_found,
+)
+from tests.storage.test_store_events import (
+    test_append_keeps_unicode_and_a_given_time,
+    test_append_returns_the_stored_event_with_global_ids,
+    test_append_to_a_missing_conversation_raises_and_stores_nothing,
+    test_event_ranges,
+    test_events_are_event_values,
+    test_last_event_id,
+    test_latest_clear,
+    test_message_count_counts_only_user_and_assistant,
+    test_unfinished_replies,
+    test_update_event_replaces_content_and_data,
+)
+from tests.storage.test_store_listing import (
+    test_agent_tag_and_trash_filters,
+    test_appending_moves_a_conversation_to_the_top,
+    test_keyset_paging_visits_everything_once,
+    test_listing_carries_counts_and_tags,
+    test_newest_first_with_id_breaking_ties,
+    test_restoring_from_the_trash,
+)
+from tests.storage.test_store_search import (
+    test_a_title_match_ranks_higher,
+    test_arbitrary_text_never_errors,
+    test_diacritics_and_case_are_ignored,
+    test_only_text_kinds_are_indexed,
+    test_operators_are_plain_words,
+    test_punctuation_only_finds_nothing,
+    test_ranking_title_then_match_count_then_newest,
+    test_results_are_grouped_and_limited,
+    test_snippet_is_short_and_around_the_match,
+    test_the_newest_matching_message_is_reported,
+    test_title_only_match,
+    test_trashed_conversations_are_excluded,
+    test_two_words_must_both_match,
+    test_user_text_is_never_query_syntax,
+)
+from tests.support.memstore import MemoryStore
+
+# Collected here again: these run on the ``store`` fixture below (a MemoryStore).
+PORT_TESTS = [
+    test_add_usage_accumulates,
+    test_children_are_direct_forks_oldest_first,
+    test_delete_parent_and_children_together_or_detach_survivors,
+    test_find_by_suffix_returns_sorted_matches,
+    test_insert_and_get_round_trip_every_field,
+    test_insert_rejects_an_unknown_status,
+    test_last_conversation_skips_the_trash_and_filters_by_agent,
+    test_missing_conversation,
+    test_set_tags_replaces_and_normalizes,
+    test_update_conversation_rejects_unknown_fields,
+    test_update_conversation_sets_each_allowed_field,
+    test_writes_to_a_missing_conversation_raise_not_found,
+    test_append_keeps_unicode_and_a_given_time,
+    test_append_returns_the_stored_event_with_global_ids,
+    test_append_to_a_missing_conversation_raises_and_stores_nothing,
+    test_event_ranges,
+    test_events_are_event_values,
+    test_last_event_id,
+    test_latest_clear,
+    test_message_count_counts_only_user_and_assistant,
+    test_unfinished_replies,
+    test_update_event_replaces_content_and_data,
+    test_agent_tag_and_trash_filters,
+    test_appending_moves_a_conversation_to_the_top,
+    test_keyset_paging_visits_everything_once,
+    test_listing_carries_counts_and_tags,
+    test_newest_first_with_id_breaking_ties,
+    test_restoring_from_the_trash,
+    test_a_title_match_ranks_higher,
+    test_arbitrary_text_never_errors,
+    test_diacritics_and_case_are_ignored,
+    test_only_text_kinds_are_indexed,
+    test_operators_are_plain_words,
+    test_punctuation_only_finds_nothing,
+    test_ranking_title_then_match_count_then_newest,
+    test_results_are_grouped_and_limited,
+    test_snippet_is_short_and_around_the_match,
+    test_the_newest_matching_message_is_reported,
+    test_title_only_match,
+    test_trashed_conversations_are_excluded,
+    test_two_words_must_both_match,
+    test_user_text_is_never_query_syntax,
+]
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    """The imported tests above run on this store here (on SQLite in their modules)."""
+    return MemoryStore()
+
+
+@pytest.fixture(scope="module")
+def shared_store() -> MemoryStore:
+    memory = MemoryStore()
+    add_conversation(memory, "chat-aaaa", title="Anything: at all?")  # type: ignore[arg-type]
+    memory.append_event("chat-aaaa", "user", 'quotes " stars * NEAR(a b) col:x -y ^z (')
+    return memory
+
+
+# -- checks written for both stores -------------------------------------------------
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def either(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    with open_store(tmp_path / "ikgui.db") as sqlite:
+        yield sqlite
+
+
+def _add(store: Store, conv_id: str, **fields: object) -> None:
+    conv = Conversation(id=conv_id, created_at=1000.0, updated_at=1000.0, **fields)  # type: ignore[arg-type]
+    store.insert_conversation(conv)
+
+
+def test_transactions_commit_together_nest_and_undo(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    with either.transaction():
+        either.append_event("chat-aaaa", "user", "one")
+        with either.transaction():
+            either.append_event("chat-aaaa", "user", "two")
+    with pytest.raises(RuntimeError), either.transaction():
+        either.append_event("chat-aaaa", "user", "three")
+        either.update_conversation("chat-aaaa", title="lost")
+        either.set_tags("chat-aaaa", ["lost"])
+        _add(either, "chat-lost")
+        raise RuntimeError("undo all")
+    with either.transaction():
+        either.append_event("chat-aaaa", "user", "five")
+        with pytest.raises(RuntimeError), either.transaction():
+            either.append_event("chat-aaaa", "user", "six")
+            raise RuntimeError("undo the inner block only")
+    assert [e.content for e in either.events("chat-aaaa")] == ["one", "two", "five"]
+    conv = either.get_conversation("chat-aaaa")
+    assert conv is not None and (conv.title, conv.tags, conv.message_count) == (None, (), 3)
+    assert not either.conversation_exists("chat-lost") and either.all_tags() == []
+
+
+def test_a_failed_write_in_a_transaction_undoes_the_block(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    with pytest.raises(NotFoundError), either.transaction():
+        either.append_event("chat-aaaa", "user", "kept only if the block succeeds")
+        either.append_event("chat-none", "user", "no such conversation")
+    assert either.events("chat-aaaa") == []
+
+
+def test_a_taken_id_or_a_missing_parent_is_a_storage_error(either: Store) -> None:
+    _add(either, "chat-aaaa", title="first")
+    with pytest.raises(StorageError):
+        _add(either, "chat-aaaa", title="second")
+    with pytest.raises(StorageError):
+        _add(either, "chat-kid1", parent="chat-none")
+    conv = either.get_conversation("chat-aaaa")
+    assert conv is not None and conv.title == "first"
+    assert not either.conversation_exists("chat-kid1")
+
+
+def test_values_handed_out_are_copies(either: Store) -> None:
+    _add(either, "chat-aaaa", title="stored")
+    got = either.get_conversation("chat-aaaa")
+    assert got is not None
+    got.title = "changed by a caller"
+    either.list_conversations()[0].message_count = 99
+    event = either.append_event("chat-aaaa", "user", "x", {"n": [1]})
+    event.data["n"].append(2)
+    again = either.get_conversation("chat-aaaa")
+    assert again is not None and (again.title, again.message_count) == ("stored", 1)
+    assert either.events("chat-aaaa")[0].data == {"n": [1]}
+
+
+def test_data_is_read_back_as_json_would_give_it(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    event = either.append_event("chat-aaaa", "tool_call", "f()", {"args": (1, 2), "é": None})
+    [loaded] = either.events("chat-aaaa")
+    assert loaded.data == {"args": [1, 2], "é": None}
+    assert loaded.data_json() == event.data_json() == '{"args": [1, 2], "é": null}'
+
+
+def test_a_reply_counts_once_its_first_text_arrives(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    reply = either.append_event("chat-aaaa", "assistant", "", {"streaming": True})
+    counts = [either.get_conversation("chat-aaaa").message_count]  # type: ignore[union-attr]
+    either.update_event(reply.id, "Hel", {"streaming": True})
+    counts.append(either.get_conversation("chat-aaaa").message_count)  # type: ignore[union-attr]
+    either.update_event(reply.id, "", {"failed": True})
+    counts.append(either.get_conversation("chat-aaaa").message_count)  # type: ignore[union-attr]
+    assert counts == [0, 1, 0]

@@ -1,0 +1,355 @@
+"""``MemoryStore``: the domain's ``Store`` port in plain Python, for domain tests.
+
+It keeps conversations, events and tags in dicts and behaves like ``SqliteStore`` in
+everything the domain can observe: ids from one growing sequence, event data kept as
+JSON text (so what comes back is what a database would give back), ``updated_at`` and
+the message count bumped by appends, ``transaction()`` blocks that nest and roll back
+on an exception, the same errors (``NotFoundError``, ``ValueError``, ``StorageError``).
+``tests/storage/test_store_contract.py`` runs the same checks on both stores so they
+cannot drift apart.
+
+Search is a plain scan instead of FTS5 (every word of the query must be a whole word of
+one message or of the title, case and accents ignored) and ranks the same way;
+snippets are at most 80 characters on one line around the first match.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+import unicodedata
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ikgui.domain.errors import NotFoundError, StorageError
+from ikgui.domain.events import Conversation, Event, SearchHit
+
+#: The fields ``update_conversation`` may set (as in ``ikgui.storage.models``).
+UPDATABLE = frozenset(
+    {"title", "title_by_user", "agent", "provider", "model", "status", "trashed_at", "draft"}
+)
+STATUSES = frozenset({"active", "killed"})
+#: The kinds whose text is searchable (as in ``ikgui.storage.migrations``).
+INDEXED_KINDS = frozenset(
+    {"user", "assistant", "system", "prompt_edit", "tool_call", "tool_result"}
+)
+_WORD = re.compile(r"\w+")
+_TOKEN = re.compile(r"[^\W_]+")  # FTS5's unicode61: runs of letters and digits
+MAX_WORDS = 16
+SNIPPET_WIDTH = 80
+
+
+@dataclass
+class _Row:
+    conversation_id: str
+    kind: str
+    content: str
+    data: str | None  # JSON text, as a database keeps it
+    created_at: float
+
+    def event(self, event_id: int) -> Event:
+        return Event(
+            event_id,
+            self.conversation_id,
+            self.kind,
+            self.content,
+            None,
+            self.created_at,
+            raw_data=self.data,
+        )
+
+
+def _counts(kind: str, content: str) -> bool:
+    """A user message, or a reply with text (the MSGS column)."""
+    return kind == "user" or (kind == "assistant" and bool(content))
+
+
+def _normalize_tags(tags: Sequence[str]) -> tuple[str, ...]:
+    return tuple(sorted({t.strip().lower() for t in tags if t.strip()}))
+
+
+def _fold(text: str) -> str:
+    """Lowercase without diacritics."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
+
+
+def _phrases(words: str) -> list[str]:
+    """Each word of a query as the tokens it must match, in a row (``a_b`` is ``a b``)."""
+    found = [w for w in _WORD.findall(words) if any(ch.isalnum() for ch in w)][:MAX_WORDS]
+    return [" ".join(_TOKEN.findall(_fold(w))) for w in found]
+
+
+def _matches(phrases: list[str], text: str) -> bool:
+    tokens = f" {' '.join(_TOKEN.findall(_fold(text)))} "
+    return bool(phrases) and all(f" {p} " in tokens for p in phrases)
+
+
+def _snippet(text: str, phrases: list[str]) -> str:
+    """At most 80 characters of ``text`` on one line, around the first match."""
+    flat = " ".join(text.split())
+    if len(flat) <= SNIPPET_WIDTH:
+        return flat
+    folded = _fold(flat)
+    found = [folded.find(p.split(" ")[0]) for p in phrases]
+    pos = min([f for f in found if f >= 0], default=0)
+    start = max(0, min(pos - SNIPPET_WIDTH // 3, len(flat) - SNIPPET_WIDTH))
+    lead = "…" if start > 0 else ""
+    end = start + SNIPPET_WIDTH - len(lead)
+    if end >= len(flat):
+        return lead + flat[start:]
+    return lead + flat[start : end - 1].rstrip() + "…"
+
+
+class MemoryStore:
+    """Conversations and their event logs in memory (see ``ikgui.domain.ports.Store``)."""
+
+    def __init__(self) -> None:
+        self._conversations: dict[str, Conversation] = {}
+        self._events: dict[int, _Row] = {}
+        self._last_id = 0
+        self._depth = 0
+        #: Why writes are refused (like a database opened read-only), or None.
+        self.read_only: str | None = None
+        #: How many write blocks committed (a test can tell whether anything was written).
+        self.commits = 0
+
+    # -- plumbing ------------------------------------------------------------------
+
+    def close(self) -> None:
+        pass
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        if self.read_only is not None:
+            raise StorageError(f"Could not write to the database: {self.read_only}.")
+        saved = (copy.deepcopy(self._conversations), copy.deepcopy(self._events), self._last_id)
+        self._depth += 1
+        try:
+            yield
+        except BaseException:
+            self._conversations, self._events, self._last_id = saved
+            raise
+        finally:
+            self._depth -= 1
+        if self._depth == 0:
+            self.commits += 1
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A block whose writes commit together (nests; an exception undoes it)."""
+        with self._writing():
+            yield
+
+    def data_version(self) -> int:
+        # Changes only when *another* connection commits; nothing else shares this one.
+        return 1
+
+    def _conversation(self, conv_id: str) -> Conversation:
+        conv = self._conversations.get(conv_id)
+        if conv is None:
+            raise NotFoundError(f"Conversation not found: {conv_id}")
+        return conv
+
+    # -- conversations ---------------------------------------------------------------
+
+    def conversation_exists(self, conv_id: str) -> bool:
+        return conv_id in self._conversations
+
+    def insert_conversation(self, conv: Conversation) -> None:
+        if conv.status not in STATUSES:
+            raise ValueError(f"Unknown conversation status: {conv.status}")
+        with self._writing():
+            if conv.id in self._conversations:
+                raise StorageError(f"Could not write to the database: {conv.id} exists.")
+            if conv.parent is not None and conv.parent not in self._conversations:
+                raise StorageError(f"Could not write to the database: no {conv.parent}.")
+            self._conversations[conv.id] = replace(
+                conv, tags=_normalize_tags(conv.tags), draft=conv.draft or ""
+            )
+
+    def get_conversation(self, conv_id: str) -> Conversation | None:
+        conv = self._conversations.get(conv_id)
+        return replace(conv) if conv is not None else None
+
+    def find_by_suffix(self, ref: str) -> list[str]:
+        if not ref:
+            return []
+        return sorted(i for i in self._conversations if i.endswith(ref))
+
+    def update_conversation(self, conv_id: str, **changes: Any) -> None:
+        unknown = sorted(set(changes) - UPDATABLE)
+        if unknown:
+            raise ValueError(f"Unknown conversation field: {', '.join(unknown)}")
+        if "status" in changes and changes["status"] not in STATUSES:
+            raise ValueError(f"Unknown conversation status: {changes['status']}")
+        if not changes:
+            return
+        with self._writing():
+            conv = self._conversation(conv_id)
+            for name, value in changes.items():
+                if name == "title_by_user":
+                    value = bool(value)
+                elif name == "draft":
+                    value = value or ""
+                setattr(conv, name, value)
+
+    def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:
+        with self._writing():
+            self._conversation(conv_id).tags = _normalize_tags(tags)
+
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        with self._writing():
+            conv = self._conversation(conv_id)
+            conv.tokens_input += input_tokens
+            conv.tokens_output += output_tokens
+            conv.cost += cost
+
+    def children(self, conv_id: str) -> list[Conversation]:
+        found = [c for c in self._conversations.values() if c.parent == conv_id]
+        return [replace(c) for c in sorted(found, key=lambda c: (c.created_at, c.id))]
+
+    def last_conversation(self, agent: str | None = None) -> Conversation | None:
+        found = self.list_conversations(1, agent=agent)
+        return found[0] if found else None
+
+    def delete_conversations(self, conv_ids: Sequence[str]) -> None:
+        """Remove for good. Forks left behind (not in ``conv_ids``) become roots."""
+        doomed = set(conv_ids)
+        if not doomed:
+            return
+        with self._writing():
+            for event_id in [i for i, r in self._events.items() if r.conversation_id in doomed]:
+                del self._events[event_id]
+            for conv in self._conversations.values():
+                if conv.parent in doomed and conv.id not in doomed:
+                    conv.parent = None
+                    conv.fork_event_id = None
+            for conv_id in doomed:
+                self._conversations.pop(conv_id, None)
+
+    # -- events ------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        conv_id: str,
+        kind: str,
+        content: str = "",
+        data: dict[str, Any] | None = None,
+        created_at: float | None = None,
+    ) -> Event:
+        when = time.time() if created_at is None else float(created_at)
+        raw = json.dumps(data, ensure_ascii=False) if data else None
+        text = content or ""
+        with self._writing():
+            conv = self._conversation(conv_id)
+            conv.updated_at = when
+            conv.message_count += 1 if _counts(kind, text) else 0
+            self._last_id += 1
+            self._events[self._last_id] = _Row(conv_id, kind, text, raw, when)
+        return Event(
+            self._last_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
+        )
+
+    def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
+        raw = json.dumps(data, ensure_ascii=False) if data else None
+        text = content or ""
+        with self._writing():
+            row = self._events.get(event_id)
+            if row is None:
+                raise NotFoundError(f"Event not found: {event_id}")
+            if _counts(row.kind, text) != _counts(row.kind, row.content):
+                conv = self._conversation(row.conversation_id)
+                conv.message_count += 1 if _counts(row.kind, text) else -1
+            row.content, row.data = text, raw
+
+    def get_event(self, event_id: int) -> Event | None:
+        row = self._events.get(event_id)
+        return row.event(event_id) if row is not None else None
+
+    def _own(self, conv_id: str) -> list[tuple[int, _Row]]:
+        return sorted((i, r) for i, r in self._events.items() if r.conversation_id == conv_id)
+
+    def last_event_id(self, conv_id: str) -> int | None:
+        own = self._own(conv_id)
+        return own[-1][0] if own else None
+
+    def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
+        ids = [
+            i for i, r in self._own(conv_id) if r.kind == "clear" and (upto is None or i <= upto)
+        ]
+        return ids[-1] if ids else None
+
+    def events(
+        self, conv_id: str, after: int | None = None, upto: int | None = None
+    ) -> list[Event]:
+        return [
+            r.event(i)
+            for i, r in self._own(conv_id)
+            if (after is None or i > after) and (upto is None or i <= upto)
+        ]
+
+    def unfinished_replies(self) -> list[Event]:
+        events = [r.event(i) for i, r in sorted(self._events.items()) if r.kind == "assistant"]
+        return [e for e in events if e.data.get("streaming") is True]
+
+    # -- read-only views -----------------------------------------------------------------
+
+    def list_conversations(
+        self,
+        limit: int | None = None,
+        *,
+        agent: str | None = None,
+        tag: str | None = None,
+        trashed: bool = False,
+        before: tuple[float, str] | None = None,
+    ) -> list[Conversation]:
+        if limit is not None and limit <= 0:
+            return []
+        wanted = tag.strip().lower() if tag is not None else None
+        found = [
+            c
+            for c in self._conversations.values()
+            if (c.trashed_at is not None) == trashed
+            and (agent is None or c.agent == agent)
+            and (wanted is None or wanted in c.tags)
+            and (before is None or (c.updated_at, c.id) < before)
+        ]
+        found.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
+        return [replace(c) for c in found[:limit]]
+
+    def search(self, words: str, limit: int = 50) -> list[SearchHit]:
+        phrases = _phrases(words)
+        if not phrases or limit <= 0:
+            return []
+        visible = {i: c for i, c in self._conversations.items() if c.trashed_at is None}
+        # conversation id -> [newest matching event id, matches, title matches]
+        found: dict[str, list[Any]] = {}
+        for event_id, row in sorted(self._events.items(), reverse=True):
+            mine = row.conversation_id in visible and row.kind in INDEXED_KINDS
+            if mine and _matches(phrases, row.content):
+                hit = found.setdefault(row.conversation_id, [event_id, 0, False])
+                hit[1] += 1
+        for conv_id, conv in visible.items():
+            if _matches(phrases, conv.title or ""):
+                found.setdefault(conv_id, [None, 0, False])[2] = True
+
+        def rank(item: tuple[str, list[Any]]) -> tuple[int, int, int, float, str]:
+            conv_id, (event_id, matches, title) = item
+            tier = (2 if title else 0) + (1 if event_id is not None else 0)
+            updated = visible[conv_id].updated_at if title else 0.0
+            return (-tier, -matches, -(event_id or 0), -updated, conv_id)
+
+        hits = []
+        for conv_id, (event_id, _, _) in sorted(found.items(), key=rank)[:limit]:
+            conv = visible[conv_id]
+            text = self._events[event_id].content if event_id is not None else conv.title
+            hits.append(SearchHit(replace(conv), event_id, _snippet(text or "", phrases)))
+        return hits
+
+    def all_tags(self) -> list[str]:
+        return sorted({t for c in self._conversations.values() for t in c.tags})

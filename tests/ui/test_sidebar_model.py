@@ -1,0 +1,174 @@
+"""The sidebar's models keep Qt's item-model rules: pytest-qt's ``qtmodeltester`` with
+Qt's own QAbstractItemModelTester (and, where it can follow, pytest-qt's Python port).
+
+The tester stays attached while the rows change, so every insert, move, removal and
+data change the sidebar makes (refresh, reload, the tag filter, the Trash view, lazy
+pages, search results) is checked as it happens, on a real SQLite store; ``recheck``
+runs every check again on the model as it then is. A broken rule is logged under
+``qt.modeltest`` and fails the test.
+
+The tester is attached before the sidebar's view: the view fetches the next page from
+inside its own ``modelReset`` slot, and a tester connected after it would take that
+page for rows inserted during the reset.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QAbstractItemModel, QModelIndex
+from PySide6.QtTest import QAbstractItemModelTester
+from pytestqt.modeltest import ModelTester
+from pytestqt.qtbot import QtBot
+
+from ikgui.storage import SqliteStore
+from ikgui.ui.conversation_model import ConversationListModel, IdRole
+from ikgui.ui.sidebar_delegate import ConversationDelegate
+from ikgui.ui.sidebar_search import SearchResultsModel
+from ikgui.ui.sidebar_view import ConversationTreeView
+from tests.ui.test_sidebar import HOUR, add, child_ids, db_path, store, top_ids
+
+__all__ = ["db_path", "store"]
+
+TESTERS = pytest.mark.parametrize("python_tester", [False, True], ids=["qt", "python"])
+
+
+def recheck(model: QAbstractItemModel) -> None:
+    """Run every check on the model as it is now (Qt's tester runs them all when made)."""
+    QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Warning)
+
+
+def show(qtbot: QtBot, model: QAbstractItemModel) -> ConversationTreeView:
+    """The sidebar's view and delegate over ``model``, shown (it asks for rows, fetches
+    pages and expands rows as the sidebar's does)."""
+    view = ConversationTreeView()
+    view.setItemDelegate(ConversationDelegate(view))
+    view.setModel(model)
+    qtbot.addWidget(view)
+    view.resize(300, 600)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def populate(store: SqliteStore) -> None:
+    add(store, "chat-root", ago=5 * HOUR, title="Root", tags=["work"])
+    add(store, "chat-fk01", ago=HOUR, parent="chat-root", title="Fork", tags=["work"])
+    add(store, "chat-fk02", ago=10, parent="chat-fk01", title="Fork of a fork")
+    add(store, "chat-dead", ago=2 * HOUR, parent="chat-root", status="killed")
+    add(store, "coder-solo", ago=3 * HOUR, agent="coder", tags=["home"])
+    add(store, "chat-bin1", ago=4 * HOUR, title="In the Trash", trashed=True)
+    add(store, "chat-bin2", ago=6 * HOUR, parent="chat-root", trashed=True)
+    store.append_event("chat-root", "user", "hello", created_at=time.time() - 5 * HOUR)
+    store.append_event("chat-root", "assistant", "hi", created_at=time.time() - 5 * HOUR)
+
+
+@TESTERS
+def test_the_conversation_list_through_every_change(
+    store: SqliteStore, qtbot: QtBot, qtmodeltester: ModelTester, python_tester: bool
+) -> None:
+    populate(store)
+    model = ConversationListModel(store)
+    qtmodeltester.check(model, force_py=python_tester)
+    model.fetchMore(QModelIndex())  # the first page, as the sidebar reads it
+    view = show(qtbot, model)
+    view.expandAll()  # loads every fork
+    assert top_ids(model) == ["coder-solo", "chat-root"]
+    assert child_ids(model, model.reveal("chat-fk01")) == ["chat-fk02"]
+    recheck(model)
+
+    # rows change in place, move to the top, appear at the top and under a parent
+    store.update_conversation("chat-fk01", title="Renamed fork")
+    model.refresh("chat-fk01")
+    store.append_event("chat-root", "user", "back again")
+    model.refresh("chat-root")
+    add(store, "chat-new1", ago=-60, title="Brand new")
+    model.refresh("chat-new1")
+    add(store, "chat-fk03", ago=-30, parent="chat-root")
+    model.refresh("chat-fk03")
+    model.set_streaming("chat-fk03", True)
+    assert top_ids(model) == ["chat-new1", "chat-root", "coder-solo"]
+    assert child_ids(model, model.index_of("chat-root")) == ["chat-dead", "chat-fk01", "chat-fk03"]
+    recheck(model)
+
+    # another program trashed, restored, wrote, forked and deleted: a reload applies it
+    store.update_conversation("chat-new1", trashed_at=1.0)
+    store.update_conversation("chat-bin2", trashed_at=None)
+    store.append_event("coder-solo", "user", "deep")
+    add(store, "chat-fk04", ago=-90, parent="chat-fk02")
+    store.delete_conversations(["chat-dead"])
+    model.reload()
+    view.expandAll()
+    assert top_ids(model) == ["coder-solo", "chat-root"]
+    assert child_ids(model, model.index_of("chat-root")) == ["chat-bin2", "chat-fk01", "chat-fk03"]
+    assert child_ids(model, model.index_of("chat-fk02")) == ["chat-fk04"]
+    recheck(model)
+
+    # trashing a parent makes its forks top-level rows (refresh, then reload: as the
+    # window does it)
+    store.update_conversation("chat-fk01", trashed_at=2.0)
+    model.refresh("chat-fk01")
+    model.reload()
+    assert top_ids(model) == ["coder-solo", "chat-root", "chat-fk02"]
+    recheck(model)
+
+    # the tag filter and the Trash view (each a reset, then the first page, as the
+    # sidebar does it)
+    model.set_filter(tag="work")
+    model.fetchMore(QModelIndex())
+    assert top_ids(model) == ["chat-root"] and child_ids(model, model.index(0, 0)) == []
+    model.set_filter(trashed=True)
+    model.fetchMore(QModelIndex())
+    view.expandAll()
+    assert top_ids(model) == ["chat-new1", "chat-fk01", "chat-bin1"]
+    recheck(model)
+    model.set_filter(tag="work", trashed=True)
+    model.fetchMore(QModelIndex())
+    assert top_ids(model) == ["chat-fk01"]
+    model.set_filter()
+    model.fetchMore(QModelIndex())
+    assert top_ids(model) == ["coder-solo", "chat-root", "chat-fk02"]
+    recheck(model)
+
+
+@TESTERS
+def test_lazy_pages(
+    store: SqliteStore, qtbot: QtBot, qtmodeltester: ModelTester, python_tester: bool
+) -> None:
+    with store.transaction():
+        for i in range(250):
+            add(store, f"chat-{i:04d}", ago=i * 60.0, parent="chat-0000" if i % 50 == 7 else None)
+    model = ConversationListModel(store, page_size=40)
+    qtmodeltester.check(model, force_py=python_tester)  # fetches, and checks the pages
+    view = show(qtbot, model)
+    view.scrollToBottom()  # the view asks for pages as it scrolls
+    model.fetch_all()
+    assert model.rowCount() == 245  # five of the 250 are forks of chat-0000
+    view.expandAll()
+    forks = ["chat-0207", "chat-0157", "chat-0107", "chat-0057", "chat-0007"]
+    assert child_ids(model, model.index_of("chat-0000")) == forks
+    recheck(model)
+
+
+@TESTERS
+def test_search_results(
+    store: SqliteStore, qtbot: QtBot, qtmodeltester: ModelTester, python_tester: bool
+) -> None:
+    populate(store)
+    add(store, "chat-also", ago=20, title="hello there")
+    streaming: set[str] = set()
+    model = SearchResultsModel(streaming.__contains__)
+    qtmodeltester.check(model, force_py=python_tester)
+    show(qtbot, model)
+    model.set_hits("hello", store.search("hello"))
+    assert sorted(model.index(r, 0).data(IdRole) for r in range(2)) == ["chat-also", "chat-root"]
+    store.update_conversation("chat-also", title="hello again")
+    model.update_conversation(store.get_conversation("chat-also"))  # type: ignore[arg-type]
+    streaming.add("chat-root")
+    model.changed("chat-root")
+    model.refresh_times()
+    recheck(model)
+    model.set_hits("nothing", [])
+    assert model.rowCount() == 0
+    recheck(model)
