@@ -220,3 +220,19 @@ def test_a_reply_counts_once_its_first_text_arrives(either: Store) -> None:
     either.update_event(reply.id, "", {"failed": True})
     counts.append(either.get_conversation("chat-aaaa").message_count)  # type: ignore[union-attr]
     assert counts == [0, 1, 0]
+
+
+def test_a_send_lock_has_one_holder_at_a_time(either: Store) -> None:
+    first, second = either.send_lock("chat-ab12"), either.send_lock("chat-ab12")
+    other = either.send_lock("chat-cd34")
+    assert first.acquire()
+    assert not second.acquire()
+    assert first.acquire()  # its holder taking it again still holds it
+    assert other.acquire()
+    first.release()
+    assert second.acquire()
+    second.release()
+    other.release()
+    first.release()  # releasing a lock not held changes nothing
+    assert other.acquire()
+    other.release()

@@ -105,6 +105,29 @@ def _snippet(text: str, phrases: list[str]) -> str:
     return lead + flat[start : end - 1].rstrip() + "…"
 
 
+class _MemorySendLock:
+    """A conversation's send lock among the sessions sharing one ``MemoryStore``."""
+
+    def __init__(self, held: set[str], conv_id: str) -> None:
+        self._held = held
+        self._conv_id = conv_id
+        self._mine = False
+
+    def acquire(self) -> bool:
+        if self._mine:
+            return True
+        if self._conv_id in self._held:
+            return False
+        self._held.add(self._conv_id)
+        self._mine = True
+        return True
+
+    def release(self) -> None:
+        if self._mine:
+            self._held.discard(self._conv_id)
+            self._mine = False
+
+
 class MemoryStore:
     """Conversations and their event logs in memory (see ``ikgui.domain.ports.Store``)."""
 
@@ -117,11 +140,15 @@ class MemoryStore:
         self.read_only: str | None = None
         #: How many write blocks committed (a test can tell whether anything was written).
         self.commits = 0
+        self._send_locks: set[str] = set()
 
     # -- plumbing ------------------------------------------------------------------
 
     def close(self) -> None:
         pass
+
+    def send_lock(self, conv_id: str) -> _MemorySendLock:
+        return _MemorySendLock(self._send_locks, conv_id)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

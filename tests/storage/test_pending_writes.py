@@ -1,4 +1,5 @@
-"""Writes the store refuses are kept in memory and written, in order, when it can (SPEC §11).
+"""Writes the store refuses are kept in memory and written, in order, when it can
+(SPEC §11): the session against a real SQLite store.
 
 The store is a real SQLite file made "full" with ``PRAGMA max_page_count`` on its own
 connection (SQLite's real SQLITE_FULL path), and "freed" again by raising the limit.
@@ -18,13 +19,31 @@ from ikgui.domain.events import Kind
 from ikgui.domain.pending import is_provisional
 from ikgui.domain.replay import replay_conversation
 from ikgui.domain.session import Session, SessionEvent
+from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.storage import open_store
 from ikgui.storage.repository import SqliteStore
-from tests.domain.test_send import make_session, slow_reply
+from ikgui.wiring import Providers
+from tests.cli.test_run import sse
 from tests.support.fixtures import wire_server, wire_server_session
-from tests.support.wire_server import WireServer
+from tests.support.wire_server import Reply, WireServer
 
 __all__ = ["wire_server", "wire_server_session"]
+
+
+def make_session(store: SqliteStore, server: WireServer) -> Session:
+    settings = Settings(default_provider="local", default_model="mock-gpt")
+    settings.providers["local"] = ProviderSettings("local", "openai", f"{server.url}/v1")
+    return Session(store, settings, provider_factory=Providers(settings))
+
+
+def slow_reply(n: int = 100, pause: float = 0.02) -> Reply:
+    parts = sse(*[f"w{i} " for i in range(n)]).split(b"\n\n")
+    return Reply(
+        chunks=tuple(p + b"\n\n" for p in parts if p),
+        headers=(("content-type", "text/event-stream"),),
+        pause=pause,
+    )
+
 
 BIG = [f"{i:06d} " + "lorem ipsum dolor sit amet " * 40 for i in range(300)]  # ~330 kB
 

@@ -11,7 +11,7 @@ import pytest
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.storage import open_store
-from tests.domain.test_send import make_session, slow_reply
+from tests.storage.test_pending_writes import make_session, slow_reply
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 
