@@ -23,6 +23,9 @@ from PySide6.QtWidgets import QMenu, QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.ui.markdown import SafeDocument, is_safe_link
+from ikgui.ui.render_budget import table_at
+from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
+from ikgui.ui.scrollback_body import FULL_SCHEME, internal_link
 from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
 from ikgui.ui.scrollback_render import Item, ItemWriter
 
@@ -323,8 +326,27 @@ class ScrollbackView(QTextBrowser):
                 self.verticalScrollBar().setValue(value)
 
     def _open_link(self, url: QUrl) -> None:
-        if is_safe_link(url):
+        link = internal_link(url)
+        if link is not None:
+            self.open_viewer(*link)
+        elif is_safe_link(url):
             QDesktopServices.openUrl(url)
+
+    def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None:
+        """ "Open full reply" (``ikgui-full``) or "Show as table" (``ikgui-table``, the
+        table at ``start`` of the item's text): a read-only window over the stored text."""
+        item = self._by_id.get(event_id)
+        if item is None:
+            return None
+        text = copy_text(item.event)
+        title = f"{item.event.kind.replace('_', ' ').capitalize()} — full text"
+        viewer: QWidget
+        if scheme == FULL_SCHEME:
+            viewer = FullTextDialog(text, title, self)
+        else:
+            viewer = TableDialog(table_at(text, start), self)
+        viewer.show()
+        return viewer
 
     def _copy_item(self, event_id: int) -> None:
         item = self._by_id.get(event_id)

@@ -1,0 +1,142 @@
+"""The render budget of one scrollback item, decided before Qt sees any text.
+
+Qt lays out a Markdown table in time that grows faster than its cell count (a 400 x 100
+table froze the window for 21 s) and a megabyte reply costs seconds too. So an item's
+text is planned first, in plain Python: a body longer than :data:`DISPLAY_LIMIT` shows
+only its head (the rest is one click away in a plain-text viewer), and tables past
+:data:`TABLE_CELL_BUDGET` cells (counted over the whole item) are shown as preformatted
+text with a "Show as table" link. The limits keep one item under ~50 ms of layout on a
+slow machine, half of the 100 ms budget of ARCHITECTURE.md §2.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Characters of one item's body that are rendered in the transcript at most.
+DISPLAY_LIMIT = 40_000
+#: A longer body is cut near here (at a line end if there is one close by).
+HEAD = 32_000
+#: Cells of Markdown tables (rows x columns, all tables of one item) rendered as tables.
+TABLE_CELL_BUDGET = 600
+#: A streaming reply shows at most this much until it finishes.
+STREAM_LIMIT = DISPLAY_LIMIT
+
+_FENCES = ("```", "~~~")
+_DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+#: A line end followed by a blank line or a line without a pipe: where a table stops.
+_TABLE_END = re.compile(r"\n(?=[ \t]*\n|[^|\n]*(?:\n|$))")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A GitHub Markdown table in a text: ``text[start:end]``, header line included."""
+
+    start: int
+    end: int
+    rows: int
+    columns: int
+
+    @property
+    def cells(self) -> int:
+        return (self.rows + 1) * self.columns
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of an item's body: Markdown, or (with ``table``, whose offsets are in the
+    item's full text) a table shown as preformatted text."""
+
+    text: str
+    table: Table | None = None
+
+    @property
+    def preformatted(self) -> bool:
+        return self.table is not None
+
+
+def split_row(line: str) -> list[str]:
+    """The cells of a table row (outer pipes dropped, ``\\|`` kept as a pipe)."""
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|") and not body.endswith("\\|"):
+        body = body[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _UNESCAPED_PIPE.split(body)]
+
+
+def find_tables(text: str) -> list[Table]:
+    """The tables of ``text`` outside code fences: a header row with a pipe, a
+    delimiter row, then rows until a blank line or a line without a pipe."""
+    tables: list[Table] = []
+    if "|" not in text:
+        return tables
+    lines = text.split("\n")
+    starts = []
+    position = 0
+    for line in lines:
+        starts.append(position)
+        position += len(line) + 1
+    fence = ""
+    index = 0
+    while index < len(lines) - 1:
+        stripped = lines[index].lstrip()
+        if fence:
+            if stripped.startswith(fence):
+                fence = ""
+            index += 1
+            continue
+        opening = next((f for f in _FENCES if stripped.startswith(f)), "")
+        if opening:
+            fence = opening
+            index += 1
+            continue
+        header, delimiter = lines[index], lines[index + 1]
+        if "|" in header and "-" in delimiter and _DELIMITER.match(delimiter):
+            stop = index + 2
+            while stop < len(lines) and lines[stop].strip() and "|" in lines[stop]:
+                stop += 1
+            end = starts[stop - 1] + len(lines[stop - 1])
+            columns = len(split_row(header))
+            tables.append(Table(starts[index], end, stop - index - 2, columns))
+            index = stop
+            continue
+        index += 1
+    return tables
+
+
+def head_of(text: str, limit: int = DISPLAY_LIMIT, head: int = HEAD) -> str:
+    """``text`` itself if it is within ``limit``; else its first ~``head`` characters,
+    cut at the last line end of the second half of the head when there is one."""
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", head // 2, head)
+    return text[: cut if cut > 0 else head]
+
+
+def plan(text: str, budget: int = TABLE_CELL_BUDGET) -> list[Segment]:
+    """``text`` as Markdown segments and, for the tables past ``budget`` cells (counted
+    in order), preformatted ones; one Markdown segment when every table fits."""
+    segments: list[Segment] = []
+    spent = 0
+    done = 0
+    for table in find_tables(text):
+        spent += table.cells
+        if spent <= budget:
+            continue
+        if table.start > done:
+            segments.append(Segment(text[done : table.start]))
+        segments.append(Segment(text[table.start : table.end], table))
+        done = table.end
+    if done < len(text) or not segments:
+        segments.append(Segment(text[done:]))
+    return segments
+
+
+def table_at(text: str, start: int) -> str:
+    """The whole table that begins at ``start`` of ``text`` (found in C-speed steps, so a
+    table of megabytes costs milliseconds): up to its first blank or pipe-less line."""
+    match = _TABLE_END.search(text, start)
+    return text[start : match.start() if match else len(text)]
