@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 
 #: Characters of one item's body that are rendered in the transcript at most.
-DISPLAY_LIMIT = 40_000
+DISPLAY_LIMIT = 32_000
 #: A longer body is cut near here (at a line end if there is one close by).
-HEAD = 32_000
+HEAD = 24_000
 #: Cells of Markdown tables (rows x columns, all tables of one item) rendered as tables.
 TABLE_CELL_BUDGET = 600
 #: A streaming reply shows at most this much until it finishes.
