@@ -345,7 +345,8 @@ def parent_main() -> int:
                 f"| {name} | {size / 1e6:,.2f} MB | {spread([r['stream'] for r in results])} "
                 f"| {spread([r['finish'] for r in results])} "
                 f"| {spread([r['reopen'] for r in results])} "
-                f"({spread([r['reopen_show'] for r in results])} in show_events) "
+                f"| {spread([r['reopen_call'] for r in results])} "
+                f"/ {spread([r['reopen_show'] for r in results])} "
                 f"| {spread([r['render'] for r in results])} "
                 f"| {spread([r['save'] for r in results])} "
                 f"| {spread([r['ui'] for r in results])} "
@@ -358,10 +359,11 @@ def parent_main() -> int:
         f"{args.delta:,} characters, ranges min–max"
     )
     print(
-        "| payload | size | stream | finish | reopen | final render | slowest save "
-        "| longest without a save | peak RSS | reply took | verdict |"
+        "| payload | size | stream | finish | reopen | reopen: open_conversation / its "
+        "show_events | final render | slowest save | longest without a save | peak RSS "
+        "| reply took | verdict |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     return 1 if failed else 0
 

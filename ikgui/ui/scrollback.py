@@ -124,7 +124,7 @@ class ScrollbackView(QTextBrowser):
         if item is None:
             return
         item.event = event
-        if event.data.get("streaming") and item.stream is not None:
+        if event.data.get("streaming") and item.parts is not None:
             return
         follow = self._at_bottom()
         position = self._items.index(item)
@@ -276,7 +276,7 @@ class ScrollbackView(QTextBrowser):
         menu.addSeparator()
         fork = menu.addAction("Fork from here", lambda: self.fork_requested.emit(event_id))
         fork.setObjectName("actionForkHere")
-        fork.setEnabled(item.stream is None and not event.data.get("streaming"))
+        fork.setEnabled(item.parts is None and not event.data.get("streaming"))
         if event.kind == Kind.USER:
             edit = menu.addAction(
                 "Edit and resend",
