@@ -67,8 +67,9 @@ class BodyWriter:
         self.colors = colors
         self.font = font
 
-    def markdown(self, cursor: QTextCursor, text: str, event_id: int, keep_breaks: bool) -> None:
-        """``text`` (after a label block) as Markdown, within the budget."""
+    def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
+        """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
+        line breaks are kept."""
         style = self.colors.markdown()
         shown = head_of(text)
         for index, segment in enumerate(plan(shown)):
@@ -78,11 +79,11 @@ class BodyWriter:
                 continue
             if index:
                 cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            document = render_markdown(reveal_bidi(segment.text), style, keep_breaks=keep_breaks)
+            document = render_markdown(reveal_bidi(segment.text), style, keep_breaks=user)
             # The document starts with an empty block, which merges into the one at the
             # cursor (the label's, or the empty one just inserted).
             cursor.insertFragment(QTextDocumentFragment(document))
-        self.more(cursor, text, event_id, reply=True)
+        self.more(cursor, text, event_id, reply=not user)
 
     def plain(self, cursor: QTextCursor, text: str, char: QTextCharFormat) -> None:
         cursor.insertText(reveal_bidi(head_of(text)), char)

@@ -292,3 +292,13 @@ def test_the_plan_counts_cells_and_keeps_tables_in_code_fences() -> None:
     assert table_at(text, tables[1].start) == big.rstrip("\n")
     assert head_of("x" * 10) == "x" * 10
     assert len(head_of("y\n" * 40_000)) < DISPLAY_LIMIT
+
+
+def test_model_text_cannot_make_the_scrollbacks_own_links(view: ScrollbackView) -> None:
+    """Only the scrollback writes ``ikgui-full:``/``ikgui-table:`` anchors: a model's
+    Markdown link with those schemes loses its anchor like any non-http(s) link."""
+    view.show_events([ev(1, "assistant", "[Show as table](ikgui-table:1/0) [x](ikgui-full:1)")])
+    with pytest.raises(AssertionError, match="no 'Show as table' link"):
+        find_link(view, SHOW_TABLE)
+    with pytest.raises(AssertionError):
+        find_link(view, "x")
