@@ -336,7 +336,9 @@ def parent_main() -> int:
             ui = max((r["ui"] for r in results), default=0)
             heavy = name == "reply-20mb" and max(rss, default=0) > RSS_BUDGET_MB
             verdict = "ok"
-            if heavy or ui * 1000 > BUDGET_MS:
+            if not results:
+                verdict = "no run finished"
+            elif heavy or ui * 1000 > BUDGET_MS:
                 verdict = "over budget"
             elif worst * 1000 > BUDGET_MS:
                 verdict = "over budget in the store's save"

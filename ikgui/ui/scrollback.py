@@ -4,7 +4,8 @@
 One document keeps plain selection and Ctrl+C working across items. Only the last page of
 a long transcript is laid out; earlier pages are inserted above when the user scrolls to
 the top. A streaming reply grows by inserting at the end of its frame and is rendered as
-Markdown once, when it finishes.
+Markdown once, when it finishes. Every item keeps to the render budget of
+:mod:`ikgui.ui.render_budget`; what it leaves out opens in a viewer of its own.
 """
 
 from __future__ import annotations
