@@ -32,6 +32,9 @@ from ikgui.ui.render_budget import split_row
 SLICE = 200_000
 #: A line longer than this is shown as several (the text itself is not changed).
 LINE_SPLIT = 4_000
+#: Characters of a table the table window takes in (~20,000 rows of 100 cells); the rows
+#: past them are counted and left to "Open full reply".
+TABLE_TEXT_CAP = 2_000_000
 _LONG_RUN = re.compile(rf"([^\n]{{{LINE_SPLIT}}})(?=[^\n])")
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -146,9 +149,20 @@ class TableDialog(QDialog):
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.resize(1000, 700)
         self.text = text
-        self.model = PipeTableModel(text, self)
-        rows, columns = self.model.rowCount(), self.model.columnCount()
+        shown = text
+        if len(text) > TABLE_TEXT_CAP:
+            shown = text[: max(text.rfind("\n", 0, TABLE_TEXT_CAP), 0)]
+        self.model = PipeTableModel(shown, self)
+        rows, columns = max(text.count("\n") - 1, 0), self.model.columnCount()
         self.setWindowTitle(f"Table: {rows:,} rows × {columns:,} columns")
+        self.note = QLabel(self)
+        self.note.setObjectName("tableNote")
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
+        self.note.setVisible(self.model.rowCount() < rows)
+        self.note.setText(
+            f"Showing the first {self.model.rowCount():,} of {rows:,} rows; the reply's "
+            "full text has them all, and Copy copies the whole table."
+        )
         self.view = QTableView(self)
         self.view.setObjectName("tableView")
         self.view.setModel(self.model)
@@ -162,4 +176,5 @@ class TableDialog(QDialog):
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)
         layout.addWidget(self.view)
+        layout.addWidget(self.note)
         layout.addWidget(buttons)

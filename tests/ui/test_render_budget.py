@@ -18,6 +18,7 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QPushButton
 
 from ikgui.domain.events import Event
+from ikgui.ui import reply_viewer
 from ikgui.ui.render_budget import (
     DISPLAY_LIMIT,
     STREAM_LIMIT,
@@ -302,3 +303,20 @@ def test_model_text_cannot_make_the_scrollbacks_own_links(view: ScrollbackView) 
         find_link(view, SHOW_TABLE)
     with pytest.raises(AssertionError):
         find_link(view, "x")
+
+
+def test_the_table_window_takes_in_at_most_its_cap(qtbot: Any, monkeypatch: Any) -> None:
+    """A table of megabytes opens its first rows (the rest are counted, and in Open full
+    reply); Copy still copies all of it."""
+    monkeypatch.setattr(reply_viewer, "TABLE_TEXT_CAP", 2_000)
+    table = md_table(100, 5).rstrip("\n")
+    dialog = TableDialog(table)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert 0 < dialog.model.rowCount() < 100
+    assert dialog.note.isVisible() and "of 100 rows" in dialog.note.text()
+    assert dialog.windowTitle() == "Table: 100 rows × 5 columns"
+    copy = dialog.findChild(QPushButton, "tableCopy")
+    assert copy is not None
+    copy.click()
+    assert QGuiApplication.clipboard().text() == table
