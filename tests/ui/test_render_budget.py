@@ -8,14 +8,17 @@ longest gap while a reply streams in, finishes and is shown again (a reopen).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QPushButton
+from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Event
 from ikgui.ui import reply_viewer
@@ -31,6 +34,11 @@ from ikgui.ui.render_budget import (
 from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
 from ikgui.ui.scrollback import ScrollbackView
 from ikgui.ui.scrollback_body import OPEN_FULL, SHOW_TABLE, STILL_ARRIVING
+from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.wire_server import WireServer
+from tests.ui.test_window import closed, opened, quiet, reply, write_config
+
+__all__ = ["wire_server", "wire_server_session"]
 
 C = "chat-budget"
 #: The test's bound on one event-loop block (the benchmark holds the real 100 ms budget;
@@ -320,3 +328,38 @@ def test_the_table_window_takes_in_at_most_its_cap(qtbot: Any, monkeypatch: Any)
     assert copy is not None
     copy.click()
     assert QGuiApplication.clipboard().text() == table
+
+
+async def test_the_real_window_streams_a_big_table_and_reopens_it_without_freezing(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """The whole path: a wire server streams a 3,550-cell table, the window stores it,
+    shows it, and shows it again after /new and a switch back; a user's bidi control is
+    revealed on screen but reaches the model and the database as it was typed."""
+    table = md_table(70, 50)
+    pieces = [table[at : at + 1_000] for at in range(0, len(table), 1_000)]
+    wire_server.route("/v1/chat/completions", reply(*pieces))
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    win = await opened(home)
+    try:
+        with LoopProbe() as probe:
+            win.prompt.setFocus()  # (QTest types ASCII only: the text is pasted)
+            win.prompt.setPlainText(f"table for invoice{RLO}gpj.exe")
+            qtbot.keyClick(win.prompt, Qt.Key.Key_Return)
+            await quiet(win)
+            conv = win.current_id
+            await asyncio.wait_for(win.run_line("/new"), 10)
+            await quiet(win)
+            win.open_conversation(conv)
+            await asyncio.sleep(0.3)
+        assert probe.longest() < BOUND, f"the window blocked {probe.longest():.3f} s"
+        shown = win.scrollback.item_texts()
+        assert shown[-2] == f"table for invoice{SHOWN}gpj.exe"
+        assert SHOW_TABLE in shown[-1] and largest_table(win.scrollback) == 0
+        sent = wire_server.bodies()[-1]["messages"][-1]["content"]
+        assert sent == f"table for invoice{RLO}gpj.exe"
+        stored = [e.content for e in win.session.state.scrollback]
+        assert stored[-2:] == [f"table for invoice{RLO}gpj.exe", table]
+    finally:
+        await closed(win)
