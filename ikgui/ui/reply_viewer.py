@@ -10,6 +10,7 @@ it is painted. Copy always copies the original text. Everything is plain text.
 
 from __future__ import annotations
 
+import html
 import re
 from functools import lru_cache
 
@@ -128,7 +129,9 @@ class PipeTableModel(QAbstractTableModel):
         if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return None
         cells = self._row(index.row())
-        return cells[index.column()] if index.column() < len(cells) else ""
+        cell = cells[index.column()] if index.column() < len(cells) else ""
+        # Qt reads a tooltip that looks like HTML as HTML: escape it.
+        return html.escape(cell) if role == Qt.ItemDataRole.ToolTipRole else cell
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole

@@ -186,7 +186,8 @@ def test_big_table_streams_finishes_and_reopens_without_freezing(
 def test_show_as_table_opens_the_whole_table_in_a_table_view(
     view: ScrollbackView, qtbot: Any
 ) -> None:
-    table = md_table(80, 60).replace("r5c3", f"a {RLO}cod.exe")
+    table = md_table(80, 60).replace("| r5c3 |", f"| a {RLO}cod.exe |")
+    table = table.replace("| r6c2 |", "| <b>bold</b> |")
     view.show_events([ev(3, "assistant", f"Intro\n\n{table}\nOutro", {"model": "m"})])
     click_link(view, qtbot, SHOW_TABLE)
     qtbot.waitUntil(lambda: bool(view.findChildren(TableDialog)))
@@ -197,6 +198,7 @@ def test_show_as_table_opens_the_whole_table_in_a_table_view(
     assert model.headerData(59, Qt.Orientation.Horizontal) == "h59"
     assert model.index(79, 59).data() == "r79c59"
     assert model.index(5, 3).data() == f"a {SHOWN}cod.exe"
+    assert model.index(6, 2).data(Qt.ItemDataRole.ToolTipRole) == "&lt;b&gt;bold&lt;/b&gt;"
     copy = dialog.findChild(QPushButton, "tableCopy")
     assert copy is not None
     copy.click()
