@@ -4,9 +4,10 @@ Qt lays out a Markdown table in time that grows faster than its cell count (a 40
 table froze the window for 21 s) and a megabyte reply costs seconds too. So an item's
 text is planned first, in plain Python: a body longer than :data:`DISPLAY_LIMIT` shows
 only its head (the rest is one click away in a plain-text viewer), and tables past
-:data:`TABLE_CELL_BUDGET` cells (counted over the whole item) are shown as preformatted
-text with a "Show as table" link. The limits keep one item under ~50 ms of layout on a
-slow machine, half of the 100 ms budget of ARCHITECTURE.md §2.
+:data:`TABLE_CELL_BUDGET` cells or :data:`TABLE_TEXT_BUDGET` characters (counted over the
+whole item) are shown as preformatted text with a "Show as table" link. The limits keep
+one item near 50 ms of layout on this 2-core machine, half of the 100 ms budget of
+ARCHITECTURE.md §2 (text in a table costs Qt ~5x what the same text costs in prose).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ DISPLAY_LIMIT = 32_000
 #: A longer body is cut near here (at a line end if there is one close by).
 HEAD = 24_000
 #: Cells of Markdown tables (rows x columns, all tables of one item) rendered as tables.
-TABLE_CELL_BUDGET = 600
+TABLE_CELL_BUDGET = 400
+#: Characters of Markdown tables (all tables of one item) rendered as tables.
+TABLE_TEXT_BUDGET = 6_000
 #: A streaming reply shows at most this much until it finishes.
 STREAM_LIMIT = DISPLAY_LIMIT
 
@@ -116,15 +119,19 @@ def head_of(text: str, limit: int = DISPLAY_LIMIT, head: int = HEAD) -> str:
     return text[: cut if cut > 0 else head]
 
 
-def plan(text: str, budget: int = TABLE_CELL_BUDGET) -> list[Segment]:
-    """``text`` as Markdown segments and, for the tables past ``budget`` cells (counted
-    in order), preformatted ones; one Markdown segment when every table fits."""
+def plan(
+    text: str, cells: int = TABLE_CELL_BUDGET, characters: int = TABLE_TEXT_BUDGET
+) -> list[Segment]:
+    """``text`` as Markdown segments and, for the tables past ``cells`` cells or
+    ``characters`` characters (counted in order), preformatted ones; one Markdown
+    segment when every table fits."""
     segments: list[Segment] = []
-    spent = 0
+    spent_cells = spent_text = 0
     done = 0
     for table in find_tables(text):
-        spent += table.cells
-        if spent <= budget:
+        spent_cells += table.cells
+        spent_text += table.end - table.start
+        if spent_cells <= cells and spent_text <= characters:
             continue
         if table.start > done:
             segments.append(Segment(text[done : table.start]))

@@ -301,6 +301,9 @@ def test_the_plan_counts_cells_and_keeps_tables_in_code_fences() -> None:
     assert [s.preformatted for s in segments] == [False, True, False]
     assert tables[1].cells > TABLE_CELL_BUDGET >= tables[0].cells
     assert table_at(text, tables[1].start) == big.rstrip("\n")
+    wordy = md_table(10, 8).replace("r", "a long cell text " * 8)  # few cells, much text
+    assert find_tables(wordy)[0].cells < TABLE_CELL_BUDGET
+    assert [s.preformatted for s in plan(wordy.rstrip("\n"))] == [True]
     assert head_of("x" * 10) == "x" * 10
     assert len(head_of("y\n" * 40_000)) < DISPLAY_LIMIT
 
