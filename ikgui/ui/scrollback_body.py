@@ -19,7 +19,7 @@ from PySide6.QtGui import (
 
 from ikgui.domain.safetext import reveal_bidi
 from ikgui.ui.markdown import monospace_family, render_markdown
-from ikgui.ui.render_budget import DISPLAY_LIMIT, Segment, head_of, plan
+from ikgui.ui.render_budget import Segment, head_of, plan
 from ikgui.ui.scrollback_items import Colors, blend
 
 FULL_SCHEME = "ikgui-full"
@@ -83,16 +83,19 @@ class BodyWriter:
             # The document starts with an empty block, which merges into the one at the
             # cursor (the label's, or the empty one just inserted).
             cursor.insertFragment(QTextDocumentFragment(document))
-        self.more(cursor, text, event_id, reply=not user)
+        self.more(cursor, text, len(shown), event_id, reply=not user)
 
-    def plain(self, cursor: QTextCursor, text: str, char: QTextCharFormat) -> None:
-        cursor.insertText(reveal_bidi(head_of(text)), char)
+    def plain(
+        self, cursor: QTextCursor, text: str, char: QTextCharFormat, event_id: int, reply: bool
+    ) -> None:
+        shown = head_of(text)
+        cursor.insertText(reveal_bidi(shown), char)
+        self.more(cursor, text, len(shown), event_id, reply)
 
-    def more(self, cursor: QTextCursor, text: str, event_id: int, reply: bool) -> None:
+    def more(self, cursor: QTextCursor, text: str, shown: int, event_id: int, reply: bool) -> None:
         """After a body that was cut: how much is shown and the "Open full …" link."""
-        if len(text) <= DISPLAY_LIMIT:
+        if shown >= len(text):
             return
-        shown = len(head_of(text))
         cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
         cursor.insertText(
             f"Showing the first {shown:,} of {len(text):,} characters.  ",

@@ -226,8 +226,7 @@ class ItemWriter:
                 if len(display.text) >= STREAM_LIMIT:
                     self.body.still_arriving(cursor)
             else:
-                self.body.plain(cursor, display.text, char)
-                self.body.more(cursor, display.text, event_id, display.role == "assistant")
+                self.body.plain(cursor, display.text, char, event_id, display.role == "assistant")
         if display.badge:
             cursor.setPosition(item.frame.lastPosition())
             if is_code_block(cursor.blockFormat()):

@@ -368,3 +368,27 @@ async def test_the_real_window_streams_a_big_table_and_reopens_it_without_freezi
         assert stored[-2:] == [f"table for invoice{RLO}gpj.exe", table]
     finally:
         await closed(win)
+
+
+@pytest.mark.parametrize(
+    ("shape", "cut"),
+    [
+        ("*a* **b** `c` " * 2_200, True),  # one paragraph of 6,600 format runs (old: ~2 s)
+        ("- a\n" * 7_000, True),  # a list of 7,000 items (old: ~2 s)
+        ("[x](https://example.com/a) " * 1_100, False),  # 1,100 links (old: ~0.3 s)
+        ("a\n\n" * 10_000, True),  # 10,000 paragraphs
+    ],
+    ids=["format-runs", "list", "links", "paragraphs"],
+)
+def test_replies_of_30_kb_in_costly_shapes_stay_within_the_bound(
+    view: ScrollbackView, qtbot: Any, shape: str, cut: bool
+) -> None:
+    """Under 32,000 characters but costly for Qt: the shown head is also held to
+    MAX_LINES lines and MAX_MARKUP markup characters, and the rest is in Open full reply."""
+    assert len(shape) < DISPLAY_LIMIT
+    final = ev(6, "assistant", shape, {"model": "m"})
+    with LoopProbe() as probe:
+        run_steps(qtbot, [lambda: view.show_events([final]), lambda: view.viewport().repaint()])
+    assert probe.longest() < BOUND, f"blocked {probe.longest():.3f} s"
+    shown = view.item_texts()[-1]
+    assert (f"of {len(shape):,} characters." in shown and OPEN_FULL in shown) is cut
