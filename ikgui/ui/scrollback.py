@@ -4,7 +4,8 @@
 One document keeps plain selection and Ctrl+C working across items. Only the last page of
 a long transcript is laid out; earlier pages are inserted above when the user scrolls to
 the top. A streaming reply grows by inserting at the end of its frame and is rendered as
-Markdown once, when it finishes.
+Markdown once, when it finishes. Every item keeps to the render budget of
+:mod:`ikgui.ui.render_budget`; what it leaves out opens in a viewer of its own.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from PySide6.QtWidgets import QMenu, QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.ui.markdown import SafeDocument, is_safe_link
+from ikgui.ui.render_budget import table_at
+from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
+from ikgui.ui.scrollback_body import FULL_SCHEME, internal_link
 from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
 from ikgui.ui.scrollback_render import Item, ItemWriter
 
@@ -121,7 +125,7 @@ class ScrollbackView(QTextBrowser):
         if item is None:
             return
         item.event = event
-        if event.data.get("streaming") and item.stream is not None:
+        if event.data.get("streaming") and item.parts is not None:
             return
         follow = self._at_bottom()
         position = self._items.index(item)
@@ -273,7 +277,7 @@ class ScrollbackView(QTextBrowser):
         menu.addSeparator()
         fork = menu.addAction("Fork from here", lambda: self.fork_requested.emit(event_id))
         fork.setObjectName("actionForkHere")
-        fork.setEnabled(item.stream is None and not event.data.get("streaming"))
+        fork.setEnabled(item.parts is None and not event.data.get("streaming"))
         if event.kind == Kind.USER:
             edit = menu.addAction(
                 "Edit and resend",
@@ -323,8 +327,27 @@ class ScrollbackView(QTextBrowser):
                 self.verticalScrollBar().setValue(value)
 
     def _open_link(self, url: QUrl) -> None:
-        if is_safe_link(url):
+        link = internal_link(url)
+        if link is not None:
+            self.open_viewer(*link)
+        elif is_safe_link(url):
             QDesktopServices.openUrl(url)
+
+    def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None:
+        """ "Open full reply" (``ikgui-full``) or "Show as table" (``ikgui-table``, the
+        table at ``start`` of the item's text): a read-only window over the stored text."""
+        item = self._by_id.get(event_id)
+        if item is None:
+            return None
+        text = copy_text(item.event)
+        title = f"{item.event.kind.replace('_', ' ').capitalize()} — full text"
+        viewer: QWidget
+        if scheme == FULL_SCHEME:
+            viewer = FullTextDialog(text, title, self)
+        else:
+            viewer = TableDialog(table_at(text, start), self)
+        viewer.show()
+        return viewer
 
     def _copy_item(self, event_id: int) -> None:
         item = self._by_id.get(event_id)

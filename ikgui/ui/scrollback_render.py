@@ -15,12 +15,14 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
-    QTextDocumentFragment,
     QTextFrame,
 )
 
 from ikgui.domain.events import Event
-from ikgui.ui.markdown import is_code_block, render_markdown
+from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.markdown import is_code_block
+from ikgui.ui.render_budget import STREAM_LIMIT
+from ikgui.ui.scrollback_body import BodyWriter
 from ikgui.ui.scrollback_items import (
     PLACEHOLDER,
     Colors,
@@ -40,15 +42,31 @@ _KEEP = QTextCursor.MoveMode.KeepAnchor
 class Item:
     """One shown event: its frame, and the text so far while it streams."""
 
-    __slots__ = ("event", "frame", "labelled", "placeholder", "stream")
+    __slots__ = ("event", "frame", "labelled", "parts", "placeholder", "shown")
 
     def __init__(self, event: Event, frame: QTextFrame, labelled: bool) -> None:
         self.event = event
         self.frame = frame
         self.labelled = labelled
         self.placeholder = False
-        #: The text shown so far while the reply grows (``None``: not streaming).
-        self.stream: str | None = None
+        #: The pieces of the text so far while the reply grows (``None``: not streaming);
+        #: a list, so a reply of megabytes is not copied at every append.
+        self.parts: list[str] | None = None
+        #: Characters of a growing reply in the document (at most ``STREAM_LIMIT``).
+        self.shown = 0
+
+    @property
+    def stream(self) -> str | None:
+        """The text so far while the reply grows (``None``: not streaming)."""
+        if self.parts is None:
+            return None
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+    @stream.setter
+    def stream(self, text: str | None) -> None:
+        self.parts = None if text is None else [text]
 
 
 class ItemWriter:
@@ -56,8 +74,23 @@ class ItemWriter:
 
     def __init__(self, document: QTextDocument, colors: Colors, font: QFont) -> None:
         self.document = document
-        self.colors = colors
-        self.font = font
+        self.body = BodyWriter(colors, font)
+
+    @property
+    def colors(self) -> Colors:
+        return self.body.colors
+
+    @colors.setter
+    def colors(self, colors: Colors) -> None:
+        self.body.colors = colors
+
+    @property
+    def font(self) -> QFont:
+        return self.body.font
+
+    @font.setter
+    def font(self, font: QFont) -> None:
+        self.body.font = font
 
     def end_position(self) -> int:
         return self.document.rootFrame().lastPosition()
@@ -68,12 +101,13 @@ class ItemWriter:
         cursor.setPosition(position)
         display = display_for(event)
         if display.role == "mark":
-            frame: QTextFrame = self._insert_mark(cursor, event.id, display.text)
+            frame: QTextFrame = self._insert_mark(cursor, event.id, reveal_bidi(display.text))
         else:
             frame = cursor.insertFrame(frame_format(display.role, event.id, self.colors))
         item = Item(event, frame, False)
         if display.streaming:
             item.stream = event.content
+            item.shown = min(len(event.content), STREAM_LIMIT)
         if display.role != "mark":
             self._fill(cursor, item, display)
         self.style_gap(frame.lastPosition() + 1)
@@ -102,7 +136,16 @@ class ItemWriter:
         return cursor.position()
 
     def append(self, item: Item, text: str) -> None:
-        """Streaming: ``text`` at the end of the item (replacing the placeholder)."""
+        """Streaming: ``text`` at the end of the item (replacing the placeholder); past
+        ``STREAM_LIMIT`` characters only a note that more is arriving."""
+        if item.parts is None:
+            item.parts = [item.event.content]
+        item.parts.append(text)
+        room = STREAM_LIMIT - item.shown
+        if room <= 0:
+            return
+        text = text[:room]
+        item.shown += len(text)
         cursor = QTextCursor(self.document)
         if item.placeholder:
             cursor.setPosition(self.body_start(item))
@@ -111,8 +154,9 @@ class ItemWriter:
         else:
             cursor.setPosition(item.frame.lastPosition())
         role = display_for(item.event, "").role
-        cursor.insertText(text, body_formats(role, "", self.font, self.colors)[1])
-        item.stream = (item.stream if item.stream is not None else item.event.content) + text
+        cursor.insertText(reveal_bidi(text), body_formats(role, "", self.font, self.colors)[1])
+        if item.shown >= STREAM_LIMIT:
+            self.body.still_arriving(cursor)
 
     def text_of(self, item: Item) -> str:
         """The item's plain text, without its label."""
@@ -161,12 +205,10 @@ class ItemWriter:
             cursor.setBlockFormat(heading)
             cursor.insertText(display.label, label)
             if display.detail:
-                cursor.insertText(f"  {display.detail}", detail)
+                cursor.insertText(f"  {reveal_bidi(display.detail)}", detail)
+        event_id = item.event.id
         if display.markdown and display.label:
-            keep_breaks = display.role == "user"
-            document = render_markdown(display.text, colors.markdown(), keep_breaks=keep_breaks)
-            # The document starts with an empty block, which merges into the label's.
-            cursor.insertFragment(QTextDocumentFragment(document))
+            self.body.markdown(cursor, display.text, event_id, display.role == "user")
         else:
             block, char = body_formats(display.role, display.text, font, colors)
             if display.label:
@@ -179,8 +221,12 @@ class ItemWriter:
                 placeholder.setForeground(colors.dim)
                 cursor.insertText(PLACEHOLDER, placeholder)
                 item.placeholder = True
+            elif display.streaming:
+                cursor.insertText(reveal_bidi(display.text[:STREAM_LIMIT]), char)
+                if len(display.text) >= STREAM_LIMIT:
+                    self.body.still_arriving(cursor)
             else:
-                cursor.insertText(display.text, char)
+                self.body.plain(cursor, display.text, char, event_id, display.role == "assistant")
         if display.badge:
             cursor.setPosition(item.frame.lastPosition())
             if is_code_block(cursor.blockFormat()):

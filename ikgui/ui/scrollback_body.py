@@ -1,0 +1,135 @@
+"""Writes an item's body within its render budget (see :mod:`ikgui.ui.render_budget`):
+Markdown for what fits, big tables as preformatted text with a "Show as table" link, the
+head of a long body with an "Open full reply" link, bidi controls made visible.
+
+The links use schemes of ikgui's own (``ikgui-table:``, ``ikgui-full:``) that the
+scrollback handles itself; they never reach ``QDesktopServices``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import (
+    QFont,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocumentFragment,
+)
+
+from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.markdown import monospace_family, render_markdown
+from ikgui.ui.render_budget import Segment, head_of, plan
+from ikgui.ui.scrollback_items import Colors, blend
+
+FULL_SCHEME = "ikgui-full"
+TABLE_SCHEME = "ikgui-table"
+SHOW_TABLE = "Show as table"
+OPEN_FULL = "Open full reply"
+OPEN_FULL_TEXT = "Open full text"
+STILL_ARRIVING = "… more is arriving; the whole reply shows when it finishes."
+
+
+def internal_link(url: QUrl) -> tuple[str, int, int] | None:
+    """``(scheme, event id, table start)`` of one of the scrollback's own links."""
+    scheme = url.scheme()
+    if scheme not in (FULL_SCHEME, TABLE_SCHEME):
+        return None
+    parts = url.path().split("/")
+    if not all(part.isdigit() for part in parts) or len(parts) > 2:
+        return None
+    numbers = [int(part) for part in parts] + [0]
+    return scheme, numbers[0], numbers[1]
+
+
+def link_format(href: str, colors: Colors, base_font: QFont) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setAnchor(True)
+    fmt.setAnchorHref(href)
+    fmt.setForeground(colors.link)
+    fmt.setFontUnderline(True)
+    fmt.setFontPointSize(max(base_font.pointSizeF() * 0.9, 6.0))
+    return fmt
+
+
+def note_format(colors: Colors, base_font: QFont) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(colors.dim)
+    fmt.setFontItalic(True)
+    fmt.setFontPointSize(max(base_font.pointSizeF() * 0.9, 6.0))
+    return fmt
+
+
+class BodyWriter:
+    """Writes bodies for one document's colours and font."""
+
+    def __init__(self, colors: Colors, font: QFont) -> None:
+        self.colors = colors
+        self.font = font
+
+    def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
+        """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
+        line breaks are kept."""
+        style = self.colors.markdown()
+        shown = head_of(text)
+        for index, segment in enumerate(plan(shown)):
+            if segment.table is not None:
+                cut = len(shown) < len(text) and segment.table.end >= len(shown.rstrip()) - 1
+                self._table_as_text(cursor, segment, event_id, cut)
+                continue
+            if index:
+                cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            document = render_markdown(reveal_bidi(segment.text), style, keep_breaks=user)
+            # The document starts with an empty block, which merges into the one at the
+            # cursor (the label's, or the empty one just inserted).
+            cursor.insertFragment(QTextDocumentFragment(document))
+        self.more(cursor, text, len(shown), event_id, reply=not user)
+
+    def plain(
+        self, cursor: QTextCursor, text: str, char: QTextCharFormat, event_id: int, reply: bool
+    ) -> None:
+        shown = head_of(text)
+        cursor.insertText(reveal_bidi(shown), char)
+        self.more(cursor, text, len(shown), event_id, reply)
+
+    def more(self, cursor: QTextCursor, text: str, shown: int, event_id: int, reply: bool) -> None:
+        """After a body that was cut: how much is shown and the "Open full …" link."""
+        if shown >= len(text):
+            return
+        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        cursor.insertText(
+            f"Showing the first {shown:,} of {len(text):,} characters.  ",
+            note_format(self.colors, self.font),
+        )
+        label = OPEN_FULL if reply else OPEN_FULL_TEXT
+        cursor.insertText(label, link_format(f"{FULL_SCHEME}:{event_id}", self.colors, self.font))
+
+    def still_arriving(self, cursor: QTextCursor) -> None:
+        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        cursor.insertText(STILL_ARRIVING, note_format(self.colors, self.font))
+
+    def _table_as_text(
+        self, cursor: QTextCursor, segment: Segment, event_id: int, cut: bool
+    ) -> None:
+        """A table over the cell budget: a note with "Show as table", then its lines in
+        monospace, not wrapped (each row stays one line)."""
+        table = segment.table
+        assert table is not None
+        rows = f"the first {table.rows:,} rows" if cut else f"{table.rows:,} rows"
+        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        cursor.insertText(
+            f"A table of {table.columns:,} columns, {rows} shown as text "
+            "(too big to lay out here).  ",
+            note_format(self.colors, self.font),
+        )
+        href = f"{TABLE_SCHEME}:{event_id}/{table.start}"
+        cursor.insertText(SHOW_TABLE, link_format(href, self.colors, self.font))
+        block = QTextBlockFormat()
+        block.setNonBreakableLines(True)
+        block.setBackground(blend(self.colors.base, self.colors.text, 0.05))
+        char = QTextCharFormat()
+        char.setFontFamilies([monospace_family()])
+        char.setFontPointSize(max(self.font.pointSizeF() * 0.9, 6.0))
+        cursor.insertBlock(block, char)
+        # One call: Qt turns each line end into a block of the same formats.
+        cursor.insertText(reveal_bidi(segment.text), char)
