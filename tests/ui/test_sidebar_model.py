@@ -14,8 +14,6 @@ page for rows inserted during the reset.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex
 from PySide6.QtTest import QAbstractItemModelTester
@@ -27,7 +25,7 @@ from ikgui.ui.conversation_model import ConversationListModel, IdRole
 from ikgui.ui.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar_search import SearchResultsModel
 from ikgui.ui.sidebar_view import ConversationTreeView
-from tests.ui.test_sidebar import HOUR, add, child_ids, db_path, store, top_ids
+from tests.ui.test_sidebar import HOUR, NOW, add, child_ids, db_path, store, top_ids
 
 __all__ = ["db_path", "store"]
 
@@ -60,8 +58,8 @@ def populate(store: SqliteStore) -> None:
     add(store, "coder-solo", ago=3 * HOUR, agent="coder", tags=["home"])
     add(store, "chat-bin1", ago=4 * HOUR, title="In the Trash", trashed=True)
     add(store, "chat-bin2", ago=6 * HOUR, parent="chat-root", trashed=True)
-    store.append_event("chat-root", "user", "hello", created_at=time.time() - 5 * HOUR)
-    store.append_event("chat-root", "assistant", "hi", created_at=time.time() - 5 * HOUR)
+    store.append_event("chat-root", "user", "hello", created_at=NOW - 5 * HOUR)
+    store.append_event("chat-root", "assistant", "hi", created_at=NOW - 5 * HOUR)
 
 
 @TESTERS
@@ -81,7 +79,7 @@ def test_the_conversation_list_through_every_change(
     # rows change in place, move to the top, appear at the top and under a parent
     store.update_conversation("chat-fk01", title="Renamed fork")
     model.refresh("chat-fk01")
-    store.append_event("chat-root", "user", "back again")
+    store.append_event("chat-root", "user", "back again", created_at=NOW)
     model.refresh("chat-root")
     add(store, "chat-new1", ago=-60, title="Brand new")
     model.refresh("chat-new1")
@@ -95,7 +93,7 @@ def test_the_conversation_list_through_every_change(
     # another program trashed, restored, wrote, forked and deleted: a reload applies it
     store.update_conversation("chat-new1", trashed_at=1.0)
     store.update_conversation("chat-bin2", trashed_at=None)
-    store.append_event("coder-solo", "user", "deep")
+    store.append_event("coder-solo", "user", "deep", created_at=NOW)
     add(store, "chat-fk04", ago=-90, parent="chat-fk02")
     store.delete_conversations(["chat-dead"])
     model.reload()
