@@ -57,6 +57,8 @@ TICK_MS = 5
 SWITCHES = 7
 KEY_ENV = "IKGUI_BENCH_KEY"
 STALL = 0.015  # event-loop gaps longer than this are listed
+#: Modules the first paint does not need (reported if a start-up child loaded them).
+NOT_BEFORE_PAINT = ("httpx", "httpcore", "ikgui.providers", "keyring", "ikgui.ui.settings_dialog")
 #: Child processes and the temporary folder, for the watchdog to clean up.
 LIVE: list[subprocess.Popen[Any] | Path] = []
 
@@ -74,16 +76,47 @@ def max_rss_mb() -> float:
 
 # -- children (keep their imports to what the app itself needs) ------------------------
 def child_window(home: str, switch_to: str) -> None:
-    """``ikgui`` itself (``app.main`` with ``IKGUI_HOME``), with ``open_main_window``
-    wrapped to watch the scrollback's first paint; then optionally a switch, then the
-    window is closed (its normal shutdown ends ``main``)."""
+    """``ikgui`` itself, as a user starts it (``ikgui.__main__.main`` with
+    ``IKGUI_HOME``), with ``open_main_window`` wrapped, once ``ikgui.app`` is imported,
+    to watch the scrollback's first paint; then optionally a switch, then the window is
+    closed (its normal shutdown ends ``main``)."""
     os.environ["IKGUI_HOME"] = home
+    sys.argv = ["ikgui"]
+    _when_imported("ikgui.app", lambda module: _watch_window(module, switch_to))
+    from ikgui.__main__ import main as ikgui_main
+
+    ikgui_main()
+
+
+def _when_imported(name: str, then: Callable[[Any], None]) -> None:
+    """Call ``then(module)`` right after module ``name`` is first imported (by whoever)."""
+    import importlib.abc
+    import importlib.util
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            assert spec is not None and spec.loader is not None
+            loader, execute = spec.loader, spec.loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                execute(module)
+                then(module)
+
+            loader.exec_module = exec_module  # type: ignore[method-assign]
+            return spec
+
+    sys.meta_path.insert(0, Finder())
+
+
+def _watch_window(ikgui_app: Any, switch_to: str) -> None:
     import asyncio
 
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
-
-    import ikgui.app as ikgui_app
 
     say("imported")
     open_main_window = ikgui_app.open_main_window
@@ -103,6 +136,9 @@ def child_window(home: str, switch_to: str) -> None:
 
         def painted(self) -> None:
             say("painted")
+            print(f"rss {max_rss_mb():.1f}", flush=True)
+            lazy = [m for m in NOT_BEFORE_PAINT if m in sys.modules]
+            print(f"loaded {','.join(lazy) or '-'}", flush=True)
             window = self.window
             window.scrollback.viewport().removeEventFilter(self)
             if switch_to:
@@ -110,7 +146,7 @@ def child_window(home: str, switch_to: str) -> None:
                 QApplication.processEvents()
                 window.scrollback.viewport().repaint()
                 say("switched")
-            print(f"rss {max_rss_mb():.1f}", flush=True)
+                print(f"rss {max_rss_mb():.1f}", flush=True)
             close(window)
 
     def close(window: MainWindow) -> None:
@@ -134,7 +170,6 @@ def child_window(home: str, switch_to: str) -> None:
         return window
 
     ikgui_app.open_main_window = watched_window
-    ikgui_app.main([])
 
 
 def child_floor() -> None:
@@ -275,10 +310,17 @@ def child_stamp(text: str, label: str, start: float) -> float | None:
 
 
 def child_rss(text: str) -> float | None:
+    """The child's last reported peak RSS."""
+    found = [float(line.split()[1]) for line in text.splitlines() if line.startswith("rss ")]
+    return found[-1] if found else None
+
+
+def child_loaded(text: str) -> list[str]:
+    """Which of ``NOT_BEFORE_PAINT`` the child had loaded at its first paint."""
     for line in text.splitlines():
-        if line.startswith("rss "):
-            return float(line.split()[1])
-    return None
+        if line.startswith("loaded "):
+            return [m for m in line.split()[1].split(",") if m != "-"]
+    return []
 
 
 def startups(home: Path, runs: int) -> dict[str, float | None]:

@@ -5,6 +5,7 @@ The command line never imports Qt: the window's modules load only when it opens.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 CLI_WORDS = {"run", "conv", "c", "keys", "-h", "--help", "--version", "--paths"}
@@ -16,13 +17,11 @@ def main() -> int:
         from ikgui.cli import main as cli_main
 
         return cli_main(argv)
-    # The providers' modules (httpx, httpcore) load faster before PySide6, whose import
-    # hook reads the source of every module imported after it; loading them here also
-    # keeps that work out of the first send.
-    import httpcore  # noqa: F401
-
-    import ikgui.providers  # noqa: F401
-
+    # Start-up allocates a lot and frees little: the collector's passes meanwhile find
+    # nothing to free. The window turns it back on once it is painted (``ikgui.app``).
+    gc.disable()
+    # The providers' modules (httpx, httpcore) are not needed for the first paint: the
+    # window loads them in a thread once it is painted (``ikgui.ui.startup``).
     if argv and argv[0] == "--self-test":
         from ikgui.app import self_test
 

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
@@ -34,12 +34,16 @@ from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
+from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.panels import ContextDialog
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain, window_title
 from ikgui.ui.sidebar import ConversationSidebar
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
+
+if TYPE_CHECKING:
+    from ikgui.ui.welcome import WelcomePanel
 
 POLL_MS = 1000
 DRAFT_MS = 500
@@ -82,7 +86,10 @@ class MainWindow(QMainWindow):
         self._draft_timer.setSingleShot(True)
         self._draft_timer.setInterval(DRAFT_MS)
         self._draft_timer.timeout.connect(self.save_draft)
+        #: What the first paint does not need waits for it (the model check, ...).
+        self.first_paint = FirstPaint(self)
         self._build()
+        self.scrollback.first_screen_until(self.first_paint)
         self.bridge = SessionBridge(session, parent=self)
         self._connect()
         self._restore_layout()
@@ -99,7 +106,7 @@ class MainWindow(QMainWindow):
 
         self.sidebar = ConversationSidebar(self.store, self)
         self.pane = pane = ConversationPane(self)
-        self.scrollback, self.banner, self.welcome = pane.scrollback, pane.banner, pane.welcome
+        self.scrollback, self.banner = pane.scrollback, pane.banner
         self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
         self.send_button, self.stop_button = pane.send_button, pane.stop_button
         self.prompt.set_commands((c.name, c.description) for c in self.session.registry)
@@ -164,8 +171,8 @@ class MainWindow(QMainWindow):
         self.working.commit_requested.connect(self.commit_prompt)
         self.working.show_context_requested.connect(self.show_context)
         self.banner.settings_requested.connect(lambda: self.open_settings("providers"))
-        self.welcome.setup_requested.connect(lambda: self.open_settings("providers"))
-        self.welcome.demo_requested.connect(self.open_demo)
+        self.pane.setup_requested.connect(lambda: self.open_settings("providers"))
+        self.pane.demo_requested.connect(self.open_demo)
 
         s = self.sidebar
         s.conversation_activated.connect(self.open_conversation)
@@ -186,6 +193,10 @@ class MainWindow(QMainWindow):
         find.activated.connect(self._focus_search)
         to_prompt = QShortcut(QKeySequence("Ctrl+K"), self)
         to_prompt.activated.connect(self.prompt.setFocus)
+
+    @property
+    def welcome(self) -> WelcomePanel:
+        return self.pane.welcome
 
     def _focus_search(self) -> None:
         search = self.sidebar.findChild(QWidget, "conversationSearch")
@@ -222,6 +233,7 @@ class MainWindow(QMainWindow):
         self.spawn(self.check_models(), "check-models")
 
     async def check_models(self) -> None:
+        await self.first_paint.wait()
         name = self.session.provider
         try:
             models = await asyncio.wait_for(

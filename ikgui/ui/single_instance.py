@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 ACTIVATE = b"activate\n"
+DONE = b"done\n"
 
 
 def server_name(database: Path) -> str:
@@ -19,7 +20,10 @@ def server_name(database: Path) -> str:
 
 
 def ask_running_instance(database: Path, timeout_ms: int = 500) -> bool:
-    """True if a window on ``database`` is already running (and was asked to show)."""
+    """True if a window on ``database`` is already running (and was asked to show).
+
+    Waits up to ``timeout_ms`` for the window to say it came to the front (a window
+    busy finishing its own start-up answers a little later)."""
     socket = QLocalSocket()
     socket.connectToServer(server_name(database))
     if not socket.waitForConnected(timeout_ms):
@@ -27,6 +31,7 @@ def ask_running_instance(database: Path, timeout_ms: int = 500) -> bool:
     socket.write(ACTIVATE)
     socket.flush()
     socket.waitForBytesWritten(timeout_ms)
+    socket.waitForReadyRead(timeout_ms)
     socket.disconnectFromServer()
     return True
 
@@ -56,6 +61,8 @@ class InstanceServer(QObject):
     def _read(self, socket: QLocalSocket) -> None:
         if bytes(socket.readAll().data()).startswith(ACTIVATE.strip()):
             self.on_activate()
+            socket.write(DONE)
+            socket.flush()
 
     def close(self) -> None:
         self.server.close()
