@@ -58,7 +58,14 @@ SWITCHES = 7
 KEY_ENV = "IKGUI_BENCH_KEY"
 STALL = 0.015  # event-loop gaps longer than this are listed
 #: Modules the first paint does not need (reported if a start-up child loaded them).
-NOT_BEFORE_PAINT = ("httpx", "httpcore", "ikgui.providers", "keyring", "ikgui.ui.settings_dialog")
+NOT_BEFORE_PAINT = (
+    "httpx",
+    "httpcore",
+    "ikgui.providers",
+    "keyring",
+    "ikgui.ui.settings_dialog",
+    "PySide6.QtNetwork",
+)
 #: Child processes and the temporary folder, for the watchdog to clean up.
 LIVE: list[subprocess.Popen[Any] | Path] = []
 

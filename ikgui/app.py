@@ -182,12 +182,18 @@ def main(argv: list[str]) -> int:
     except IkguiError as exc:
         error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
         return 1
-    instance = InstanceServer(database, lambda: _bring_to_front(window))
+    # Listening loads QtNetwork: after the first paint (a second launch meanwhile opens
+    # a second window, as one would before this window was built).
+    instances: list[InstanceServer] = []
+    window.first_paint.then(
+        lambda: instances.append(InstanceServer(database, lambda: _bring_to_front(window)))
+    )
     closed = loop.create_future()
     previous = window.services.on_closed
 
     def finished() -> None:
-        instance.close()
+        for instance in instances:
+            instance.close()
         if previous is not None:
             previous()
         if not closed.done():

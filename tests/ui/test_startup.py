@@ -1,5 +1,5 @@
 """Start-up: what the first paint does not need is loaded after it (the HTTP stack, the
-providers, the keyring, the settings dialog, the demo, the welcome), and the window
+providers, the keyring, the settings dialog, the demo, the welcome, QtNetwork), and the window
 still opens on the end of the last conversation with a full page behind it."""
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ LAZY = (
     "ikgui.ui.settings_dialog",
     "ikgui.ui.welcome",
     "ikgui.domain.demo",
+    "PySide6.QtNetwork",
 )
 
 #: ``ikgui`` as a user starts it (``ikgui.__main__.main``), reporting at the window's
