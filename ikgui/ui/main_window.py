@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QSplitter,
@@ -46,6 +44,8 @@ if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel
 
 POLL_MS = 1000
+#: Conversations the sidebar reads before the first paint (a screenful; more on scrolling).
+FIRST_ROWS = 40
 DRAFT_MS = 500
 
 
@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         self.addToolBar(toolbar)
         self.toolbar_actions = WindowActions(toolbar, self.session, self)
 
-        self.sidebar = ConversationSidebar(self.store, self)
+        self.sidebar = ConversationSidebar(self.store, self, first_page=FIRST_ROWS)
         self.pane = pane = ConversationPane(self)
         self.scrollback, self.banner = pane.scrollback, pane.banner
         self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
@@ -420,6 +420,8 @@ class MainWindow(QMainWindow):
 
     # -- dialogs (tests replace these) ------------------------------------------------
     def ask_text(self, title: str, label: str, text: str) -> str | None:
+        from PySide6.QtWidgets import QInputDialog
+
         value, ok = (
             QInputDialog.getMultiLineText(self, title, label, text)
             if "\n" in text
@@ -428,6 +430,8 @@ class MainWindow(QMainWindow):
         return value if ok else None
 
     def ask_save_path(self, suggested: str) -> Path | None:
+        from PySide6.QtWidgets import QFileDialog
+
         start = str(self.session.export_dir / suggested)
         name, _ = QFileDialog.getSaveFileName(
             self, "Export conversation", start, "JSON (*.json);;Markdown (*.md)"

@@ -31,7 +31,7 @@ from ikgui.ui.scrollback_render import Item, ItemWriter
 PAGE_SIZE = 150
 #: Before the window's first paint (see :meth:`ScrollbackView.first_screen_until`), the
 #: items laid out: enough to fill a screen (more are added if they do not).
-FIRST_SCREEN = 30
+FIRST_SCREEN = 15
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
 MAX_LOADED = 6 * PAGE_SIZE

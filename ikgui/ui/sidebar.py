@@ -11,6 +11,7 @@ picked up by :meth:`poll`, which the window calls from a timer.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer
 from PySide6.QtCore import Signal as _Signal
@@ -35,7 +36,9 @@ from ikgui.ui.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar_search import SearchResultsModel
 from ikgui.ui.sidebar_view import ConversationTreeView, TagFilterBox
-from ikgui.ui.tag_editor import TagEditorDialog
+
+if TYPE_CHECKING:  # the tag editor loads when first opened
+    from ikgui.ui.tag_editor import TagEditorDialog
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
@@ -56,14 +59,18 @@ class ConversationSidebar(QWidget):
     restore_requested = _Signal(str)
     close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
 
-    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
+    ) -> None:
+        """``first_page``: how many conversations to read before the first paint (default:
+        a page; the list reads more as it is scrolled)."""
         super().__init__(parent)
         self.setObjectName("conversationSidebar")
         self._store = store
         self._current: str | None = None
         self._tag_dialog: TagEditorDialog | None = None
         self._search_error = ""
-        self.model = ConversationListModel(store, self)
+        self.model = ConversationListModel(store, self, first_page=first_page)
         self.search_model = SearchResultsModel(self.model.is_streaming, self)
         self._build()
         self._search_timer = _timer(self, SEARCH_DELAY_MS, self._run_search, single=True)
@@ -188,6 +195,8 @@ class ConversationSidebar(QWidget):
             return
         if self._tag_dialog is not None:
             self._tag_dialog.close()
+        from ikgui.ui.tag_editor import TagEditorDialog
+
         dialog = TagEditorDialog(conv, self._store.all_tags(), self)
         dialog.tags_accepted.connect(lambda tags: self.tags_requested.emit(conv_id, tags))
         dialog.finished.connect(lambda _result: self._forget_dialog(dialog))
