@@ -291,7 +291,8 @@ class ScrollbackView(QTextBrowser):
             self._bottom_when_shown = False
             self.scroll_to_bottom()
             while self._first > 0 and self.verticalScrollBar().maximum() == 0:
-                self.load_earlier(FIRST_SCREEN)  # the first screenful did not fill it
+                if not self.load_earlier(FIRST_SCREEN):  # the first screenful did not fill it
+                    break
                 self.scroll_to_bottom()
 
     # -- menus and links ---------------------------------------------------------------

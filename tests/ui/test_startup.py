@@ -12,8 +12,10 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
+from ikgui.domain.events import Conversation, Event
 from ikgui.storage import open_store
-from ikgui.ui.scrollback import PAGE_SIZE
+from ikgui.ui.first_paint import FirstPaint
+from ikgui.ui.scrollback import FIRST_SCREEN, PAGE_SIZE, ScrollbackView
 from tests.ui.test_window import closed, opened
 
 #: Not needed to paint the window: loaded (if at all) after the first paint.
@@ -94,8 +96,6 @@ def make_home(home: Path, messages: int) -> str:
     )
     store = open_store(home / "ikgui.db")
     try:
-        from ikgui.domain.events import Conversation
-
         store.insert_conversation(
             Conversation(id="chat-long", provider="ollama", created_at=1.0, updated_at=1.0)
         )
@@ -140,3 +140,21 @@ async def test_the_rest_of_the_last_page_follows_the_first_paint(
         assert bar.maximum() > 0 and bar.value() == bar.maximum()
     finally:
         await closed(win)
+
+
+def test_a_first_screenful_that_does_not_fill_the_view_gets_more(qtbot: QtBot) -> None:
+    view = ScrollbackView()
+    qtbot.addWidget(view)
+    first_paint = FirstPaint(view)
+    view.first_screen_until(first_paint)
+    view.resize(700, 2400)  # taller than FIRST_SCREEN one-line items
+    events = [Event(i + 1, "chat-test", "user", f"m{i}") for i in range(400)]
+    view.show_events(events)  # hidden: laid out when shown, at its real width
+    assert len(view.item_texts()) == FIRST_SCREEN
+    view.show()
+    bar = view.verticalScrollBar()
+    assert len(view.item_texts()) > FIRST_SCREEN and bar.maximum() > 0
+    assert bar.value() == bar.maximum() and view.item_texts()[-1] == "m399"
+    qtbot.waitUntil(lambda: first_paint.done)
+    assert len(view.item_texts()) == PAGE_SIZE and view.item_texts()[-1] == "m399"
+    assert bar.value() == bar.maximum()
