@@ -3,10 +3,9 @@
 :class:`FirstPaint` watches a top-level widget for its first paint event and then, from
 the event loop (two turns later: after the whole paint pass and what it queued), runs
 the callbacks handed to :meth:`FirstPaint.then` and wakes the coroutines awaiting
-:meth:`FirstPaint.wait`. A
-widget that is not visible when the event loop first turns (a window built and never
-shown) is not waited for: its deferred work runs then; nor is a window the system does
-not expose for a while (``LATEST_MS``).
+:meth:`FirstPaint.wait`. A widget that is not visible when the event loop first turns (a
+window built and never shown) is not waited for: its deferred work runs then; nor is a
+window the system does not expose for a while (``LATEST_MS``).
 """
 
 from __future__ import annotations
