@@ -100,11 +100,12 @@ def child_window(home: str, switch_to: str) -> None:
 
 
 def _when_imported(name: str, then: Callable[[Any], None]) -> None:
-    """Call ``then(module)`` right after module ``name`` is first imported (by whoever)."""
-    import importlib.abc
+    """Call ``then(module)`` right after module ``name`` is first imported (by whoever).
+    (Not an ``importlib.abc.MetaPathFinder``: that module loads ``importlib.resources``,
+    which ikgui itself does not.)"""
     import importlib.util
 
-    class Finder(importlib.abc.MetaPathFinder):
+    class Finder:
         def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
             if fullname != name:
                 return None

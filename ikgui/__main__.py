@@ -39,7 +39,6 @@ def _qt_free_modules_first() -> None:
     import concurrent.futures  # noqa: F401
     import hashlib  # noqa: F401
     import html.entities  # noqa: F401
-    import importlib.resources.readers  # noqa: F401
     import selectors  # noqa: F401
     import tempfile  # noqa: F401
 

@@ -4,16 +4,19 @@ still opens on the end of the last conversation with a full page behind it."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation, Event
 from ikgui.storage import open_store
+from ikgui.ui import icons
 from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.scrollback import FIRST_SCREEN, PAGE_SIZE, ScrollbackView
 from tests.ui.test_window import closed, opened
@@ -28,12 +31,13 @@ LAZY = (
     "ikgui.ui.welcome",
     "ikgui.domain.demo",
     "PySide6.QtNetwork",
+    "importlib.resources",
 )
 
 #: ``ikgui`` as a user starts it (``ikgui.__main__.main``), reporting at the window's
 #: first paint which of ``LAZY`` are loaded and what the transcript shows, then closing.
 DRIVER = """
-import importlib.abc, importlib.util, json, sys
+import importlib.util, json, sys
 LAZY = sys.argv[1].split(",")
 
 def watch(app):
@@ -66,7 +70,7 @@ def watch(app):
 
     app.build_window = built
 
-class Finder(importlib.abc.MetaPathFinder):
+class Finder:
     def find_spec(self, name, path, target=None):
         if name != "ikgui.app":
             return None
@@ -158,3 +162,17 @@ def test_a_first_screenful_that_does_not_fill_the_view_gets_more(qtbot: QtBot) -
     qtbot.waitUntil(lambda: first_paint.done)
     assert len(view.item_texts()) == PAGE_SIZE and view.item_texts()[-1] == "m399"
     assert bar.value() == bar.maximum()
+
+
+def test_resources_are_found_without_importlib_resources_and_with_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    icons._resources_root.cache_clear()
+    try:
+        assert icons.resource_path("icons", "new.svg").is_file()
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+        icons._resources_root.cache_clear()  # a package that is no folder: the fallback
+        assert icons.resource_path("icons", "new.svg").is_file()
+    finally:
+        monkeypatch.undo()
+        icons._resources_root.cache_clear()
