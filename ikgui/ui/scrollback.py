@@ -23,15 +23,12 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.markdown import SafeDocument, is_safe_link
 from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
 from ikgui.ui.scrollback_render import Item, ItemWriter
+from ikgui.ui.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
+from ikgui.ui.scrollback_start import PAGE_SIZE, StartMixin
 
-PAGE_SIZE = 150
-#: Before the window's first paint (see :meth:`ScrollbackView.first_screen_until`), the
-#: items laid out: enough to fill a screen (more are added if they do not).
-FIRST_SCREEN = 15
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
 MAX_LOADED = 6 * PAGE_SIZE
@@ -45,7 +42,7 @@ def _hidden(event: Event) -> bool:
     return event.kind == Kind.ASSISTANT and not event.content and event.may_have("failed")
 
 
-class ScrollbackView(QTextBrowser):
+class ScrollbackView(StartMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(int)
@@ -64,10 +61,6 @@ class ScrollbackView(QTextBrowser):
         self._by_id: dict[int, Item] = {}
         self._loading = False
         self._ready = False
-        #: How many items ``show_events`` lays out (fewer before the first paint).
-        self._page = PAGE_SIZE
-        #: Scrolled to the bottom once shown (the layout waits for the real width).
-        self._bottom_when_shown = False
         super().__init__(parent)
         self.setObjectName("scrollback")
         self.setAccessibleName("scrollback")
@@ -90,18 +83,6 @@ class ScrollbackView(QTextBrowser):
         self._first = max(0, self._last - self._page)
         self._rebuild()
         self.scroll_to_bottom()
-
-    def first_screen_until(self, first_paint: FirstPaint) -> None:
-        """Until ``first_paint``, :meth:`show_events` lays out about a screenful; the
-        rest of the last page is added above right after it."""
-        self._page = FIRST_SCREEN
-        first_paint.then(self._fill_page)
-
-    def _fill_page(self) -> None:
-        self._page = PAGE_SIZE
-        missing = PAGE_SIZE - (self._last - self._first)
-        if missing > 0 and self._first > 0 and not self.has_later():
-            self.load_earlier(missing)
 
     def append_event(self, event: Event) -> None:
         """Add one item at the end (a ``clear`` empties the view)."""
@@ -278,7 +259,7 @@ class ScrollbackView(QTextBrowser):
             self._first = max(0, len(self._held) - PAGE_SIZE)
             self._last = len(self._held)
             self._rebuild()
-        if not self.isVisible():  # not laid out now: its width is known once shown
+        if not self.isVisible():  # laid out once shown, at its real width
             self._bottom_when_shown = True
             return
         self._sync_scroll_range()
@@ -287,13 +268,7 @@ class ScrollbackView(QTextBrowser):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._bottom_when_shown:
-            self._bottom_when_shown = False
-            self.scroll_to_bottom()
-            while self._first > 0 and self.verticalScrollBar().maximum() == 0:
-                if not self.load_earlier(FIRST_SCREEN):  # the first screenful did not fill it
-                    break
-                self.scroll_to_bottom()
+        self._shown()
 
     # -- menus and links ---------------------------------------------------------------
     def menu_for(self, event_id: int) -> QMenu:

@@ -11,7 +11,6 @@ picked up by :meth:`poll`, which the window calls from a timer.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer
 from PySide6.QtCore import Signal as _Signal
@@ -36,9 +35,7 @@ from ikgui.ui.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar_search import SearchResultsModel
 from ikgui.ui.sidebar_view import ConversationTreeView, TagFilterBox
-
-if TYPE_CHECKING:  # the tag editor loads when first opened
-    from ikgui.ui.tag_editor import TagEditorDialog
+from ikgui.ui.tag_editor import TagEditorDialog
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
@@ -62,8 +59,7 @@ class ConversationSidebar(QWidget):
     def __init__(
         self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
     ) -> None:
-        """``first_page``: how many conversations to read before the first paint (default:
-        a page; the list reads more as it is scrolled)."""
+        """``first_page``: conversations read before the first paint (default: a page)."""
         super().__init__(parent)
         self.setObjectName("conversationSidebar")
         self._store = store
@@ -195,8 +191,6 @@ class ConversationSidebar(QWidget):
             return
         if self._tag_dialog is not None:
             self._tag_dialog.close()
-        from ikgui.ui.tag_editor import TagEditorDialog
-
         dialog = TagEditorDialog(conv, self._store.all_tags(), self)
         dialog.tags_accepted.connect(lambda tags: self.tags_requested.emit(conv_id, tags))
         dialog.finished.connect(lambda _result: self._forget_dialog(dialog))
