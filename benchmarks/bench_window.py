@@ -1,14 +1,18 @@
 """The real window on a big database (made by ``make_db.py``), offscreen, against targets.
 
-    .venv/bin/python benchmarks/bench_window.py [--db /tmp/bench/ikgui.db] [--runs 5]
+    .venv/bin/python benchmarks/bench_window.py [--db /tmp/bench/ikgui.db] [--runs 11]
+        [--startup-only]
 
-1. Start-up to a painted window: a fresh ``python`` subprocess running ``ikgui.app.main``
-   (with ``IKGUI_HOME``; ``open_main_window`` wrapped to watch the scrollback), timed
-   from spawn until it prints a marker right after the scrollback's first paint; median
-   of ``--runs``. The window opens on the newest conversation (the 10,000-event one in
-   ``make_db``'s database); a second series starts on a small one. The floor is a
-   subprocess that only imports ``PySide6.QtWidgets`` and paints an empty
-   ``QMainWindow``.
+1. Start-up to a painted window: a fresh ``python`` subprocess running ``ikgui`` as a
+   user starts it (``ikgui.__main__.main`` with ``IKGUI_HOME``; ``open_main_window``
+   wrapped, once ``ikgui.app`` is imported, to watch the scrollback), timed from spawn
+   until it prints a marker right after the scrollback's first paint; then until the
+   work the window leaves for after its first paint is done. The window opens on the
+   newest conversation (the 10,000-event one in ``make_db``'s database); a second
+   series starts on a small one. The floor is a subprocess that only imports
+   ``PySide6.QtWidgets`` and paints an empty ``QMainWindow``. The three series run
+   interleaved, ``--runs`` rounds, after the packages and ikgui are compiled to
+   bytecode (as an installed application is); medians and ranges.
 2. Switching to the 10,000-event conversation (``window.open_conversation``, as the
    sidebar's activation) through the scrollback's repaint, back and forth with a small
    conversation; median.
@@ -57,6 +61,15 @@ TICK_MS = 5
 SWITCHES = 7
 KEY_ENV = "IKGUI_BENCH_KEY"
 STALL = 0.015  # event-loop gaps longer than this are listed
+#: Modules the first paint does not need (reported if a start-up child loaded them).
+NOT_BEFORE_PAINT = (
+    "httpx",
+    "httpcore",
+    "ikgui.providers",
+    "keyring",
+    "ikgui.ui.settings_dialog",
+    "PySide6.QtNetwork",
+)
 #: Child processes and the temporary folder, for the watchdog to clean up.
 LIVE: list[subprocess.Popen[Any] | Path] = []
 
@@ -74,16 +87,48 @@ def max_rss_mb() -> float:
 
 # -- children (keep their imports to what the app itself needs) ------------------------
 def child_window(home: str, switch_to: str) -> None:
-    """``ikgui`` itself (``app.main`` with ``IKGUI_HOME``), with ``open_main_window``
-    wrapped to watch the scrollback's first paint; then optionally a switch, then the
-    window is closed (its normal shutdown ends ``main``)."""
+    """``ikgui`` itself, as a user starts it (``ikgui.__main__.main`` with
+    ``IKGUI_HOME``), with ``open_main_window`` wrapped, once ``ikgui.app`` is imported,
+    to watch the scrollback's first paint; then optionally a switch, then the window is
+    closed (its normal shutdown ends ``main``)."""
     os.environ["IKGUI_HOME"] = home
+    sys.argv = ["ikgui"]
+    _when_imported("ikgui.app", lambda module: _watch_window(module, switch_to))
+    from ikgui.__main__ import main as ikgui_main
+
+    ikgui_main()
+
+
+def _when_imported(name: str, then: Callable[[Any], None]) -> None:
+    """Call ``then(module)`` right after module ``name`` is first imported (by whoever).
+    (Not an ``importlib.abc.MetaPathFinder``: that module loads ``importlib.resources``,
+    which ikgui itself does not.)"""
+    import importlib.util
+
+    class Finder:
+        def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+            if fullname != name:
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(fullname)
+            assert spec is not None and spec.loader is not None
+            loader, execute = spec.loader, spec.loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                execute(module)
+                then(module)
+
+            loader.exec_module = exec_module  # type: ignore[method-assign]
+            return spec
+
+    sys.meta_path.insert(0, Finder())
+
+
+def _watch_window(ikgui_app: Any, switch_to: str) -> None:
     import asyncio
 
     from PySide6.QtCore import QEvent, QObject, QTimer
     from PySide6.QtWidgets import QApplication
-
-    import ikgui.app as ikgui_app
 
     say("imported")
     open_main_window = ikgui_app.open_main_window
@@ -103,14 +148,26 @@ def child_window(home: str, switch_to: str) -> None:
 
         def painted(self) -> None:
             say("painted")
+            print(f"rss {max_rss_mb():.1f}", flush=True)
+            lazy = [m for m in NOT_BEFORE_PAINT if m in sys.modules]
+            print(f"loaded {','.join(lazy) or '-'}", flush=True)
             window = self.window
             window.scrollback.viewport().removeEventFilter(self)
+            deferred = getattr(window, "first_paint", None)  # the work left for after it
+            if deferred is not None:
+                deferred.then(self.settled)
+            else:
+                self.settled()
+
+        def settled(self) -> None:
+            say("settled")
+            window = self.window
             if switch_to:
                 window.open_conversation(switch_to)
                 QApplication.processEvents()
                 window.scrollback.viewport().repaint()
                 say("switched")
-            print(f"rss {max_rss_mb():.1f}", flush=True)
+                print(f"rss {max_rss_mb():.1f}", flush=True)
             close(window)
 
     def close(window: MainWindow) -> None:
@@ -127,14 +184,13 @@ def child_window(home: str, switch_to: str) -> None:
     tasks: list[asyncio.Future[None]] = []
 
     def watched_window(home: Path | None = None) -> MainWindow:
-        window = open_main_window(home)
+        window: MainWindow = open_main_window(home)
         say("built")
         PaintWatch(window)
         QTimer.singleShot(30_000, lambda: close(window))
         return window
 
     ikgui_app.open_main_window = watched_window
-    ikgui_app.main([])
 
 
 def child_floor() -> None:
@@ -275,50 +331,87 @@ def child_stamp(text: str, label: str, start: float) -> float | None:
 
 
 def child_rss(text: str) -> float | None:
+    """The child's last reported peak RSS."""
+    found = [float(line.split()[1]) for line in text.splitlines() if line.startswith("rss ")]
+    return found[-1] if found else None
+
+
+def child_loaded(text: str) -> list[str]:
+    """Which of ``NOT_BEFORE_PAINT`` the child had loaded at its first paint."""
     for line in text.splitlines():
-        if line.startswith("rss "):
-            return float(line.split()[1])
-    return None
+        if line.startswith("loaded "):
+            return [m for m in line.split()[1].split(",") if m != "-"]
+    return []
 
 
-def startups(home: Path, runs: int) -> dict[str, float | None]:
-    """Medians of: spawn to painted (the parent's clock), and per run the stages
-    imports / ``app.main`` until the window is shown / first paint, and peak RSS."""
-    painted, imports, shown, paint, rss = [], [], [], [], []
-    failure = ""
-    for _ in range(runs):
-        start, seen, text = run_child(["window", str(home), ""])
-        stamps = [child_stamp(text, label, start) for label in ("imported", "built", "painted")]
-        if "painted" not in seen or None in stamps:
-            failure = text.strip()[-800:]
-            continue
-        imported, built, done = (s or 0.0 for s in stamps)
-        painted.append(seen["painted"])
-        imports.append(imported)
-        shown.append(built - imported)
-        paint.append(done - built)
-        rss.append(child_rss(text) or 0.0)
-    if not painted:
-        print(f"start-up child failed:\n{failure}", file=sys.stderr)
-        return {"painted": None}
-    return {
-        "painted": _median(painted),
-        "imported": _median(imports),
-        "shown": _median(shown),
-        "paint": _median(paint),
-        "rss": _median(rss),
-    }
+def startup_rounds(homes: dict[str, Path], runs: int) -> dict[str, dict[str, Any]]:
+    """``runs`` rounds of the floor and one start-up per home, in an order that rotates
+    each round, so that every series meets the same machine (others share it). Per
+    series: the samples of spawn to painted (the parent's clock) and, for start-ups,
+    the child's stages (imports / ``app.main`` until shown / first paint / until the
+    work left for after the first paint is done), peak RSS and the modules of
+    ``NOT_BEFORE_PAINT`` loaded at the first paint."""
+    series: dict[str, dict[str, Any]] = {"floor": {"painted": []}}
+    for name in homes:
+        series[name] = {key: [] for key in ("painted", "imported", "shown", "paint", "settled")}
+        series[name].update(rss=[], loaded=set())
+    order = ["floor", *homes]
+    for round_number in range(runs):
+        shift = round_number % len(order)
+        for name in order[shift:] + order[:shift]:
+            if name == "floor":
+                _, seen, text = run_child(["floor"])
+                if "painted" in seen:
+                    series["floor"]["painted"].append(seen["painted"])
+                else:
+                    print(f"floor child failed:\n{text[-500:]}", file=sys.stderr)
+                continue
+            start, seen, text = run_child(["window", str(homes[name]), ""])
+            labels = ("imported", "built", "painted", "settled")
+            stamps = [child_stamp(text, label, start) for label in labels]
+            if "painted" not in seen or None in stamps:
+                print(f"start-up child failed:\n{text.strip()[-800:]}", file=sys.stderr)
+                continue
+            imported, built, done, settled = (stamp or 0.0 for stamp in stamps)
+            one = series[name]
+            one["painted"].append(seen["painted"])
+            one["imported"].append(imported)
+            one["shown"].append(built - imported)
+            one["paint"].append(done - built)
+            one["settled"].append(settled - done)
+            one["rss"].append(child_rss(text) or 0.0)
+            one["loaded"].update(child_loaded(text))
+    return series
 
 
-def floors(runs: int) -> float | None:
-    times = []
-    for _ in range(runs):
-        _, seen, text = run_child(["floor"])
-        if "painted" in seen:
-            times.append(seen["painted"])
-        else:
-            print(f"floor child failed:\n{text[-500:]}", file=sys.stderr)
-    return _median(times) if times else None
+def spread(samples: list[float]) -> str:
+    """``median (min-max) ms``."""
+    if not samples:
+        return "n/a"
+    ms = [sample * 1000 for sample in samples]
+    return f"{_median(ms):.0f} ms ({min(ms):.0f}-{max(ms):.0f})"
+
+
+def compile_bytecode() -> str:
+    """Compile the virtual environment's packages and ikgui to bytecode first, as an
+    installed application is: this environment may set ``PYTHONDONTWRITEBYTECODE``,
+    and then every start would compile whatever is not compiled yet."""
+    import subprocess
+    import sysconfig
+
+    started = time.perf_counter()
+    folders = [sysconfig.get_paths()["purelib"], str(ROOT / "ikgui")]
+    done = subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "-j", "0", *folders],
+        capture_output=True,
+        text=True,
+    )
+    outcome = "" if done.returncode == 0 else " (some files did not compile)"
+    return (
+        f"bytecode compiled first{outcome}: compileall of {' and '.join(folders)} "
+        f"({time.perf_counter() - started:.1f} s); PYTHONDONTWRITEBYTECODE="
+        f"{os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')} in this environment"
+    )
 
 
 def _median(values: list[float]) -> float:
@@ -827,11 +920,12 @@ def table(v: dict[str, float | None], runs: int, ids: dict[str, str]) -> list[st
     lines = [
         f"{'measure':<58} {'figure':>12}  {'target':<14} verdict",
         "-" * 95,
-        row(f"1. start-up to painted window (median of {runs})", v.get("startup"), "ms", 1.5),
+        row(f"1. start-up to painted window (median of {runs})", v.get("startup"), "ms", 0.35),
         row("   floor: PySide6 + empty QMainWindow painted", v.get("floor"), "ms", None),
         row("   ...interpreter + imports (ikgui.app)", v.get("startup_imported"), "ms", None),
         row("   ...app.main until window.show() returns", v.get("startup_build"), "ms", None),
         row("   ...then the first paint", v.get("startup_paint"), "ms", None),
+        row("   ...then the work left for after it", v.get("startup_settled"), "ms", None),
         row(
             f"   start-up when the last conversation is {ids['other']}",
             v.get("startup_small"),
@@ -898,7 +992,10 @@ def parent_main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, default=DEFAULT_DB)
-    parser.add_argument("--runs", type=int, default=5, help="start-up runs (median)")
+    parser.add_argument("--runs", type=int, default=11, help="start-up rounds (median)")
+    parser.add_argument(
+        "--startup-only", action="store_true", help="only the start-up and the floor"
+    )
     parser.add_argument("--timeout", type=float, default=300, help="abort after this many s")
     args = parser.parse_args()
     watchdog(args.timeout)
@@ -923,16 +1020,15 @@ def parent_main() -> int:
             f"{ids['other']} ({ids['other_events']} events)"
         )
         nowhere = closed_url()
+        results.notes.append(compile_bytecode())
         print("start-up subprocesses...", flush=True)
-        startup = startups(make_home(folder, "startup", database, nowhere, None), args.runs)
-        v["startup"] = startup["painted"]
-        v["startup_imported"] = startup.get("imported")
-        v["startup_build"] = startup.get("shown")
-        v["startup_paint"] = startup.get("paint")
-        v["rss_startup"] = startup.get("rss")
-        small = startups(make_home(folder, "small", database, nowhere, ids["other"]), args.runs)
-        v["startup_small"] = small["painted"]
-        v["floor"] = floors(args.runs)
+        homes = {
+            "startup": make_home(folder, "startup", database, nowhere, None),
+            "small": make_home(folder, "small", database, nowhere, ids["other"]),
+        }
+        startup_results(startup_rounds(homes, args.runs), args.runs, results)
+        if args.startup_only:
+            return finish(results, args.runs, ids, began, startup_only=True)
         memory_home = make_home(folder, "memory", database, nowhere, ids["other"])
         _, _, text = run_child(["window", str(memory_home), ids["big"]])
         v["rss_child"] = child_rss(text)
@@ -957,7 +1053,39 @@ def parent_main() -> int:
             results.notes.append(f"the in-process benchmarks stopped early: {exc!r}")
         finally:
             stop_server(server)
-    lines = table(v, args.runs, ids)
+    return finish(results, args.runs, ids, began)
+
+
+def startup_results(series: dict[str, dict[str, Any]], runs: int, results: Results) -> None:
+    v = results.values
+    main, small, floor = series["startup"], series["small"], series["floor"]
+    if main["painted"]:
+        v["startup"] = _median(main["painted"])
+        for key, name in (("imported", "imported"), ("shown", "build"), ("paint", "paint")):
+            v[f"startup_{name}"] = _median(main[key])
+        v["startup_settled"] = _median(main["settled"])
+        v["rss_startup"] = _median(main["rss"])
+    if small["painted"]:
+        v["startup_small"] = _median(small["painted"])
+    if floor["painted"]:
+        v["floor"] = _median(floor["painted"])
+    loaded = sorted(main["loaded"] | small["loaded"])
+    results.notes.append(
+        f"start-up to the first paint, {runs} rounds interleaved with the floor, median "
+        f"(range): {spread(main['painted'])}; on the small conversation "
+        f"{spread(small['painted'])}; the floor {spread(floor['painted'])}. Loaded at the "
+        f"first paint, of {', '.join(NOT_BEFORE_PAINT)}: {', '.join(loaded) or 'none'}"
+    )
+
+
+def finish(
+    results: Results, runs: int, ids: dict[str, str], began: float, startup_only: bool = False
+) -> int:
+    import faulthandler
+
+    lines = table(results.values, runs, ids)
+    if startup_only:  # the header, section 1 and the start-up's peak RSS
+        lines = [line for line in lines[:9] if not line.startswith("2.")] + lines[-1:]
     print()
     print("\n".join(lines))
     print()

@@ -11,11 +11,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-import httpcore  # noqa: F401 - loads faster before PySide6 (see ikgui.__main__)
 from PySide6.QtCore import QSettings, Qt
 
 from ikgui.config import load_settings, save_settings
-from ikgui.domain.demo import build_demo
 from ikgui.domain.errors import IkguiError
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
@@ -78,14 +76,26 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     services.open_demo = open_demo
     window = MainWindow(services)
     window.start()
-    # Finding the keyring backend takes ~100 ms of imports: do it beside the window, not
-    # in the way of the first send.
-    threading.Thread(target=keys.probe, name="keyring-probe", daemon=True).start()
-    # What start-up built lives as long as the window: keep it out of the collector's
-    # full passes, which otherwise pause a streaming reply for 40-50 ms.
-    gc.collect()
-    gc.freeze()
+    window.first_paint.then(lambda: after_first_paint(keys))
     return window
+
+
+def after_first_paint(keys: KeyStore) -> None:
+    """What start-up leaves until the window is painted."""
+    # Finding the keyring backend (~100 ms) and importing the providers' modules (httpx,
+    # httpcore: ~100 ms) run beside the window, out of the way of the first send.
+    threading.Thread(target=warm_up, args=(keys,), name="warm-up", daemon=True).start()
+    # What start-up built lives as long as the window: keep it out of the collector's
+    # full passes, which otherwise pause a streaming reply for 40-50 ms. (No collection
+    # first: start-up leaves a few hundred unreachable objects, not worth ~30 ms here.)
+    gc.freeze()
+    gc.enable()  # ``ikgui.__main__`` turns it off for the start-up
+
+
+def warm_up(keys: KeyStore) -> None:
+    import ikgui.providers  # noqa: F401
+
+    keys.probe()
 
 
 async def _no_models(name: str) -> list[str]:
@@ -94,6 +104,7 @@ async def _no_models(name: str) -> list[str]:
 
 def open_demo() -> MainWindow:
     """A read-only window over a demo generated into a throwaway database."""
+    from ikgui.domain.demo import build_demo
     from ikgui.storage import open_store
 
     folder = tempfile.TemporaryDirectory(prefix="ikgui-demo-")
@@ -171,12 +182,18 @@ def main(argv: list[str]) -> int:
     except IkguiError as exc:
         error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
         return 1
-    instance = InstanceServer(database, lambda: _bring_to_front(window))
+    # Listening loads QtNetwork: after the first paint (a second launch meanwhile opens
+    # a second window, as one would before this window was built).
+    instances: list[InstanceServer] = []
+    window.first_paint.then(
+        lambda: instances.append(InstanceServer(database, lambda: _bring_to_front(window)))
+    )
     closed = loop.create_future()
     previous = window.services.on_closed
 
     def finished() -> None:
-        instance.close()
+        for instance in instances:
+            instance.close()
         if previous is not None:
             previous()
         if not closed.done():

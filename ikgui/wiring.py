@@ -6,6 +6,7 @@ Imports the provider adapters and the keyring; never Qt.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Callable
@@ -77,7 +78,9 @@ class Providers:
 
     async def refresh_models(self, name: str) -> list[str]:
         """Ask the provider for its models (raises ``ProviderError``)."""
-        provider = self(name)
+        # Built in a worker thread: the first one imports the adapters (httpx, ~100 ms),
+        # and the key may wait for the keyring's discovery; the caller's loop goes on.
+        provider = await asyncio.to_thread(self, name)
         try:
             models = await provider.list_models()
         finally:

@@ -62,10 +62,13 @@ class ConversationListModel(ConversationTree):
         *,
         clock: Callable[[], float] = time.time,
         page_size: int = PAGE_SIZE,
+        first_page: int | None = None,
     ) -> None:
         super().__init__(parent, clock=clock)
         self._store = store
         self._page_size = page_size
+        #: The size of the first page read (a window reads what its first paint shows).
+        self._first_page = first_page
         self._tag: str | None = None
         self._trashed = False
         #: True while the model announces a page or a reset: a slot on those signals
@@ -144,11 +147,12 @@ class ConversationListModel(ConversationTree):
             return
         added: list[Conversation] = []
         while not added and not self._exhausted:
+            size, self._first_page = self._first_page or self._page_size, None
             page = self._store.list_conversations(
-                self._page_size, tag=self._tag, trashed=self._trashed, before=self._cursor
+                size, tag=self._tag, trashed=self._trashed, before=self._cursor
             )
             self._scanned += len(page)
-            self._exhausted = len(page) < self._page_size
+            self._exhausted = len(page) < size
             if page:
                 self._cursor = sort_key(page[-1])
             added = [c for c in page if c.id not in self._by_id and self._is_top(c)]

@@ -3,7 +3,9 @@ of command feedback, and the prompt editor with its Send and Stop buttons."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -18,7 +20,9 @@ from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
 from ikgui.ui.prompt_editor import PromptEditor
 from ikgui.ui.scrollback import ScrollbackView
-from ikgui.ui.welcome import WelcomePanel
+
+if TYPE_CHECKING:
+    from ikgui.ui.welcome import WelcomePanel
 
 
 def _button(text: str, icon: str, name: str, tip: str, on_accent: bool = False) -> QPushButton:
@@ -31,15 +35,18 @@ def _button(text: str, icon: str, name: str, tip: str, on_accent: bool = False) 
 
 
 class ConversationPane(QWidget):
+    #: The welcome's buttons (the welcome itself is built when first shown).
+    setup_requested = Signal()
+    demo_requested = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.banner = Banner(self)
         self.scrollback = ScrollbackView(self)
-        self.welcome = WelcomePanel(self)
+        self._welcome: WelcomePanel | None = None
         self.stack = QStackedWidget(self)
         self.stack.setObjectName("centreStack")
         self.stack.addWidget(self.scrollback)
-        self.stack.addWidget(self.welcome)
         self.feedback = make_plain(QLabel())  # server and model text: never HTML
         self.feedback.setObjectName("commandFeedback")
         self.feedback.setWordWrap(True)
@@ -75,8 +82,23 @@ class ConversationPane(QWidget):
         style.unpolish(self.feedback)
         style.polish(self.feedback)
 
+    @property
+    def welcome(self) -> WelcomePanel:
+        """The first-run welcome (built on first use: most starts never show it)."""
+        if self._welcome is None:
+            from ikgui.ui.welcome import WelcomePanel
+
+            self._welcome = WelcomePanel(self)
+            self._welcome.setup_requested.connect(self.setup_requested)
+            self._welcome.demo_requested.connect(self.demo_requested)
+            self.stack.addWidget(self._welcome)
+        return self._welcome
+
     def show_welcome(self, welcome: bool) -> None:
-        self.stack.setCurrentWidget(self.welcome if welcome else self.scrollback)
+        if welcome:
+            self.stack.setCurrentWidget(self.welcome)
+        elif self.stack.currentWidget() is not self.scrollback:
+            self.stack.setCurrentWidget(self.scrollback)
 
     def set_streaming(self, streaming: bool) -> None:
         self.send_button.setVisible(not streaming)

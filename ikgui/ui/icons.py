@@ -1,19 +1,29 @@
 """Action icons: single-colour SVG line drawings tinted with the palette's text colour.
 
 Each SVG in ``ikgui.resources/icons`` draws with ``currentColor``; :func:`icon` renders it
-in the current palette's colours (normal, selected and a dimmed disabled mode) and caches
-the result per name and colours. Widgets and actions given their icon through
-:func:`set_icon` are re-tinted by :func:`refresh_icons` when the theme changes.
+in the current palette's colours (normal, selected and a dimmed disabled mode), each size
+when it is first drawn, and caches the result per name and colours. Widgets and actions
+given their icon through :func:`set_icon` are re-tinted by :func:`refresh_icons` when the
+theme changes.
 """
 
 from __future__ import annotations
 
-import importlib.resources
+import importlib.util
 from functools import cache
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QObject, QRectF, Qt
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QByteArray, QObject, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QGuiApplication,
+    QIcon,
+    QIconEngine,
+    QPainter,
+    QPalette,
+    QPixmap,
+)
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
 
@@ -40,7 +50,7 @@ ICON_NAMES = (
     "warning",
 )
 
-#: Pixel sizes rendered into each icon; Qt picks (or scales down from) the nearest.
+#: The sizes an icon lists as available (it is drawn at whatever size is asked for).
 _SIZES = (16, 20, 24, 32, 48, 64)
 #: The dynamic property that remembers which icon a widget or action shows.
 ICON_PROPERTY = "ikguiIcon"
@@ -51,8 +61,21 @@ _cache: dict[tuple[str, str, str, str], QIcon] = {}
 
 def resource_path(*parts: str) -> Path:
     """The path of a file shipped in ``ikgui.resources`` (e.g. ``("icons", "new.svg")``)."""
-    root = importlib.resources.files("ikgui.resources")
-    return Path(str(root.joinpath(*parts)))
+    return _resources_root().joinpath(*parts)
+
+
+@cache
+def _resources_root() -> Path:
+    """The folder of ``ikgui.resources``, from its import spec (``importlib.resources``
+    costs start-up ~5 ms of imports), or from ``importlib.resources`` where the
+    package is no folder."""
+    spec = importlib.util.find_spec("ikgui.resources")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if Path(location).is_dir():
+            return Path(location)
+    from importlib.resources import files
+
+    return Path(str(files("ikgui.resources")))
 
 
 @cache
@@ -112,14 +135,64 @@ def icon(name: str, color: QColor | None = None, *, on_accent: bool = False) -> 
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    result = QIcon()
-    for size in _SIZES:
-        result.addPixmap(render(name, size, normal), QIcon.Mode.Normal)
-        result.addPixmap(render(name, size, normal), QIcon.Mode.Active)
-        result.addPixmap(render(name, size, selected), QIcon.Mode.Selected)
-        result.addPixmap(render(name, size, disabled), QIcon.Mode.Disabled)
+    _svg_source(name)  # an unknown name fails here, not at the first paint
+    colors = {
+        QIcon.Mode.Normal: normal,
+        QIcon.Mode.Active: normal,
+        QIcon.Mode.Selected: selected,
+        QIcon.Mode.Disabled: disabled,
+    }
+    result = QIcon(_TintedEngine(name, colors, {}))
     _cache[key] = result
     return result
+
+
+class _TintedEngine(QIconEngine):
+    """Draws the icon the first time a size and mode is asked for (start-up draws only
+    what the first paint shows), square, in that mode's colour; at most ``_SIZES[-1]``
+    logical pixels, like the largest size once rendered ahead."""
+
+    def __init__(
+        self,
+        name: str,
+        colors: dict[QIcon.Mode, QColor],
+        pixmaps: dict[tuple[int, QIcon.Mode, float], QPixmap],
+    ) -> None:
+        super().__init__()
+        self._name = name
+        self._colors = colors
+        self._pixmaps = pixmaps  # shared with clones
+
+    def actualSize(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QSize:
+        side = max(0, min(size.width(), size.height(), _SIZES[-1]))
+        return QSize(side, side)
+
+    def scaledPixmap(
+        self, size: QSize, mode: QIcon.Mode, state: QIcon.State, scale: float
+    ) -> QPixmap:
+        side = self.actualSize(size, mode, state).width()
+        key = (side, mode, scale)
+        pixmap = self._pixmaps.get(key)
+        if pixmap is None:
+            pixmap = render(self._name, side, self._colors[mode], scale)
+            self._pixmaps[key] = pixmap
+        return pixmap
+
+    def pixmap(self, size: QSize, mode: QIcon.Mode, state: QIcon.State) -> QPixmap:
+        return self.scaledPixmap(size, mode, state, 1.0)
+
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
+        ratio = painter.device().devicePixelRatioF() if painter.device() else 1.0
+        pixmap = self.scaledPixmap(rect.size(), mode, state, ratio)
+        painter.drawPixmap(rect, pixmap)
+
+    def clone(self) -> QIconEngine:
+        return _TintedEngine(self._name, self._colors, self._pixmaps)
+
+    def availableSizes(
+        self, mode: QIcon.Mode = QIcon.Mode.Normal, state: QIcon.State = QIcon.State.Off
+    ) -> list[QSize]:
+        return [QSize(size, size) for size in _SIZES]
 
 
 def app_icon() -> QIcon:

@@ -14,13 +14,11 @@ import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QSplitter,
@@ -35,6 +33,7 @@ from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
+from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.panels import ContextDialog
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain, window_title
@@ -43,7 +42,12 @@ from ikgui.ui.unsaved import UnsavedIndicator
 from ikgui.ui.window_actions import WindowActions
 from ikgui.ui.working_prompt import WorkingPromptPanel
 
+if TYPE_CHECKING:
+    from ikgui.ui.welcome import WelcomePanel
+
 POLL_MS = 1000
+#: Conversations the sidebar reads before the first paint (a screenful; more on scrolling).
+FIRST_ROWS = 40
 DRAFT_MS = 500
 
 
@@ -84,7 +88,10 @@ class MainWindow(QMainWindow):
         self._draft_timer.setSingleShot(True)
         self._draft_timer.setInterval(DRAFT_MS)
         self._draft_timer.timeout.connect(self.save_draft)
+        #: What the first paint does not need waits for it (the model check, ...).
+        self.first_paint = FirstPaint(self)
         self._build()
+        self.scrollback.first_screen_until(self.first_paint)
         self.bridge = SessionBridge(session, parent=self)
         self._connect()
         self.unsaved = UnsavedIndicator(self)
@@ -100,9 +107,9 @@ class MainWindow(QMainWindow):
         self.addToolBar(toolbar)
         self.toolbar_actions = WindowActions(toolbar, self.session, self)
 
-        self.sidebar = ConversationSidebar(self.store, self)
+        self.sidebar = ConversationSidebar(self.store, self, first_page=FIRST_ROWS)
         self.pane = pane = ConversationPane(self)
-        self.scrollback, self.banner, self.welcome = pane.scrollback, pane.banner, pane.welcome
+        self.scrollback, self.banner = pane.scrollback, pane.banner
         self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
         self.send_button, self.stop_button = pane.send_button, pane.stop_button
         self.prompt.set_commands((c.name, c.description) for c in self.session.registry)
@@ -167,8 +174,8 @@ class MainWindow(QMainWindow):
         self.working.commit_requested.connect(self.commit_prompt)
         self.working.show_context_requested.connect(self.show_context)
         self.banner.settings_requested.connect(lambda: self.open_settings("providers"))
-        self.welcome.setup_requested.connect(lambda: self.open_settings("providers"))
-        self.welcome.demo_requested.connect(self.open_demo)
+        self.pane.setup_requested.connect(lambda: self.open_settings("providers"))
+        self.pane.demo_requested.connect(self.open_demo)
 
         s = self.sidebar
         s.conversation_activated.connect(self.open_conversation)
@@ -189,6 +196,10 @@ class MainWindow(QMainWindow):
         find.activated.connect(self._focus_search)
         to_prompt = QShortcut(QKeySequence("Ctrl+K"), self)
         to_prompt.activated.connect(self.prompt.setFocus)
+
+    @property
+    def welcome(self) -> WelcomePanel:
+        return self.pane.welcome
 
     def _focus_search(self) -> None:
         search = self.sidebar.findChild(QWidget, "conversationSearch")
@@ -225,6 +236,7 @@ class MainWindow(QMainWindow):
         self.spawn(self.check_models(), "check-models")
 
     async def check_models(self) -> None:
+        await self.first_paint.wait()
         name = self.session.provider
         try:
             models = await asyncio.wait_for(
@@ -412,6 +424,8 @@ class MainWindow(QMainWindow):
 
     # -- dialogs (tests replace these) ------------------------------------------------
     def ask_text(self, title: str, label: str, text: str) -> str | None:
+        from PySide6.QtWidgets import QInputDialog
+
         value, ok = (
             QInputDialog.getMultiLineText(self, title, label, text)
             if "\n" in text
@@ -420,6 +434,8 @@ class MainWindow(QMainWindow):
         return value if ok else None
 
     def ask_save_path(self, suggested: str) -> Path | None:
+        from PySide6.QtWidgets import QFileDialog
+
         start = str(self.session.export_dir / suggested)
         name, _ = QFileDialog.getSaveFileName(
             self, "Export conversation", start, "JSON (*.json);;Markdown (*.md)"

@@ -17,6 +17,7 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QDesktopServices,
     QGuiApplication,
+    QShowEvent,
     QTextCursor,
     QTextFrame,
 )
@@ -29,8 +30,9 @@ from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
 from ikgui.ui.scrollback_body import FULL_SCHEME, internal_link
 from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
 from ikgui.ui.scrollback_render import Item, ItemWriter
+from ikgui.ui.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
+from ikgui.ui.scrollback_start import PAGE_SIZE, StartMixin
 
-PAGE_SIZE = 150
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
 MAX_LOADED = 6 * PAGE_SIZE
@@ -44,7 +46,7 @@ def _hidden(event: Event) -> bool:
     return event.kind == Kind.ASSISTANT and not event.content and event.may_have("failed")
 
 
-class ScrollbackView(QTextBrowser):
+class ScrollbackView(StartMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(int)
@@ -82,7 +84,7 @@ class ScrollbackView(QTextBrowser):
         """Replace everything: show the last page of ``events`` (at the bottom)."""
         self._held = [event for event in events if not _hidden(event)]
         self._last = len(self._held)
-        self._first = max(0, self._last - PAGE_SIZE)
+        self._first = max(0, self._last - self._page)
         self._rebuild()
         self.scroll_to_bottom()
 
@@ -261,9 +263,16 @@ class ScrollbackView(QTextBrowser):
             self._first = max(0, len(self._held) - PAGE_SIZE)
             self._last = len(self._held)
             self._rebuild()
+        if not self.isVisible():  # laid out once shown, at its real width
+            self._bottom_when_shown = True
+            return
         self._sync_scroll_range()
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._shown()
 
     # -- menus and links ---------------------------------------------------------------
     def menu_for(self, event_id: int) -> QMenu:

@@ -56,14 +56,17 @@ class ConversationSidebar(QWidget):
     restore_requested = _Signal(str)
     close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
 
-    def __init__(self, store: Store, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
+    ) -> None:
+        """``first_page``: conversations read before the first paint (default: a page)."""
         super().__init__(parent)
         self.setObjectName("conversationSidebar")
         self._store = store
         self._current: str | None = None
         self._tag_dialog: TagEditorDialog | None = None
         self._search_error = ""
-        self.model = ConversationListModel(store, self)
+        self.model = ConversationListModel(store, self, first_page=first_page)
         self.search_model = SearchResultsModel(self.model.is_streaming, self)
         self._build()
         self._search_timer = _timer(self, SEARCH_DELAY_MS, self._run_search, single=True)

@@ -23,6 +23,8 @@ from ikgui.ui.sidebar_rows import RelativeTimeRole, row_value, sort_key
 AnyIndex = QModelIndex | QPersistentModelIndex
 #: More moves than this in one sync and the caller resets instead of moving rows.
 MAX_MOVES = 200
+#: Every row's flags (the view asks for them often: combined once).
+_ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
 
 class Node:
@@ -132,9 +134,7 @@ class ConversationTree(QAbstractItemModel):
         return 1
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         node = self._node(index)

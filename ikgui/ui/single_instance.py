@@ -1,16 +1,25 @@
 """One window per database: a second launch asks the running one to come to the front
-instead of opening a second writer window (a local socket named after the database)."""
+instead of opening a second writer window (a local socket named after the database).
+
+QtNetwork loads only when a window listens or may be listening: on Unix the socket is a
+file in Qt's temporary folder, so a launch with no window running never needs it.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QDir, QObject
+
+if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalSocket
 
 ACTIVATE = b"activate\n"
+DONE = b"done\n"
 
 
 def server_name(database: Path) -> str:
@@ -19,14 +28,23 @@ def server_name(database: Path) -> str:
 
 
 def ask_running_instance(database: Path, timeout_ms: int = 500) -> bool:
-    """True if a window on ``database`` is already running (and was asked to show)."""
+    """True if a window on ``database`` is already running (and was asked to show).
+
+    Waits up to ``timeout_ms`` for the window to say it came to the front (a window
+    busy finishing its own start-up answers a little later)."""
+    name = server_name(database)
+    if sys.platform != "win32" and not Path(QDir.tempPath(), name).exists():
+        return False  # where QLocalServer.listen(name) puts its socket: no window listens
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
-    socket.connectToServer(server_name(database))
+    socket.connectToServer(name)
     if not socket.waitForConnected(timeout_ms):
         return False
     socket.write(ACTIVATE)
     socket.flush()
     socket.waitForBytesWritten(timeout_ms)
+    socket.waitForReadyRead(timeout_ms)
     socket.disconnectFromServer()
     return True
 
@@ -37,6 +55,8 @@ class InstanceServer(QObject):
     def __init__(
         self, database: Path, on_activate: Callable[[], None], parent: QObject | None = None
     ) -> None:
+        from PySide6.QtNetwork import QLocalServer
+
         super().__init__(parent)
         self.on_activate = on_activate
         self.server = QLocalServer(self)
@@ -56,6 +76,8 @@ class InstanceServer(QObject):
     def _read(self, socket: QLocalSocket) -> None:
         if bytes(socket.readAll().data()).startswith(ACTIVATE.strip()):
             self.on_activate()
+            socket.write(DONE)
+            socket.flush()
 
     def close(self) -> None:
         self.server.close()
