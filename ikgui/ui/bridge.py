@@ -17,7 +17,7 @@ from ikgui.domain.session import Session, SessionEvent
 class SessionBridge(QObject):
     event_appended = Signal(object)  # Event of the conversation on screen
     event_updated = Signal(object)  # Event of the conversation on screen
-    deltas_arrived = Signal(int, str)  # event id, the text since the last flush
+    deltas_arrived = Signal(object, str)  # event id (may be above 2**31), the new text
     conversation_switched = Signal()
     conversation_changed = Signal(str)  # conv id: title, tags, status, trash
     stream_state_changed = Signal(str, bool)  # conv id, streaming

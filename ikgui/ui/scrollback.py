@@ -49,9 +49,9 @@ def _hidden(event: Event) -> bool:
 class ScrollbackView(StartMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
-    fork_requested = Signal(int)
-    edit_resend_requested = Signal(int, str)
-    retry_requested = Signal(int)
+    fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
+    edit_resend_requested = Signal(object, str)
+    retry_requested = Signal(object)
     #: The user reached the top and every held event is already shown (nothing to do:
     #: ``show_events`` hands over the whole transcript and pages are loaded here).
     load_earlier_requested = Signal()
