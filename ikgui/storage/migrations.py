@@ -87,8 +87,46 @@ def _v1_initial(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+#: How much of one event's text the full-text index holds (characters): indexing 20 MB
+#: takes ~0.4 s, which a reply's final save must not block the window for. The view
+#: below is the index's content, so what is indexed and what is deleted always agree.
+FTS_CHARS = 1_000_000
+
+#: Whether a row is a reply still streaming (``data.streaming`` set); damaged data is not.
+STREAMING_SQL = (
+    "CASE WHEN data IS NULL OR NOT json_valid(data) THEN 0 "
+    "ELSE json_extract(data, '$.streaming') IS NOT NULL END"
+)
+_V2_VIEW = f"""CREATE VIEW event_text AS SELECT id, substr(content, 1, {FTS_CHARS}) AS content
+    FROM event
+    WHERE kind IN ('user', 'assistant', 'system', 'prompt_edit', 'tool_call', 'tool_result')
+    AND content != '' AND NOT ({STREAMING_SQL})"""
+_INDEXED_SQL = (
+    "kind IN ('user', 'assistant', 'system', 'prompt_edit', 'tool_call', 'tool_result') "
+    "AND content != ''"
+)
+
+
+def _v2_bounded_index(conn: sqlite3.Connection) -> None:
+    """Index at most ``FTS_CHARS`` of each text, and no reply while it is streaming (its
+    periodic saves would re-index the whole growing text every second)."""
+    changed = f"{_INDEXED_SQL} AND (length(content) > {FTS_CHARS} OR {STREAMING_SQL})"
+    # Take out what v1 indexed for these rows (external content: the exact old text)...
+    conn.execute(
+        "INSERT INTO event_fts (event_fts, rowid, content) "
+        f"SELECT 'delete', id, content FROM event WHERE {changed}"
+    )
+    conn.execute("DROP VIEW event_text")
+    conn.execute(_V2_VIEW)
+    # ...and put back what the new view holds of them.
+    conn.execute(
+        "INSERT INTO event_fts (rowid, content) SELECT id, content FROM event_text "
+        f"WHERE id IN (SELECT id FROM event WHERE {changed})"
+    )
+
+
 #: Every migration this version knows, oldest first.
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial,)
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_bounded_index)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -55,6 +55,22 @@ def _counts(kind: str, content: str) -> bool:
     return kind == "user" or (kind in _COUNTED and bool(content))
 
 
+def _streaming(data: dict[str, Any] | None) -> bool:
+    """A reply still streaming (as ``migrations.STREAMING_SQL`` tells it): not indexed
+    until it is finished, so its periodic saves never re-index the growing text."""
+    return bool(data) and data.get("streaming") is not None  # type: ignore[union-attr]
+
+
+def _streaming_raw(raw: str | None) -> bool:
+    if not raw:
+        return False
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and _streaming(data)
+
+
 class SqliteStore:
     """The event log and conversation index in one SQLite file (see ``ikgui.domain.ports``)."""
 
@@ -301,7 +317,7 @@ class SqliteStore:
                 (conv_id, kind, text, raw, when),
             )
             event_id = cast(int, cur.lastrowid)
-            fts.index_event(conn, event_id, kind, text)
+            fts.index_event(conn, event_id, kind, text, _streaming(data))
         return Event(
             event_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
         )
@@ -311,21 +327,22 @@ class SqliteStore:
         text = content or ""
         with self._writing() as conn:
             row = conn.execute(
-                "SELECT kind, content, conversation_id FROM event WHERE id = ?", (event_id,)
+                "SELECT kind, content, conversation_id, data FROM event WHERE id = ?",
+                (event_id,),
             ).fetchone()
             if row is None:
                 raise NotFoundError(f"Event not found: {event_id}")
-            kind, old, conv_id = row
+            kind, old, conv_id, old_raw = row
             if _counts(kind, text) != _counts(kind, old):  # a reply's first text arrived
                 conn.execute(
                     "UPDATE conversation SET message_count = message_count + ? WHERE id = ?",
                     (1 if _counts(kind, text) else -1, conv_id),
                 )
-            fts.unindex_event(conn, event_id, kind, old)
+            fts.unindex_event(conn, event_id, kind, old, _streaming_raw(old_raw))
             conn.execute(
                 "UPDATE event SET content = ?, data = ? WHERE id = ?", (text, raw, event_id)
             )
-            fts.index_event(conn, event_id, kind, text)
+            fts.index_event(conn, event_id, kind, text, _streaming(data))
 
     def get_event(self, event_id: int) -> Event | None:
         with self._reading() as conn:

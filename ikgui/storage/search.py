@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ikgui.domain.events import SearchHit
-from ikgui.storage.migrations import INDEXED_KINDS
+from ikgui.storage.migrations import FTS_CHARS, INDEXED_KINDS
 from ikgui.storage.models import CONVERSATION_COLUMNS, conversation_from_row
 
 _INDEXED = frozenset(INDEXED_KINDS)
@@ -42,17 +42,31 @@ def match_expression(words: Iterable[str]) -> str:
 # -- index maintenance (called inside the store's write transactions) -------------
 
 
-def index_event(conn: sqlite3.Connection, event_id: int, kind: str, content: str) -> None:
-    if content and kind in _INDEXED:
-        conn.execute("INSERT INTO event_fts (rowid, content) VALUES (?, ?)", (event_id, content))
+def indexed(kind: str, content: str, streaming: bool) -> str:
+    """What the index holds of an event (as the ``event_text`` view gives it): the first
+    ``FTS_CHARS`` characters of a searchable kind's text, nothing while it streams."""
+    if streaming or kind not in _INDEXED:
+        return ""
+    return content[:FTS_CHARS]
 
 
-def unindex_event(conn: sqlite3.Connection, event_id: int, kind: str, content: str) -> None:
+def index_event(
+    conn: sqlite3.Connection, event_id: int, kind: str, content: str, streaming: bool = False
+) -> None:
+    text = indexed(kind, content, streaming)
+    if text:
+        conn.execute("INSERT INTO event_fts (rowid, content) VALUES (?, ?)", (event_id, text))
+
+
+def unindex_event(
+    conn: sqlite3.Connection, event_id: int, kind: str, content: str, streaming: bool = False
+) -> None:
     # External content: the 'delete' command needs exactly the text that was indexed.
-    if content and kind in _INDEXED:
+    text = indexed(kind, content, streaming)
+    if text:
         conn.execute(
             "INSERT INTO event_fts (event_fts, rowid, content) VALUES ('delete', ?, ?)",
-            (event_id, content),
+            (event_id, text),
         )
 
 
@@ -60,8 +74,8 @@ def unindex_conversations(conn: sqlite3.Connection, id_table: str) -> None:
     """Drop the index entries of every event and title of the ids in ``id_table``."""
     conn.execute(
         "INSERT INTO event_fts (event_fts, rowid, content) "
-        f"SELECT 'delete', id, content FROM event WHERE conversation_id IN "
-        f"(SELECT id FROM {id_table}) AND kind IN ({_KIND_LIST}) AND content != ''"
+        "SELECT 'delete', id, content FROM event_text WHERE id IN (SELECT id FROM event "
+        f"WHERE conversation_id IN (SELECT id FROM {id_table}) AND kind IN ({_KIND_LIST}))"
     )
     conn.execute(f"DELETE FROM title_fts WHERE conversation_id IN (SELECT id FROM {id_table})")
 

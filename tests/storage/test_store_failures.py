@@ -151,6 +151,10 @@ def test_a_killed_process_loses_nothing_it_committed(db_path: Path) -> None:
     with open_store(db_path) as s:
         [reply] = s.unfinished_replies()
         assert reply.content == "partial reply, grown"
+        # A reply is indexed for search once it is no longer streaming (the start-up
+        # recovery marks it interrupted), not at each periodic save.
+        assert s.search("grown") == []
+        s.update_event(reply.id, reply.content, {"interrupted": True})
         assert [h.event_id for h in s.search("grown")] == [reply.id]
 
 

@@ -134,7 +134,7 @@ def test_ranking_title_then_match_count_then_newest(store: SqliteStore) -> None:
 
 def test_updated_event_is_reindexed(store: SqliteStore) -> None:
     add_conversation(store, "chat-aaaa")
-    ev = store.append_event("chat-aaaa", "assistant", "draft walrus", {"streaming": True})
+    ev = store.append_event("chat-aaaa", "assistant", "first walrus", {})
     assert len(store.search("walrus")) == 1
     store.update_event(ev.id, "final narwhal answer", {})
     assert store.search("walrus") == []
