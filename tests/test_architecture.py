@@ -17,9 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_core_packages_and_cli_load_no_qt() -> None:
     code = (
         "import sys, ikgui.domain.session, ikgui.domain.command_handlers, ikgui.storage, "
-        "ikgui.cli, ikgui.config; "
+        "ikgui.cli, ikgui.cli_run, ikgui.cli_view, ikgui.cli_output, ikgui.config, "
+        "ikgui.wiring, ikgui.keys, ikgui.paths, ikgui.recovery; "
         "bad = sorted(m for m in sys.modules "
-        "if m.split('.')[0] in ('PySide6', 'qasync', 'httpx')); "
+        "if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'httpx', 'keyring')); "
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
