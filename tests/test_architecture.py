@@ -109,19 +109,24 @@ def test_the_unchanged_copy_keeps_every_contract(package_copy: Path) -> None:
 # -- sizes ----------------------------------------------------------------------------
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
-#: Issue 9 item 5: still over the limits while others shrink them. This list only
+#: Issue 9 item 5: still over the limits while others shrink them. An entry names the
+#: end of a path (so it survives a move into a sub-package of ikgui/ui). This list only
 #: shrinks: an entry that is no longer over fails the test below, so delete it then.
 MODULES_OVER = {
-    "ikgui/domain/session.py",
-    "ikgui/storage/repository.py",
-    "ikgui/ui/main_window.py",
-    "ikgui/ui/scrollback.py",
+    "domain/session.py",
+    "storage/repository.py",
+    "main_window.py",
+    "scrollback.py",
 }
 FUNCTIONS_OVER = {
-    "ikgui/domain/demo.py::build_demo",
-    "ikgui/ui/markdown.py::sanitize",
-    "ikgui/ui/settings_providers.py::ProvidersPage.__init__",
+    "domain/demo.py::build_demo",
+    "markdown.py::sanitize",
+    "settings_providers.py::ProvidersPage.__init__",
 }
+
+
+def _allowed(name: str, allow_list: set[str]) -> bool:
+    return any(name == f"ikgui/{entry}" or name.endswith(f"/{entry}") for entry in allow_list)
 
 
 def _sources() -> list[Path]:
@@ -159,16 +164,19 @@ def function_lengths() -> dict[str, int]:
 
 def test_no_module_over_400_lines() -> None:
     over = {name: n for name, n in module_lengths().items() if n > MAX_MODULE_LINES}
-    assert set(over) - MODULES_OVER == set(), f"modules over {MAX_MODULE_LINES} lines: {over}"
+    unlisted = {name: n for name, n in over.items() if not _allowed(name, MODULES_OVER)}
+    assert unlisted == {}, f"modules over {MAX_MODULE_LINES} lines: {unlisted}"
 
 
 def test_no_function_over_60_lines() -> None:
     over = {name: n for name, n in function_lengths().items() if n > MAX_FUNCTION_LINES}
-    assert set(over) - FUNCTIONS_OVER == set(), f"functions over {MAX_FUNCTION_LINES}: {over}"
+    unlisted = {name: n for name, n in over.items() if not _allowed(name, FUNCTIONS_OVER)}
+    assert unlisted == {}, f"functions over {MAX_FUNCTION_LINES} lines: {unlisted}"
 
 
 def test_the_allow_lists_only_name_what_is_still_over() -> None:
-    modules, functions = module_lengths(), function_lengths()
-    stale = {m for m in MODULES_OVER if modules.get(m, 0) <= MAX_MODULE_LINES}
-    stale |= {f for f in FUNCTIONS_OVER if functions.get(f, 0) <= MAX_FUNCTION_LINES}
+    modules = [m for m, n in module_lengths().items() if n > MAX_MODULE_LINES]
+    functions = [f for f, n in function_lengths().items() if n > MAX_FUNCTION_LINES]
+    stale = {e for e in MODULES_OVER if not any(_allowed(m, {e}) for m in modules)}
+    stale |= {e for e in FUNCTIONS_OVER if not any(_allowed(f, {e}) for f in functions)}
     assert stale == set(), f"no longer over the limit, remove from the allow-list: {stale}"
