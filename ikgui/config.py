@@ -269,12 +269,14 @@ def save_settings(settings: Settings, path: Path) -> None:
     the previous file is kept as ``<name>.bak``. ``Settings.problems`` is not written.
     """
     # Imported here so that the command line, which only reads the config, stays fast.
-    import os
-    import shutil
-    import tempfile
-
     import tomli_w
 
+    text = _SAVED_HEADER + tomli_w.dumps(_document(settings), multiline_strings=True)
+    _write_atomically(path, text)
+
+
+def _document(settings: Settings) -> dict[str, Any]:
+    """``settings`` as the TOML tables of config.toml (defaults left out where possible)."""
     defaults: dict[str, Any] = {"provider": settings.default_provider}
     if settings.default_model:
         defaults["model"] = settings.default_model
@@ -288,22 +290,14 @@ def save_settings(settings: Settings, path: Path) -> None:
         if provider.api_key_env:
             body["api_key_env"] = provider.api_key_env
         providers[name] = body
-    agents: dict[str, Any] = {}
-    for name, agent in settings.agents.items():
-        body = {}
-        for key in ("system_prompt", "provider", "model"):
-            value = getattr(agent, key)
-            if value:
-                body[key] = value
-        body["prompt_mode"] = agent.prompt_mode
-        agents[name] = body
+    document: dict[str, Any] = {"defaults": defaults, "providers": providers}
+    agents = _agents_table(settings)
+    if agents:
+        document["agents"] = agents
     prices = {
         model: {"input": price.input, "output": price.output}
         for model, price in settings.prices.items()
     }
-    document: dict[str, Any] = {"defaults": defaults, "providers": providers}
-    if agents:
-        document["agents"] = agents
     if prices:
         document["prices"] = prices
     limits: dict[str, float] = {}
@@ -313,7 +307,27 @@ def save_settings(settings: Settings, path: Path) -> None:
         limits["reply_mb"] = settings.reply_bytes / 1_000_000
     if limits:
         document["limits"] = limits
-    text = _SAVED_HEADER + tomli_w.dumps(document, multiline_strings=True)
+    return document
+
+
+def _agents_table(settings: Settings) -> dict[str, Any]:
+    agents: dict[str, Any] = {}
+    for name, agent in settings.agents.items():
+        body: dict[str, Any] = {}
+        for key in ("system_prompt", "provider", "model"):
+            value = getattr(agent, key)
+            if value:
+                body[key] = value
+        body["prompt_mode"] = agent.prompt_mode
+        agents[name] = body
+    return agents
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` in one step, keeping the old file as ``<name>.bak``."""
+    import os
+    import shutil
+    import tempfile
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

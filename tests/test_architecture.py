@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -12,9 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_core_packages_and_cli_load_no_qt() -> None:
     code = (
         "import sys, ikgui.domain.session, ikgui.domain.command_handlers, ikgui.storage, "
-        "ikgui.cli, ikgui.config; "
+        "ikgui.cli, ikgui.cli_run, ikgui.cli_view, ikgui.cli_output, ikgui.config, "
+        "ikgui.wiring, ikgui.keys, ikgui.paths, ikgui.recovery; "
         "bad = sorted(m for m in sys.modules "
-        "if m.split('.')[0] in ('PySide6', 'qasync', 'httpx')); "
+        "if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'httpx', 'keyring')); "
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -36,3 +42,141 @@ def test_import_linter_contracts_hold() -> None:
     result = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "broken" not in result.stdout.lower() or "0 broken" in result.stdout.lower()
+
+
+# -- contracts that catch what they promise ------------------------------------------
+#: A line added to a module of a copy of the package, and the contract that must break.
+VIOLATIONS = [
+    ("cli_view.py", "import PySide6", "never load Qt"),
+    ("cli_run.py", "import ikgui.ui", "never load Qt"),
+    ("ui/bridge.py", "import qasync", "Only ikgui.ui.loop imports qasync"),
+    ("ui/bridge.py", "import ikgui.cli_output", "The window and the command line"),
+    ("config.py", "import ikgui.wiring", "Layers"),
+    ("keys.py", "import ikgui.paths", "Layers"),
+    ("paths.py", "import ikgui.storage", "Layers"),
+    ("wiring.py", "import ikgui.ui", "Layers"),
+    ("storage/__init__.py", "import ikgui.wiring", "Layers"),
+    ("domain/ids.py", "import tomli_w", "The domain is pure Python"),
+    ("newmodule.py", '"""A module placed in no layer."""', "Layers"),
+]
+
+
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the package and its pyproject.toml, for lint-imports to check."""
+    root = tmp_path_factory.mktemp("copy")
+    shutil.copytree(ROOT / "ikgui", root / "ikgui", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    lint = Path(sys.executable).parent / "lint-imports"
+    return subprocess.run(
+        [str(lint), "--no-cache"], cwd=root, env=env, capture_output=True, text=True
+    )
+
+
+@pytest.mark.parametrize(("module", "line", "contract"), VIOLATIONS)
+def test_import_linter_contracts_catch_a_violation(
+    package_copy: Path, module: str, line: str, contract: str
+) -> None:
+    path = package_copy / "ikgui" / module
+    before = path.read_text(encoding="utf-8") if path.exists() else None
+    try:
+        path.write_text((before or "") + "\n" + line + "\n", encoding="utf-8")
+        result = _lint(package_copy)
+    finally:
+        if before is None:
+            path.unlink()
+        else:
+            path.write_text(before, encoding="utf-8")
+    assert result.returncode != 0, result.stdout
+    broken = [ln for ln in result.stdout.splitlines() if "BROKEN" in ln]
+    assert broken, result.stdout
+    # A long contract name wraps onto two lines: look at the contracts' summary as one text.
+    summary = " ".join(result.stdout.split("Broken contracts")[0].split())
+    assert any(contract in part for part in summary.split("BROKEN")[:-1]), result.stdout
+
+
+def test_the_unchanged_copy_keeps_every_contract(package_copy: Path) -> None:
+    result = _lint(package_copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "BROKEN" not in result.stdout
+
+
+# -- sizes ----------------------------------------------------------------------------
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+#: Issue 9 item 5: still over the limits while others shrink them. An entry names the
+#: end of a path (so it survives a move into a sub-package of ikgui/ui). This list only
+#: shrinks: an entry that is no longer over fails the test below, so delete it then.
+MODULES_OVER = {
+    "domain/session.py",
+    "storage/repository.py",
+    "main_window.py",
+    "scrollback.py",
+}
+FUNCTIONS_OVER = {
+    "domain/demo.py::build_demo",
+    "markdown.py::sanitize",
+    "settings_providers.py::ProvidersPage.__init__",
+}
+
+
+def _allowed(name: str, allow_list: set[str]) -> bool:
+    return any(name == f"ikgui/{entry}" or name.endswith(f"/{entry}") for entry in allow_list)
+
+
+def _sources() -> list[Path]:
+    return sorted((ROOT / "ikgui").rglob("*.py"))
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def module_lengths() -> dict[str, int]:
+    """The number of lines of every module in ikgui/."""
+    return {_name(path): len(path.read_text(encoding="utf-8").splitlines()) for path in _sources()}
+
+
+def function_lengths() -> dict[str, int]:
+    """The lines of every function in ikgui/ (decorators included), by ``path::qualname``."""
+    lengths: dict[str, int] = {}
+
+    def visit(node: ast.AST, prefix: str, path: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                    lengths[f"{path}::{name}"] = (child.end_lineno or child.lineno) - first + 1
+                visit(child, name + ".", path)
+            else:
+                visit(child, prefix, path)
+
+    for path in _sources():
+        visit(ast.parse(path.read_text(encoding="utf-8")), "", _name(path))
+    return lengths
+
+
+def test_no_module_over_400_lines() -> None:
+    over = {name: n for name, n in module_lengths().items() if n > MAX_MODULE_LINES}
+    unlisted = {name: n for name, n in over.items() if not _allowed(name, MODULES_OVER)}
+    assert unlisted == {}, f"modules over {MAX_MODULE_LINES} lines: {unlisted}"
+
+
+def test_no_function_over_60_lines() -> None:
+    over = {name: n for name, n in function_lengths().items() if n > MAX_FUNCTION_LINES}
+    unlisted = {name: n for name, n in over.items() if not _allowed(name, FUNCTIONS_OVER)}
+    assert unlisted == {}, f"functions over {MAX_FUNCTION_LINES} lines: {unlisted}"
+
+
+def test_the_allow_lists_only_name_what_is_still_over() -> None:
+    modules = [m for m, n in module_lengths().items() if n > MAX_MODULE_LINES]
+    functions = [f for f, n in function_lengths().items() if n > MAX_FUNCTION_LINES]
+    stale = {e for e in MODULES_OVER if not any(_allowed(m, {e}) for m in modules)}
+    stale |= {e for e in FUNCTIONS_OVER if not any(_allowed(f, {e}) for f in functions)}
+    assert stale == set(), f"no longer over the limit, remove from the allow-list: {stale}"

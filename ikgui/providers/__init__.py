@@ -4,7 +4,9 @@ Each implements :class:`ikgui.domain.streaming.Provider`. :func:`make_provider` 
 one from its settings. Module map: ``sse``/``ndjson`` decode bytes, the
 ``*_stream`` interpreters turn messages into stream items, ``parser`` joins the two,
 ``convert`` writes each provider's message form, ``http`` holds the client and
-timeouts, ``errors`` writes every user-facing sentence.
+timeouts, ``reply_stream`` reads one streamed reply within them, ``errors`` (with
+``status_errors``, ``exception_errors`` and ``error_text``) writes every user-facing
+sentence.
 """
 
 from __future__ import annotations
