@@ -52,9 +52,6 @@ class ScrollbackView(StartMixin, QTextBrowser):
     fork_requested = Signal(int)
     edit_resend_requested = Signal(int, str)
     retry_requested = Signal(int)
-    #: The user reached the top and every held event is already shown (nothing to do:
-    #: ``show_events`` hands over the whole transcript and pages are loaded here).
-    load_earlier_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -411,10 +408,7 @@ class ScrollbackView(StartMixin, QTextBrowser):
         bar = self.verticalScrollBar()
         if self._loading or bar.maximum() == 0:
             return
-        if value <= bar.minimum():
-            if self._first > 0:
-                self.load_earlier()
-            else:
-                self.load_earlier_requested.emit()
+        if value <= bar.minimum() and self._first > 0:
+            self.load_earlier()
         elif value >= bar.maximum() and self.has_later():
             self.load_later()

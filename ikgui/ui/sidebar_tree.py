@@ -152,18 +152,6 @@ class ConversationTree(QAbstractItemModel):
         node = self._by_id.get(conv_id)
         return self._index_of_node(node) if node is not None else QModelIndex()
 
-    def loaded_ids(self) -> list[str]:
-        """Every conversation with a row (loaded so far), depth first."""
-        out: list[str] = []
-
-        def walk(nodes: list[Node]) -> None:
-            for node in nodes:
-                out.append(node.id)
-                walk(node.children or [])
-
-        walk(self._top)
-        return out
-
     # -- streaming badge, times ---------------------------------------------------------
     def set_streaming(self, conv_id: str, streaming: bool) -> None:
         if streaming:
