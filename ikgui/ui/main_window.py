@@ -38,15 +38,15 @@ from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain
-from ikgui.ui.sidebar import ConversationSidebar
+from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
+from ikgui.ui.sidebar.sidebar import ConversationSidebar
 from ikgui.ui.unsaved import UnsavedIndicator
+from ikgui.ui.window.actions import WindowActions
 from ikgui.ui.window.chrome import ChromePresenter
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
 from ikgui.ui.window.policy import policy_for
-from ikgui.ui.window_actions import WindowActions
-from ikgui.ui.working_prompt import WorkingPromptPanel
 
 if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel

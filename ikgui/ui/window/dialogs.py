@@ -18,7 +18,7 @@ class WindowDialogs:
         self.window = window
 
     def open_settings(self, page: str = "providers") -> Any:
-        from ikgui.ui.settings_dialog import SettingsDialog
+        from ikgui.ui.settings.settings_dialog import SettingsDialog
 
         window = self.window
         settings = window.session.settings

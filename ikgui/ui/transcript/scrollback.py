@@ -5,7 +5,7 @@ One document keeps plain selection and Ctrl+C working across items. Only the las
 a long transcript is laid out; earlier pages are inserted above when the user scrolls to
 the top. A streaming reply grows by inserting at the end of its frame and is rendered as
 Markdown once, when it finishes. Every item keeps to the render budget of
-:mod:`ikgui.ui.render_budget`; what it leaves out opens in a viewer of its own.
+:mod:`ikgui.ui.transcript.render_budget`; what it leaves out opens in a viewer of its own.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.ui.markdown import SafeDocument, is_safe_link
-from ikgui.ui.render_budget import table_at
-from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
-from ikgui.ui.scrollback_body import FULL_SCHEME, internal_link
-from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
-from ikgui.ui.scrollback_render import Item, ItemWriter
-from ikgui.ui.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
-from ikgui.ui.scrollback_start import PAGE_SIZE, StartMixin
+from ikgui.ui.transcript.markdown import SafeDocument, is_safe_link
+from ikgui.ui.transcript.render_budget import table_at
+from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
+from ikgui.ui.transcript.scrollback_body import FULL_SCHEME, internal_link
+from ikgui.ui.transcript.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
+from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
+from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
+from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
 
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.

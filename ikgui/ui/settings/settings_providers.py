@@ -22,7 +22,7 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
-from ikgui.ui.settings_common import (
+from ikgui.ui.settings.settings_common import (
     Issue,
     ListEditor,
     add_row,
@@ -35,7 +35,12 @@ from ikgui.ui.settings_common import (
     set_role,
     url_problem,
 )
-from ikgui.ui.settings_drafts import DEFAULT_URLS, KIND_LABELS, ProviderDraft, connected_text
+from ikgui.ui.settings.settings_drafts import (
+    DEFAULT_URLS,
+    KIND_LABELS,
+    ProviderDraft,
+    connected_text,
+)
 
 TestConnection = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
 

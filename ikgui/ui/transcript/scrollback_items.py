@@ -23,7 +23,7 @@ from PySide6.QtGui import (
 
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
-from ikgui.ui.markdown import MarkdownStyle, monospace_family
+from ikgui.ui.transcript.markdown import MarkdownStyle, monospace_family
 
 #: Frame properties: the event id and the role of an item (tests read the role too).
 EVENT_ID_PROPERTY = QTextFormat.Property.UserProperty + 1
@@ -55,7 +55,7 @@ def _shown_as(kind: str) -> tuple[str, str]:
 @dataclass(frozen=True)
 class ItemDisplay:
     """What an item shows, independent of Qt: the safety-relevant part is ``markdown``
-    (the text goes through :func:`ikgui.ui.markdown.render_markdown`, never HTML)."""
+    (the text goes through :func:`ikgui.ui.transcript.markdown.render_markdown`, never HTML)."""
 
     role: str
     label: str
