@@ -70,6 +70,11 @@ class ProvidersPage(QWidget):
             for p in settings.providers.values()
         ]
 
+        self._build_fields(keys)
+        self._lay_out()
+        self._connect()
+
+    def _build_fields(self, keys: KeyStore) -> None:
         self.editor = ListEditor("providerList", "provider")
         self.editor.add_requested.connect(self.add_provider)
         self.editor.remove_requested.connect(self.remove_provider)
@@ -98,6 +103,7 @@ class ProvidersPage(QWidget):
         icons.set_icon(self.test_button, "retry")
         self.test_result = label("", "hint", "testConnectionResult")
 
+    def _lay_out(self) -> None:
         key_row = QHBoxLayout()
         key_row.setSpacing(6)
         key_row.addWidget(self.key_edit, 1)
@@ -135,6 +141,7 @@ class ProvidersPage(QWidget):
         layout.addWidget(self.editor)
         layout.addLayout(right, 1)
 
+    def _connect(self) -> None:
         self.name_edit.textEdited.connect(self._name_edited)
         self.kind_combo.activated.connect(self._kind_chosen)
         self.url_edit.textEdited.connect(self._url_edited)
