@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # (the children import as little as the app itself)
     from ikgui.domain.events import Event
     from ikgui.domain.session import SessionEvent
     from ikgui.ui.main_window import MainWindow
-    from ikgui.ui.scrollback_render import Item
+    from ikgui.ui.transcript.scrollback_render import Item
 
 T = TypeVar("T")
 
@@ -67,7 +67,7 @@ NOT_BEFORE_PAINT = (
     "httpcore",
     "ikgui.providers",
     "keyring",
-    "ikgui.ui.settings_dialog",
+    "ikgui.ui.settings.settings_dialog",
     "PySide6.QtNetwork",
 )
 #: Child processes and the temporary folder, for the watchdog to clean up.

@@ -9,6 +9,7 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -37,6 +38,22 @@ async def test_connection(config: ProviderSettings, key: str | None) -> list[str
         await provider.aclose()
 
 
+def settings_saver(
+    session: Session, config: Path | None = None, providers: Providers | None = None
+) -> Callable[[Settings], None]:
+    """The one place new settings take effect: written to ``config`` (when given), then
+    handed to the providers and to the session."""
+
+    def save(new: Settings) -> None:
+        if config is not None:
+            save_settings(new, config)
+        if providers is not None:
+            providers.settings = new
+        session.settings = new
+
+    return save
+
+
 def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWindow:
     """The real window over the store and providers found under ``home``."""
     from ikgui.storage import open_store
@@ -58,16 +75,12 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     paths.config_dir.mkdir(parents=True, exist_ok=True)
     ui_state = QSettings(str(paths.config_dir / "window.ini"), QSettings.Format.IniFormat)
 
-    def save(new: Settings) -> None:
-        save_settings(new, paths.config)
-        providers.settings = new
-
     services = WindowServices(
         session=session,
         keys=keys,
         refresh_models=providers.refresh_models,
         test_connection=test_connection,
-        save_settings=save,
+        save_settings=settings_saver(session, paths.config, providers),
         ui_state=ui_state,
         problems=list(settings.problems),
         check_timeout=check_timeout,
@@ -123,7 +136,7 @@ def open_demo() -> MainWindow:
         keys=KeyStore(),
         refresh_models=_no_models,
         test_connection=test_connection,
-        save_settings=lambda _settings: None,
+        save_settings=settings_saver(session),  # the demo writes no config.toml
         ui_state=ui_state,
         on_closed=closed,
         read_only=True,

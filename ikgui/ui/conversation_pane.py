@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
-from ikgui.ui.prompt_editor import PromptEditor
-from ikgui.ui.scrollback import ScrollbackView
+from ikgui.ui.prompt.prompt_editor import PromptEditor
+from ikgui.ui.transcript.scrollback import ScrollbackView
 
 if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel

@@ -57,6 +57,3 @@ def new_loop() -> EventLoop:
     app = application()
     app.setQuitOnLastWindowClosed(False)
     return EventLoop(app)
-
-
-asyncSlot = qasync.asyncSlot

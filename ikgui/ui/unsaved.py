@@ -97,11 +97,11 @@ class UnsavedIndicator(QWidget):
         if window.statusBar().currentMessage().startswith("Waiting for the reply"):
             window.statusBar().clearMessage()  # the wait is over
         window.scrollback.show_events(session.state.scrollback)
-        window._last_seen_event = window._own_last_event()
+        window.drafts.mark_seen()
         if session.saved and not session.writes.touches(session.conversation.id):
             window.sidebar.refresh_conversation(session.conversation.id)
             window.sidebar.set_current(session.conversation.id)
-        window._refresh_chrome()
+        window.chrome.refresh()
         self.refresh()
 
     def _on_send_waiting(self, conv_id: str) -> None:

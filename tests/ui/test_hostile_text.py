@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest_asyncio
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QAction, QHelpEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.plain import action_text, error_box, tooltip
-from ikgui.ui.sidebar_rows import SnippetRole, TitleRole
+from ikgui.ui.sidebar.sidebar_rows import IdRole, SnippetRole, TitleRole
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
@@ -176,13 +176,27 @@ async def test_hostile_strings_are_shown_as_plain_text_everywhere(
         await quiet(win)
 
 
+def loaded_ids(model: QAbstractItemModel) -> list[str]:
+    """Every conversation with a row (loaded so far), depth first."""
+    out: list[str] = []
+
+    def walk(parent: QModelIndex) -> None:
+        for row in range(model.rowCount(parent)):
+            index = model.index(row, 0, parent)
+            out.append(index.data(IdRole))
+            walk(index)
+
+    walk(QModelIndex())
+    return out
+
+
 async def test_sidebar_rows_window_title_and_tooltip_reveal_bidi_and_escape_html(
     hostile: MainWindow,
 ) -> None:
     win = hostile
     model = win.sidebar.model
     titles = {}
-    for conv_id in model.loaded_ids():
+    for conv_id in loaded_ids(model):
         index = model.index_of(conv_id)
         titles[conv_id] = index.data(Qt.ItemDataRole.DisplayRole)
         tip = index.data(Qt.ItemDataRole.ToolTipRole)

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Event
-from ikgui.ui import reply_viewer
-from ikgui.ui.render_budget import (
+from ikgui.ui.transcript import reply_viewer
+from ikgui.ui.transcript.render_budget import (
     DISPLAY_LIMIT,
     STREAM_LIMIT,
     TABLE_CELL_BUDGET,
@@ -31,9 +31,9 @@ from ikgui.ui.render_budget import (
     plan,
     table_at,
 )
-from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
-from ikgui.ui.scrollback import ScrollbackView
-from ikgui.ui.scrollback_body import OPEN_FULL, SHOW_TABLE, STILL_ARRIVING
+from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
+from ikgui.ui.transcript.scrollback import ScrollbackView
+from ikgui.ui.transcript.scrollback_body import OPEN_FULL, SHOW_TABLE, STILL_ARRIVING
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.test_window import closed, opened, quiet, reply, write_config

@@ -21,10 +21,10 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QMenu
 
 from ikgui.domain.events import Event
-from ikgui.ui import scrollback as scrollback_module
-from ikgui.ui.markdown import SafeDocument, hard_breaks, is_safe_link, render_markdown
-from ikgui.ui.scrollback import MAX_LOADED, PAGE_SIZE, ScrollbackView
-from ikgui.ui.scrollback_items import ROLE_PROPERTY, Colors, display_for
+from ikgui.ui.transcript import scrollback_menu
+from ikgui.ui.transcript.markdown import SafeDocument, hard_breaks, is_safe_link, render_markdown
+from ikgui.ui.transcript.scrollback import MAX_LOADED, PAGE_SIZE, ScrollbackView
+from ikgui.ui.transcript.scrollback_items import ROLE_PROPERTY, Colors, display_for
 
 C = "chat-test"
 
@@ -239,7 +239,7 @@ def test_only_http_links_open_and_only_on_click(
 ) -> None:
     opened: list[str] = []
     monkeypatch.setattr(
-        scrollback_module.QDesktopServices, "openUrl", lambda url: opened.append(url.toString())
+        scrollback_menu.QDesktopServices, "openUrl", lambda url: opened.append(url.toString())
     )
     view.show_events([ev(1, "assistant", "[docs](https://example.com/docs) and http://a.example")])
     assert not view.openLinks() and not view.openExternalLinks()

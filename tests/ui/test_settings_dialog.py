@@ -19,7 +19,7 @@ from ikgui.config import load_settings, save_settings
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.settings import AgentSettings, Price, ProviderSettings, Settings
 from ikgui.keys import KeyStore
-from ikgui.ui.settings_dialog import SettingsDialog
+from ikgui.ui.settings.settings_dialog import SettingsDialog
 from tests.support.memkeyring import MemoryKeyring
 from tests.ui.conftest import wait_until
 

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.storage import SqliteStore, open_store
-from ikgui.ui.conversation_model import (
+from ikgui.ui.sidebar.conversation_model import (
     ClosedRole,
     ConversationListModel,
     ConversationRole,
@@ -31,7 +31,7 @@ from ikgui.ui.conversation_model import (
     TagsRole,
     TitleRole,
 )
-from ikgui.ui.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.sidebar import ConversationSidebar
 
 NOW = time.time()
 

@@ -18,7 +18,7 @@ from ikgui.domain.events import Conversation, Event
 from ikgui.storage import open_store
 from ikgui.ui import icons
 from ikgui.ui.first_paint import FirstPaint
-from ikgui.ui.scrollback import FIRST_SCREEN, PAGE_SIZE, ScrollbackView
+from ikgui.ui.transcript.scrollback import FIRST_SCREEN, PAGE_SIZE, ScrollbackView
 from tests.ui.test_window import closed, opened
 
 #: Not needed to paint the window: loaded (if at all) after the first paint.
@@ -27,7 +27,7 @@ LAZY = (
     "httpcore",
     "ikgui.providers",
     "keyring",
-    "ikgui.ui.settings_dialog",
+    "ikgui.ui.settings.settings_dialog",
     "ikgui.ui.welcome",
     "ikgui.domain.demo",
     "PySide6.QtNetwork",

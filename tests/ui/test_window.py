@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 from ikgui.app import build_window
 from ikgui.domain.events import Kind
 from ikgui.storage import open_store
-from ikgui.ui.conversation_model import ConversationListModel, IdRole
 from ikgui.ui.main_window import MainWindow
+from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until

@@ -20,10 +20,10 @@ from PySide6.QtGui import (
 
 from ikgui.domain.events import Event
 from ikgui.domain.safetext import reveal_bidi
-from ikgui.ui.markdown import is_code_block
-from ikgui.ui.render_budget import STREAM_LIMIT
-from ikgui.ui.scrollback_body import BodyWriter
-from ikgui.ui.scrollback_items import (
+from ikgui.ui.transcript.markdown import is_code_block
+from ikgui.ui.transcript.render_budget import STREAM_LIMIT
+from ikgui.ui.transcript.scrollback_body import BodyWriter
+from ikgui.ui.transcript.scrollback_items import (
     PLACEHOLDER,
     Colors,
     ItemDisplay,

@@ -1,4 +1,4 @@
-"""How the transcript starts (a mixin of :class:`ikgui.ui.scrollback.ScrollbackView`): it
+"""How the transcript starts (a mixin of :class:`ikgui.ui.transcript.scrollback.ScrollbackView`): it
 is laid out once shown, at its real width, scrolled to the end; and until the window's
 first paint only about a screenful of it is there, the rest of the last page being added
 above right after that paint."""

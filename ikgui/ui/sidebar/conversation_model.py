@@ -16,7 +16,7 @@ re-reads what is loaded and applies the differences as row insertions, removals,
 and ``dataChanged`` — a model reset only when very many rows changed places.
 
 The item roles (``ConversationRole``, ``StreamingRole``...) are defined in
-:mod:`ikgui.ui.sidebar_rows` and re-exported here.
+:mod:`ikgui.ui.sidebar.sidebar_rows` and re-exported here.
 """
 
 from __future__ import annotations
@@ -29,23 +29,23 @@ from PySide6.QtCore import QModelIndex, QObject
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
-from ikgui.ui.sidebar_rows import AgentRole as AgentRole
-from ikgui.ui.sidebar_rows import ClosedRole as ClosedRole
-from ikgui.ui.sidebar_rows import ConversationRole as ConversationRole
-from ikgui.ui.sidebar_rows import DetailRole as DetailRole
-from ikgui.ui.sidebar_rows import EventIdRole as EventIdRole
-from ikgui.ui.sidebar_rows import IdRole as IdRole
-from ikgui.ui.sidebar_rows import MessageCountRole as MessageCountRole
-from ikgui.ui.sidebar_rows import QueryRole as QueryRole
-from ikgui.ui.sidebar_rows import RelativeTimeRole as RelativeTimeRole
-from ikgui.ui.sidebar_rows import SnippetRole as SnippetRole
-from ikgui.ui.sidebar_rows import StreamingRole as StreamingRole
-from ikgui.ui.sidebar_rows import TagsRole as TagsRole
-from ikgui.ui.sidebar_rows import TitleRole as TitleRole
-from ikgui.ui.sidebar_rows import TrashedRole as TrashedRole
-from ikgui.ui.sidebar_rows import UpdatedRole as UpdatedRole
-from ikgui.ui.sidebar_rows import sort_key
-from ikgui.ui.sidebar_tree import AnyIndex, ConversationTree
+from ikgui.ui.sidebar.sidebar_rows import AgentRole as AgentRole
+from ikgui.ui.sidebar.sidebar_rows import ClosedRole as ClosedRole
+from ikgui.ui.sidebar.sidebar_rows import ConversationRole as ConversationRole
+from ikgui.ui.sidebar.sidebar_rows import DetailRole as DetailRole
+from ikgui.ui.sidebar.sidebar_rows import EventIdRole as EventIdRole
+from ikgui.ui.sidebar.sidebar_rows import IdRole as IdRole
+from ikgui.ui.sidebar.sidebar_rows import MessageCountRole as MessageCountRole
+from ikgui.ui.sidebar.sidebar_rows import QueryRole as QueryRole
+from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole as RelativeTimeRole
+from ikgui.ui.sidebar.sidebar_rows import SnippetRole as SnippetRole
+from ikgui.ui.sidebar.sidebar_rows import StreamingRole as StreamingRole
+from ikgui.ui.sidebar.sidebar_rows import TagsRole as TagsRole
+from ikgui.ui.sidebar.sidebar_rows import TitleRole as TitleRole
+from ikgui.ui.sidebar.sidebar_rows import TrashedRole as TrashedRole
+from ikgui.ui.sidebar.sidebar_rows import UpdatedRole as UpdatedRole
+from ikgui.ui.sidebar.sidebar_rows import sort_key
+from ikgui.ui.sidebar.sidebar_tree import AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
 #: A fork chain longer than this is treated as broken (a cycle) when revealing a row.

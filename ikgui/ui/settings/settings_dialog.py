@@ -19,11 +19,11 @@ from ikgui.domain.settings import Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
-from ikgui.ui.settings_agents import AgentsPage
-from ikgui.ui.settings_common import Issue, label, named, set_invalid
-from ikgui.ui.settings_general import GeneralPage
-from ikgui.ui.settings_prices import PricesPage
-from ikgui.ui.settings_providers import ProvidersPage, TestConnection
+from ikgui.ui.settings.settings_agents import AgentsPage
+from ikgui.ui.settings.settings_common import Issue, label, named, set_invalid
+from ikgui.ui.settings.settings_general import GeneralPage
+from ikgui.ui.settings.settings_prices import PricesPage
+from ikgui.ui.settings.settings_providers import ProvidersPage, TestConnection
 
 PAGES = ("providers", "agents", "prices", "general")
 

@@ -22,7 +22,7 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
-from ikgui.ui.settings_common import (
+from ikgui.ui.settings.settings_common import (
     Issue,
     ListEditor,
     add_row,
@@ -35,7 +35,12 @@ from ikgui.ui.settings_common import (
     set_role,
     url_problem,
 )
-from ikgui.ui.settings_drafts import DEFAULT_URLS, KIND_LABELS, ProviderDraft, connected_text
+from ikgui.ui.settings.settings_drafts import (
+    DEFAULT_URLS,
+    KIND_LABELS,
+    ProviderDraft,
+    connected_text,
+)
 
 TestConnection = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
 
@@ -65,6 +70,11 @@ class ProvidersPage(QWidget):
             for p in settings.providers.values()
         ]
 
+        self._build_fields(keys)
+        self._lay_out()
+        self._connect()
+
+    def _build_fields(self, keys: KeyStore) -> None:
         self.editor = ListEditor("providerList", "provider")
         self.editor.add_requested.connect(self.add_provider)
         self.editor.remove_requested.connect(self.remove_provider)
@@ -93,6 +103,7 @@ class ProvidersPage(QWidget):
         icons.set_icon(self.test_button, "retry")
         self.test_result = label("", "hint", "testConnectionResult")
 
+    def _lay_out(self) -> None:
         key_row = QHBoxLayout()
         key_row.setSpacing(6)
         key_row.addWidget(self.key_edit, 1)
@@ -130,6 +141,7 @@ class ProvidersPage(QWidget):
         layout.addWidget(self.editor)
         layout.addLayout(right, 1)
 
+    def _connect(self) -> None:
         self.name_edit.textEdited.connect(self._name_edited)
         self.kind_combo.activated.connect(self._kind_chosen)
         self.url_edit.textEdited.connect(self._url_edited)

@@ -1,4 +1,4 @@
-"""Writes an item's body within its render budget (see :mod:`ikgui.ui.render_budget`):
+"""Writes an item's body within its render budget (see :mod:`ikgui.ui.transcript.render_budget`):
 Markdown for what fits, big tables as preformatted text with a "Show as table" link, the
 head of a long body with an "Open full reply" link, bidi controls made visible.
 
@@ -18,9 +18,9 @@ from PySide6.QtGui import (
 )
 
 from ikgui.domain.safetext import reveal_bidi
-from ikgui.ui.markdown import monospace_family, render_markdown
-from ikgui.ui.render_budget import Segment, head_of, plan
-from ikgui.ui.scrollback_items import Colors, blend
+from ikgui.ui.transcript.markdown import monospace_family, render_markdown
+from ikgui.ui.transcript.render_budget import Segment, head_of, plan
+from ikgui.ui.transcript.scrollback_items import Colors, blend
 
 FULL_SCHEME = "ikgui-full"
 TABLE_SCHEME = "ikgui-table"

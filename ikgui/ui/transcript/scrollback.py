@@ -5,33 +5,29 @@ One document keeps plain selection and Ctrl+C working across items. Only the las
 a long transcript is laid out; earlier pages are inserted above when the user scrolls to
 the top. A streaming reply grows by inserting at the end of its frame and is rendered as
 Markdown once, when it finishes. Every item keeps to the render budget of
-:mod:`ikgui.ui.render_budget`; what it leaves out opens in a viewer of its own.
+:mod:`ikgui.ui.transcript.render_budget`; what it leaves out opens in a viewer of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QPoint, QUrl, Signal
+from PySide6.QtCore import QEvent, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
-    QDesktopServices,
-    QGuiApplication,
     QShowEvent,
     QTextCursor,
     QTextFrame,
 )
-from PySide6.QtWidgets import QMenu, QTextBrowser, QWidget
+from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.ui.markdown import SafeDocument, is_safe_link
-from ikgui.ui.render_budget import table_at
-from ikgui.ui.reply_viewer import FullTextDialog, TableDialog
-from ikgui.ui.scrollback_body import FULL_SCHEME, internal_link
-from ikgui.ui.scrollback_items import EVENT_ID_PROPERTY, Colors, copy_text
-from ikgui.ui.scrollback_render import Item, ItemWriter
-from ikgui.ui.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
-from ikgui.ui.scrollback_start import PAGE_SIZE, StartMixin
+from ikgui.ui.transcript.markdown import SafeDocument
+from ikgui.ui.transcript.scrollback_items import Colors
+from ikgui.ui.transcript.scrollback_menu import MenuMixin
+from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
+from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
+from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
 
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
@@ -46,15 +42,12 @@ def _hidden(event: Event) -> bool:
     return event.kind == Kind.ASSISTANT and not event.content and event.may_have("failed")
 
 
-class ScrollbackView(StartMixin, QTextBrowser):
+class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
     edit_resend_requested = Signal(object, str)
     retry_requested = Signal(object)
-    #: The user reached the top and every held event is already shown (nothing to do:
-    #: ``show_events`` hands over the whole transcript and pages are loaded here).
-    load_earlier_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -274,40 +267,6 @@ class ScrollbackView(StartMixin, QTextBrowser):
         super().showEvent(event)
         self._shown()
 
-    # -- menus and links ---------------------------------------------------------------
-    def menu_for(self, event_id: int) -> QMenu:
-        """The item's context menu (Copy, Fork from here, Edit and resend, Retry)."""
-        item = self._by_id[event_id]
-        event = item.event
-        menu = QMenu(self)
-        if self.textCursor().hasSelection():
-            menu.addAction("Copy selection", self.copy).setObjectName("actionCopySelection")
-        menu.addAction("Copy", lambda: self._copy_item(event_id)).setObjectName("actionCopyItem")
-        menu.addSeparator()
-        fork = menu.addAction("Fork from here", lambda: self.fork_requested.emit(event_id))
-        fork.setObjectName("actionForkHere")
-        fork.setEnabled(item.parts is None and not event.data.get("streaming"))
-        if event.kind == Kind.USER:
-            edit = menu.addAction(
-                "Edit and resend",
-                lambda: self.edit_resend_requested.emit(event_id, self._event(event_id).content),
-            )
-            edit.setObjectName("actionEditResend")
-        if event.kind == Kind.ERROR:
-            retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
-            retry.setObjectName("actionRetry")
-        return menu
-
-    def event_id_at(self, pos: QPoint) -> int | None:
-        """The event shown at a viewport position (``None`` between items)."""
-        frame: QTextFrame | None = self.cursorForPosition(pos).currentFrame()
-        while frame is not None:
-            event_id = frame.frameFormat().property(EVENT_ID_PROPERTY)
-            if isinstance(event_id, int) and event_id in self._by_id:
-                return event_id
-            frame = frame.parentFrame()
-        return None
-
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         event_id = self.event_id_at(event.pos())
         if event_id is None:
@@ -334,35 +293,6 @@ class ScrollbackView(StartMixin, QTextBrowser):
                 self.scroll_to_bottom()
             else:
                 self.verticalScrollBar().setValue(value)
-
-    def _open_link(self, url: QUrl) -> None:
-        link = internal_link(url)
-        if link is not None:
-            self.open_viewer(*link)
-        elif is_safe_link(url):
-            QDesktopServices.openUrl(url)
-
-    def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None:
-        """ "Open full reply" (``ikgui-full``) or "Show as table" (``ikgui-table``, the
-        table at ``start`` of the item's text): a read-only window over the stored text."""
-        item = self._by_id.get(event_id)
-        if item is None:
-            return None
-        text = copy_text(item.event)
-        title = f"{item.event.kind.replace('_', ' ').capitalize()} — full text"
-        viewer: QWidget
-        if scheme == FULL_SCHEME:
-            viewer = FullTextDialog(text, title, self)
-        else:
-            viewer = TableDialog(table_at(text, start), self)
-        viewer.show()
-        return viewer
-
-    def _copy_item(self, event_id: int) -> None:
-        item = self._by_id.get(event_id)
-        if item is not None:
-            text = item.stream if item.stream is not None else copy_text(item.event)
-            QGuiApplication.clipboard().setText(text)
 
     def _event(self, event_id: int) -> Event:
         return self._by_id[event_id].event
@@ -411,10 +341,7 @@ class ScrollbackView(StartMixin, QTextBrowser):
         bar = self.verticalScrollBar()
         if self._loading or bar.maximum() == 0:
             return
-        if value <= bar.minimum():
-            if self._first > 0:
-                self.load_earlier()
-            else:
-                self.load_earlier_requested.emit()
+        if value <= bar.minimum() and self._first > 0:
+            self.load_earlier()
         elif value >= bar.maximum() and self.has_later():
             self.load_later()

@@ -1,7 +1,7 @@
 """A one-column Qt item model over a tree of cached ``Conversation`` nodes, and the row
 operations that keep a view's selection, expansion and scroll position: insert, remove,
 move and :meth:`ConversationTree._sync` (turn a list of rows into a new list with the
-fewest signals). :class:`ikgui.ui.conversation_model.ConversationListModel` fills it
+fewest signals). :class:`ikgui.ui.sidebar.conversation_model.ConversationListModel` fills it
 from the store.
 
 Indexes carry a node key (``internalId``), not a Python object, so a stale index can
@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ikgui.domain.events import Conversation
-from ikgui.ui.sidebar_rows import RelativeTimeRole, row_value, sort_key
+from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole, row_value, sort_key
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 #: More moves than this in one sync and the caller resets instead of moving rows.
@@ -151,18 +151,6 @@ class ConversationTree(QAbstractItemModel):
         """The row of a loaded conversation (invalid when it is not loaded)."""
         node = self._by_id.get(conv_id)
         return self._index_of_node(node) if node is not None else QModelIndex()
-
-    def loaded_ids(self) -> list[str]:
-        """Every conversation with a row (loaded so far), depth first."""
-        out: list[str] = []
-
-        def walk(nodes: list[Node]) -> None:
-            for node in nodes:
-                out.append(node.id)
-                walk(node.children or [])
-
-        walk(self._top)
-        return out
 
     # -- streaming badge, times ---------------------------------------------------------
     def set_streaming(self, conv_id: str, streaming: bool) -> None:

@@ -9,7 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
 
 from ikgui.domain.settings import AgentSettings, Settings
-from ikgui.ui.settings_common import (
+from ikgui.ui.settings.settings_common import (
     Issue,
     ListEditor,
     add_row,
@@ -19,7 +19,7 @@ from ikgui.ui.settings_common import (
     named,
     set_invalid,
 )
-from ikgui.ui.settings_drafts import AgentDraft, ProviderDraft
+from ikgui.ui.settings.settings_drafts import AgentDraft, ProviderDraft
 
 PROMPT_MODE_LABELS = {
     "off": "Off",

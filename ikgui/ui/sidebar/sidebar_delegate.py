@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.ui.plain import line as _line
-from ikgui.ui.sidebar_rows import (
+from ikgui.ui.sidebar.sidebar_rows import (
     ClosedRole,
     DetailRole,
     IdRole,

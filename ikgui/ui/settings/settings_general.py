@@ -7,9 +7,9 @@ from collections.abc import Callable
 from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSpacerItem, QVBoxLayout, QWidget
 
 from ikgui.domain.settings import Settings
-from ikgui.ui.settings_agents import fill_provider_combo
-from ikgui.ui.settings_common import Issue, add_row, form_layout, label, named
-from ikgui.ui.settings_drafts import AgentDraft, ProviderDraft
+from ikgui.ui.settings.settings_agents import fill_provider_combo
+from ikgui.ui.settings.settings_common import Issue, add_row, form_layout, label, named
+from ikgui.ui.settings.settings_drafts import AgentDraft, ProviderDraft
 
 
 def _heading(text: str) -> QLabel:

@@ -23,7 +23,7 @@ from PySide6.QtGui import (
 
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
-from ikgui.ui.markdown import MarkdownStyle, monospace_family
+from ikgui.ui.transcript.markdown import MarkdownStyle, monospace_family
 
 #: Frame properties: the event id and the role of an item (tests read the role too).
 EVENT_ID_PROPERTY = QTextFormat.Property.UserProperty + 1
@@ -34,29 +34,28 @@ PLACEHOLDER = "…"
 NOTICE_KINDS = frozenset(
     {Kind.PROMPT_EDIT, Kind.REWIND, Kind.FORK, Kind.COMMAND, Kind.AGENT_KILLED, Kind.CLEAR}
 )
-_ROLES = {
-    Kind.USER: "user",
-    Kind.ASSISTANT: "assistant",
-    Kind.SYSTEM: "system",
-    Kind.TOOL_CALL: "tool",
-    Kind.TOOL_RESULT: "tool",
-    Kind.ERROR: "error",
-    Kind.MARK: "mark",
+#: Each kind's role (how its item looks) and label, in one table. (The window's one home
+#: for the labels until the domain has a table of them that the CLI shares.)
+_SHOWN_AS: dict[Kind, tuple[str, str]] = {
+    Kind.USER: ("user", "You"),
+    Kind.ASSISTANT: ("assistant", "Assistant"),
+    Kind.SYSTEM: ("system", "System"),
+    Kind.TOOL_CALL: ("tool", "Tool call"),
+    Kind.TOOL_RESULT: ("tool", "Tool result"),
+    Kind.ERROR: ("error", "Error"),
+    Kind.MARK: ("mark", ""),
 }
-_LABELS = {
-    Kind.USER: "You",
-    Kind.ASSISTANT: "Assistant",
-    Kind.SYSTEM: "System",
-    Kind.TOOL_CALL: "Tool call",
-    Kind.TOOL_RESULT: "Tool result",
-    Kind.ERROR: "Error",
-}
+_UNKNOWN = ("unknown", "")
+
+
+def _shown_as(kind: str) -> tuple[str, str]:
+    return _SHOWN_AS.get(Kind(kind), _UNKNOWN) if kind in KNOWN_KINDS else _UNKNOWN
 
 
 @dataclass(frozen=True)
 class ItemDisplay:
     """What an item shows, independent of Qt: the safety-relevant part is ``markdown``
-    (the text goes through :func:`ikgui.ui.markdown.render_markdown`, never HTML)."""
+    (the text goes through :func:`ikgui.ui.transcript.markdown.render_markdown`, never HTML)."""
 
     role: str
     label: str
@@ -70,7 +69,7 @@ class ItemDisplay:
 def role_of(kind: str) -> str:
     if kind in NOTICE_KINDS:
         return "notice"
-    return _ROLES.get(Kind(kind), "unknown") if kind in KNOWN_KINDS else "unknown"
+    return _shown_as(kind)[0]
 
 
 def display_for(event: Event, text: str | None = None) -> ItemDisplay:
@@ -99,7 +98,7 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         shown = text
     return ItemDisplay(
         role=role,
-        label=_LABELS.get(Kind(kind), "") if kind in KNOWN_KINDS else "",
+        label=_shown_as(kind)[1],
         detail=detail,
         text=shown,
         markdown=kind in (Kind.USER, Kind.ASSISTANT) and not streaming,

@@ -28,14 +28,14 @@ from PySide6.QtWidgets import (
 from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.ports import Store
-from ikgui.ui.conversation_model import ConversationListModel
 from ikgui.ui.icons import icon, set_icon
 from ikgui.ui.plain import line, make_plain
-from ikgui.ui.sidebar_delegate import ConversationDelegate
-from ikgui.ui.sidebar_rows import ConversationRole, EventIdRole
-from ikgui.ui.sidebar_search import SearchResultsModel
-from ikgui.ui.sidebar_view import ConversationTreeView, TagFilterBox
-from ikgui.ui.tag_editor import TagEditorDialog
+from ikgui.ui.sidebar.conversation_model import ConversationListModel
+from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
+from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
+from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
+from ikgui.ui.sidebar.sidebar_view import ConversationTreeView, TagFilterBox
+from ikgui.ui.sidebar.tag_editor import TagEditorDialog
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from ikgui.domain.settings import Price, Settings
 from ikgui.ui import icons
-from ikgui.ui.settings_common import Issue, label, named, number_problem
+from ikgui.ui.settings.settings_common import Issue, label, named, number_problem
 
 MODEL, INPUT, OUTPUT = range(3)
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.safetext import one_line, reveal_bidi
-from ikgui.ui.render_budget import split_row
+from ikgui.ui.transcript.render_budget import split_row
 
 #: Characters the viewer adds per timer tick (~30 ms on a slow machine).
 SLICE = 200_000

@@ -15,7 +15,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from ikgui.domain.events import Conversation, SearchHit
 from ikgui.ui.plain import line
-from ikgui.ui.sidebar_rows import (
+from ikgui.ui.sidebar.sidebar_rows import (
     EventIdRole,
     QueryRole,
     RelativeTimeRole,

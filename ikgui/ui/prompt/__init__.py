@@ -1,0 +1,2 @@
+"""Where the user writes: the prompt editor (history, slash completion) and the
+working-prompt panel."""

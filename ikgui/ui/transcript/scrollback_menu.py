@@ -1,0 +1,98 @@
+"""The transcript's item menus and links (a mixin of
+:class:`ikgui.ui.transcript.scrollback.ScrollbackView`): each item's context menu (Copy,
+Fork from here, Edit and resend, Retry), which item a point shows, and what a link opens
+(a viewer of the full reply or a table; a safe web link in the browser; nothing else)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, cast
+
+from PySide6.QtCore import QPoint, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor, QTextFrame
+from PySide6.QtWidgets import QMenu, QWidget
+
+from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.markdown import is_safe_link
+from ikgui.ui.transcript.render_budget import table_at
+from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
+from ikgui.ui.transcript.scrollback_body import FULL_SCHEME, internal_link
+from ikgui.ui.transcript.scrollback_items import EVENT_ID_PROPERTY, copy_text
+from ikgui.ui.transcript.scrollback_render import Item
+
+
+class _View(Protocol):
+    _by_id: dict[int, Item]
+    fork_requested: Any
+    edit_resend_requested: Any
+    retry_requested: Any
+
+    def textCursor(self) -> QTextCursor: ...
+    def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
+    def copy(self) -> None: ...
+    def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None: ...
+    def _copy_item(self, event_id: int) -> None: ...
+    def _event(self, event_id: int) -> Event: ...
+
+
+class MenuMixin:
+    def menu_for(self: _View, event_id: int) -> QMenu:
+        """The item's context menu (Copy, Fork from here, Edit and resend, Retry)."""
+        item = self._by_id[event_id]
+        event = item.event
+        menu = QMenu(cast(QWidget, self))
+        if self.textCursor().hasSelection():
+            menu.addAction("Copy selection", self.copy).setObjectName("actionCopySelection")
+        menu.addAction("Copy", lambda: self._copy_item(event_id)).setObjectName("actionCopyItem")
+        menu.addSeparator()
+        fork = menu.addAction("Fork from here", lambda: self.fork_requested.emit(event_id))
+        fork.setObjectName("actionForkHere")
+        fork.setEnabled(item.parts is None and not event.data.get("streaming"))
+        if event.kind == Kind.USER:
+            edit = menu.addAction(
+                "Edit and resend",
+                lambda: self.edit_resend_requested.emit(event_id, self._event(event_id).content),
+            )
+            edit.setObjectName("actionEditResend")
+        if event.kind == Kind.ERROR:
+            retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
+            retry.setObjectName("actionRetry")
+        return menu
+
+    def event_id_at(self: _View, pos: QPoint) -> int | None:
+        """The event shown at a viewport position (``None`` between items)."""
+        frame: QTextFrame | None = self.cursorForPosition(pos).currentFrame()
+        while frame is not None:
+            event_id = frame.frameFormat().property(EVENT_ID_PROPERTY)
+            if isinstance(event_id, int) and event_id in self._by_id:
+                return event_id
+            frame = frame.parentFrame()
+        return None
+
+    def _open_link(self: _View, url: QUrl) -> None:
+        link = internal_link(url)
+        if link is not None:
+            self.open_viewer(*link)
+        elif is_safe_link(url):
+            QDesktopServices.openUrl(url)
+
+    def open_viewer(self: _View, scheme: str, event_id: int, start: int = 0) -> QWidget | None:
+        """ "Open full reply" (``ikgui-full``) or "Show as table" (``ikgui-table``, the
+        table at ``start`` of the item's text): a read-only window over the stored text."""
+        item = self._by_id.get(event_id)
+        if item is None:
+            return None
+        text = copy_text(item.event)
+        title = f"{item.event.kind.replace('_', ' ').capitalize()} — full text"
+        viewer: QWidget
+        if scheme == FULL_SCHEME:
+            viewer = FullTextDialog(text, title, cast(QWidget, self))
+        else:
+            viewer = TableDialog(table_at(text, start), cast(QWidget, self))
+        viewer.show()
+        return viewer
+
+    def _copy_item(self: _View, event_id: int) -> None:
+        item = self._by_id.get(event_id)
+        if item is not None:
+            text = item.stream if item.stream is not None else copy_text(item.event)
+            QGuiApplication.clipboard().setText(text)

@@ -1,0 +1,52 @@
+"""The window's chrome: the welcome or the transcript, the working prompt when it is not
+being edited, which actions can act, the status bar and the window title — all drawn
+from the session after each change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ikgui.ui.plain import line as safe_line
+from ikgui.ui.plain import window_title
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
+
+
+class ChromePresenter:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def first_run(self) -> bool:
+        """Nothing stored yet and nothing on screen: show the welcome instead."""
+        window = self.window
+        session, store = window.session, window.store
+        if window.policy.read_only or session.saved or session.state.scrollback:
+            return False
+        return not store.list_conversations(1) and not store.list_conversations(1, trashed=True)
+
+    def refresh(self) -> None:
+        window = self.window
+        session, conv = window.session, window.session.conversation
+        streaming = session.streaming
+        window.pane.show_welcome(self.first_run())
+        if not session.prompt_edited:  # the recorded prompt, unless the user is editing
+            window.working.show_prompt(session.state.working_prompt)
+            window.working.set_edited(False)
+        actions = window.toolbar_actions
+        actions.update()
+        window.pane.set_streaming(streaming)
+        model = session.model or "default model"
+        window.status_model.setText(safe_line(f"{session.provider} · {model}"))
+        tokens = conv.tokens_input + conv.tokens_output
+        window.status_usage.setText(
+            f"{conv.tokens_input:,} in / {conv.tokens_output:,} out · ${conv.cost:.4f}"
+            if tokens
+            else "no tokens yet"
+        )
+        window.status_stream.setText("Streaming…" if streaming else "Ready")
+        title = conv.title or ("New conversation" if not session.saved else conv.id)
+        window.setWindowTitle(f"{window_title(title)} — ikgui{window.policy.title_suffix}")
+        window.policy.restrict(window)
+        if actions.current_model() != (session.model or ""):
+            actions.set_models(actions.model_names(), session.model)

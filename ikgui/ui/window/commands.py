@@ -1,0 +1,193 @@
+"""What the window's widgets ask for, run against the session: the toolbar's actions, the
+sidebar's and the transcript's context menus, the prompt and the working-prompt panel.
+
+Everything goes through the session (slash lines through the command registry); an
+error becomes one visible line, never a traceback. Work that waits runs as a named task
+on the window (:meth:`MainWindow.spawn`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ikgui.domain.errors import IkguiError, ProviderError
+from ikgui.domain.events import Kind
+from ikgui.domain.sendlock import BusyError
+from ikgui.ui.plain import line as safe_line
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
+
+
+class WindowCommands:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.session = window.session
+
+    def connect(self) -> None:
+        """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
+        w, a, s = self.window, self.window.toolbar_actions, self.session
+        a["actionNew"].triggered.connect(lambda: self.run_line("/new"))
+        a["actionMark"].triggered.connect(self.mark)
+        a["actionRewind"].triggered.connect(lambda: self.run_line("/rewind"))
+        a.rewind_menu.triggered.connect(lambda act: self.rewind_to(int(act.data())))
+        a["actionFork"].triggered.connect(lambda: self.run_line("/fork"))
+        a["actionClear"].triggered.connect(lambda: self.run_line("/clear"))
+        a["actionStop"].triggered.connect(self.stop)
+        a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
+        a["actionTags"].triggered.connect(lambda: w.sidebar.edit_tags(w.current_id))
+        a["actionExport"].triggered.connect(lambda: self.export(w.current_id))
+        a["actionDelete"].triggered.connect(lambda: self.trash(w.current_id))
+        a["actionSettings"].triggered.connect(lambda: w.open_settings())
+        a.model_selector.activated.connect(
+            lambda i: self.run_line(f"/model {a.model_selector.itemData(i)}")
+        )
+
+        w.prompt.submitted.connect(self.run_line)
+        w.prompt.stop_requested.connect(self.stop)
+        w.send_button.clicked.connect(w.prompt.submit)
+        w.stop_button.clicked.connect(self.stop)
+        w.working.edited.connect(self.prompt_edited)
+        w.working.commit_requested.connect(self.commit_prompt)
+        w.working.show_context_requested.connect(w.show_context)
+        w.banner.settings_requested.connect(lambda: w.open_settings("providers"))
+        w.pane.setup_requested.connect(lambda: w.open_settings("providers"))
+        w.pane.demo_requested.connect(w.open_demo)
+
+        bar = w.sidebar
+        bar.conversation_activated.connect(self.open_conversation)
+        bar.rename_requested.connect(lambda cid, t: self.guard(s.rename, cid, t))
+        bar.tags_requested.connect(lambda cid, tags: self.guard(s.set_tags_of, cid, tags))
+        bar.fork_requested.connect(self.fork_conversation)
+        bar.export_requested.connect(self.export)
+        bar.trash_requested.connect(self.trash)
+        bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
+        bar.close_requested.connect(lambda cid: self.run_line(f"/kill {cid}"))
+
+        v = w.scrollback
+        v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
+        v.edit_resend_requested.connect(self.edit_and_resend)
+        v.retry_requested.connect(self.retry)
+
+    def guard(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run a session call from a click; an error becomes one visible line."""
+        if self.window.policy.refuses(self.window):
+            return None
+        try:
+            return fn(*args)
+        except IkguiError as exc:
+            self.window.show_feedback(exc.line, error=True)
+            return None
+
+    # -- running lines ---------------------------------------------------------------
+    def run_line(self, line: str) -> asyncio.Task[Any]:
+        """Send a message or run a slash command, as typed in the prompt editor."""
+        window = self.window
+        window.show_feedback("")
+        if window.policy.refuses(window):
+            return window.spawn(asyncio.sleep(0), "refused")
+        return window.spawn(self._execute(line), f"line:{self.session.conversation.id}")
+
+    def _position(self) -> tuple[str, int | None]:
+        shown = self.session.state.scrollback
+        return self.window.current_id, shown[-1].id if shown else None
+
+    async def _execute(self, line: str) -> None:
+        window = self.window
+        before = self._position()
+        try:
+            output = await self.session.execute(line)
+        except ProviderError as exc:
+            window.show_feedback(exc.line, error=True)  # also saved as an error event
+            return
+        except IkguiError as exc:
+            window.show_feedback(exc.line, error=True)
+            refused = isinstance(exc, BusyError) or self._position() == before
+            if not window.prompt.toPlainText() and refused:
+                window.prompt.setPlainText(line)  # nothing was recorded: keep the text
+            return
+        except asyncio.CancelledError:
+            window.statusBar().showMessage("Stopped", 4000)
+            return
+        finally:
+            window.chrome.refresh()
+        if self.session.quit_requested:
+            window.close()
+            return
+        if not output:
+            return
+        after = self._position()
+        if after[0] != before[0]:  # switched (/new, /load, /fork, /kill): say where to
+            window.statusBar().showMessage(safe_line(output.splitlines()[0]), 6000)
+        elif after == before:  # nothing was recorded: the output is shown only here
+            window.show_feedback(output)
+
+    def mark(self) -> None:
+        label = self.window.ask_text("Mark", "Label for this checkpoint (optional):", "")
+        if label is not None:
+            self.run_line(f"/mark {label}".rstrip())
+
+    def rewind_to(self, mark_event_id: int) -> None:
+        self.guard(self.session.rewind_to, mark_event_id)
+
+    def stop(self) -> None:
+        if self.session.stop():
+            self.window.statusBar().showMessage("Stopping…", 2000)
+
+    def commit_prompt(self) -> None:
+        self.guard(self.session.commit_prompt)
+        self.window.working.set_edited(self.session.prompt_edited)
+
+    def prompt_edited(self, text: str) -> None:
+        self.session.stage_prompt(text)
+        self.window.working.set_edited(self.session.prompt_edited)
+
+    def edit_and_resend(self, event_id: int, text: str) -> None:
+        edited = self.window.ask_text(
+            "Edit and resend", "Send this instead (in a new branch):", text
+        )
+        if edited is None or not edited.strip():
+            return
+        if self.guard(self.session.fork, event_id - 1) is not None:
+            self.run_line(edited)
+
+    def retry(self, error_event_id: int) -> None:
+        context = self.session.state.context
+        users = [e for e in context if e.kind == Kind.USER and e.id < error_event_id]
+        if users:
+            self.run_line(users[-1].content)
+
+    # -- conversations -----------------------------------------------------------------
+    def open_conversation(self, conv_id: str, event_id: object = None) -> None:
+        self.window.drafts.save_draft()
+        if self.guard(self.session.open, conv_id) is None:
+            return
+        if isinstance(event_id, int):  # a search hit: show the matching message
+            self.window.scrollback.scroll_to_event(event_id)
+
+    def fork_conversation(self, conv_id: str) -> None:
+        if conv_id != self.window.current_id:
+            self.open_conversation(conv_id)
+        self.run_line("/fork")
+
+    def export(self, conv_id: str) -> None:
+        if conv_id != self.window.current_id:
+            self.open_conversation(conv_id)
+        path = self.window.ask_save_path(f"{conv_id}.json")
+        if path:
+            fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
+            self.run_line(f"/export {fmt} {path}")
+
+    def trash(self, conv_id: str) -> None:
+        window, session = self.window, self.session
+        if self.guard(session.trash, conv_id) is None:
+            return
+        window.sidebar.reload()
+        if conv_id == window.current_id:
+            nxt = window.store.last_conversation()
+            if nxt is not None:
+                session.open(nxt.id)
+            else:
+                session.new_conversation(session.settings.default_agent)
+        window.statusBar().showMessage(safe_line(f"Moved {conv_id} to the Trash"), 6000)

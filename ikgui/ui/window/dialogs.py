@@ -1,0 +1,67 @@
+"""The window's non-modal dialogs: Settings (saving applies the new settings and checks
+the model server again) and the context viewer. Their modules load on first use."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+
+from ikgui.domain.settings import Settings
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
+
+
+class WindowDialogs:
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def open_settings(self, page: str = "providers") -> Any:
+        from ikgui.ui.settings.settings_dialog import SettingsDialog
+
+        window = self.window
+        settings = window.session.settings
+        dialog = SettingsDialog(
+            settings,
+            window.services.keys,
+            window.services.test_connection,
+            self.save_settings,
+            window,
+            page=page,
+            theme=settings.theme,
+        )
+        dialog.theme_changed.connect(apply_theme)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        window.settings_dialog = dialog
+        return dialog
+
+    def save_settings(self, settings: Settings) -> None:
+        window = self.window
+        window.services.save_settings(settings)
+        window.chrome.refresh()
+        window.banner.hide()
+        window.spawn(window.check_models(), "check-models")
+
+    def show_context(self) -> None:
+        from ikgui.ui.panels import ContextDialog
+
+        window = self.window
+        session = window.session
+        dialog = ContextDialog(
+            session.conversation.id, session.provider, session.model, session.context(), window
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        window.context_dialog = dialog
+
+
+def apply_theme(theme: str) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from ikgui.ui.style import apply_style
+
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        apply_style(app, theme)

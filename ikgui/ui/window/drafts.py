@@ -1,0 +1,89 @@
+"""The prompt's draft (saved with its conversation, or in the window's state while the
+conversation is unsaved) and the poll that shows what ``ikgui run`` / ``ikgui conv``
+changed in another process."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from ikgui.domain.errors import IkguiError
+from ikgui.ui.plain import line as safe_line
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
+
+POLL_MS = 1000
+DRAFT_MS = 500
+
+
+class DraftsAndPolling(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        #: The newest event of the open conversation this window has shown.
+        self.last_seen_event: int | None = None
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(POLL_MS)
+        self._poll_timer.timeout.connect(self.poll_external_changes)
+        self._draft_timer = QTimer(self)
+        self._draft_timer.setSingleShot(True)
+        self._draft_timer.setInterval(DRAFT_MS)
+        self._draft_timer.timeout.connect(self.save_draft)
+        window.prompt.textChanged.connect(self._draft_timer.start)
+
+    def start_polling(self) -> None:
+        self._poll_timer.start()
+
+    def stop_polling(self) -> None:
+        self._poll_timer.stop()
+
+    # -- drafts ----------------------------------------------------------------------------
+    def save_draft(self) -> None:
+        window = self.window
+        session = window.session
+        text = window.prompt.toPlainText()
+        if session.saved:
+            if text != session.conversation.draft:
+                window.commands.guard(lambda: session.update_fields(draft=text))
+        else:
+            window.services.ui_state.setValue("draft_unsaved", text)
+
+    def show_draft(self) -> None:
+        """Put the open conversation's draft in the prompt (not as an edit)."""
+        window = self.window
+        session = window.session
+        draft = (
+            session.conversation.draft
+            if session.saved
+            else str(window.services.ui_state.value("draft_unsaved", "", type=str))
+        )
+        window.prompt.blockSignals(True)
+        window.prompt.setPlainText(draft)
+        window.prompt.blockSignals(False)
+
+    # -- other processes -------------------------------------------------------------------
+    def own_last_event(self) -> int | None:
+        window = self.window
+        return window.store.last_event_id(window.current_id) if window.session.saved else None
+
+    def mark_seen(self) -> None:
+        """Remember the stored newest event as shown."""
+        self.last_seen_event = self.own_last_event()
+
+    def poll_external_changes(self) -> None:
+        """Show changes made by ``ikgui run``/``ikgui conv`` in another process."""
+        window = self.window
+        session = window.session
+        try:
+            if not window.sidebar.poll():
+                return
+            if session.saved and not session.streaming:
+                if self.own_last_event() != self.last_seen_event:
+                    session.reload()
+                else:
+                    session.refresh_conversation()
+                    window.chrome.refresh()
+        except IkguiError as exc:
+            window.statusBar().showMessage(safe_line(exc.line), 8000)
