@@ -114,8 +114,3 @@ def clean(
         store.delete_conversations(ordered)
     return ordered, refusals
 
-
-def require_conversation(conv: Conversation | None, ref: str) -> Conversation:
-    if conv is None:
-        raise UserError(f"Conversation not found: {ref}")
-    return conv

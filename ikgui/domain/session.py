@@ -19,7 +19,6 @@ from ikgui.domain import writes as write_ops
 from ikgui.domain.context import Message, build_context
 from ikgui.domain.errors import NotFoundError, UsageError, UserError
 from ikgui.domain.events import (
-    STATUS_ACTIVE,
     STATUS_KILLED,
     Conversation,
     Event,
@@ -464,10 +463,6 @@ class Session:
             self._emit("event_appended", event)
         self._emit("conversation_changed")
         return target, len(victims)
-
-    def reopen(self, conv_id: str) -> None:
-        self.store.update_conversation(conv_id, status=STATUS_ACTIVE)
-        self._emit("conversation_changed", conv_id=conv_id)
 
     # -- managing any conversation (the sidebar) -----------------------------------
     def _changed(self, conv: Conversation) -> Conversation:

@@ -26,7 +26,7 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -150,9 +150,6 @@ class ErrorContext:
     kind: str = "openai"
     model: str | None = None
     secrets: tuple[str, ...] = ()
-
-    def with_model(self, model: str | None) -> ErrorContext:
-        return replace(self, model=model)
 
     @property
     def url(self) -> str:

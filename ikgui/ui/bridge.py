@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ikgui.domain.events import Event, Kind
+from ikgui.domain.events import Kind
 from ikgui.domain.session import Session, SessionEvent
 
 
@@ -80,6 +80,3 @@ class SessionBridge(QObject):
         for event_id, parts in pending.items():
             self.deltas_arrived.emit(event_id, "".join(parts))
 
-
-def is_growing(event: Event) -> bool:
-    return event.kind == Kind.ASSISTANT and bool(event.data.get("streaming"))
