@@ -113,4 +113,3 @@ def clean(
     if ordered:
         store.delete_conversations(ordered)
     return ordered, refusals
-

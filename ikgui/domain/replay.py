@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
+from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.ports import Store
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,23 @@ def apply(state: ReplayState, event: Event) -> None:
     else:
         # fork, agent_killed, error and kinds from newer versions: shown, not sent.
         state.scrollback.append(event)
+
+
+def fold(state: ReplayState, event: Event) -> TranscriptChange:
+    """``apply``, saying how the scrollback changed (what a view must show)."""
+    before = len(state.scrollback)
+    if event.kind not in (Kind.REWIND, Kind.CLEAR):
+        apply(state, event)
+        return TranscriptChange(tuple(state.scrollback[before:]))
+    old = list(state.scrollback)
+    apply(state, event)
+    new = state.scrollback
+    kept = 0
+    while kept < min(len(old), len(new)) and old[kept] is new[kept]:
+        kept += 1
+    if kept == len(old):
+        return TranscriptChange(tuple(new[kept:]))
+    return TranscriptChange(tuple(new[kept:]), truncated_to=kept)
 
 
 def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:

@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ikgui.domain.errors import UserError
+from ikgui.domain.facts import SendWaiting, StateReplaced
 from ikgui.domain.ports import SendLock
 from ikgui.domain.writes import replayed
 
@@ -52,7 +53,7 @@ async def hold(session: Session, conv_id: str) -> SendLock:
     lock = session.store.send_lock(conv_id)
     if lock.acquire():
         return lock
-    session._emit("send_waiting", conv_id=conv_id)
+    session.announce(SendWaiting(conv_id))
     deadline = time.monotonic() + session.send_wait
     while True:
         await asyncio.sleep(min(POLL_INTERVAL, max(0.0, deadline - time.monotonic())))
@@ -66,5 +67,5 @@ async def hold(session: Session, conv_id: str) -> SendLock:
     if not session.writes.touches(conv_id):
         session.state = replayed(session, conv_id)
         session.refresh_conversation()
-        session._emit("state_replaced")
+        session.announce(StateReplaced(session.here()))
     return lock

@@ -2,7 +2,7 @@
 
 All writes go through here (the window and the command line alike). Each change is
 appended to the log, committed, folded into the live state with the same ``apply``
-that replay uses, and announced to listeners as a :class:`SessionEvent`.
+that replay uses, and announced to listeners as a fact (:mod:`ikgui.domain.facts`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,36 +23,29 @@ from ikgui.domain.events import (
     Event,
     Kind,
 )
+from ikgui.domain.facts import (
+    ConversationChanged,
+    ConversationSwitched,
+    DeltaReceived,
+    EventAppended,
+    EventUpdated,
+    Fact,
+    StreamFinished,
+    StreamStarted,
+)
+
+#: The old name of a fact's type (benchmarks, older tests).
+from ikgui.domain.facts import SessionEvent as SessionEvent
 from ikgui.domain.ids import auto_title, new_id, normalize_tag, resolve_ref
 from ikgui.domain.library import descendants
 from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import edit_notice
-from ikgui.domain.replay import ReplayState, apply
+from ikgui.domain.replay import ReplayState, fold
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.streaming import Provider
 
-
-@dataclass(frozen=True)
-class SessionEvent:
-    """A plain fact for listeners (the Qt bridge re-emits these as signals).
-
-    ``name`` is one of ``event_appended``, ``event_updated``,
-    ``conversation_switched``, ``conversation_changed``, ``delta_received``,
-    ``stream_started``, ``stream_finished``, ``send_waiting`` (another process writes a
-    reply here: the send waits), ``writes_pending`` (the queue of unsaved changes in
-    ``Session.writes`` changed) and ``state_replaced`` (the current state was replayed
-    again: saved at last, or another process's reply came first).
-    """
-
-    name: str
-    conversation_id: str | None
-    event: Event | None = None
-    #: The new text of a ``delta_received``.
-    text: str = ""
-
-
-Listener = Callable[[SessionEvent], None]
+Listener = Callable[[Fact], None]
 #: Builds the provider configured under a name (raises ``ProviderError`` if it can't).
 ProviderFactory = Callable[[str], Provider]
 #: Lists the models a provider offers (``None`` when it cannot tell).
@@ -105,12 +97,14 @@ class Session:
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
-    def _emit(
-        self, name: str, event: Event | None = None, conv_id: str | None = None, text: str = ""
-    ) -> None:
-        fact = SessionEvent(name, conv_id or self.conversation.id, event, text)
+    def announce(self, fact: Fact) -> None:
+        """Tell every listener ``fact`` (see :mod:`ikgui.domain.facts`)."""
         for listener in list(self._listeners):
             listener(fact)
+
+    def here(self) -> str:
+        """The id of the conversation on screen (facts default to it)."""
+        return self.conversation.id
 
     @property
     def streaming(self) -> bool:
@@ -141,7 +135,7 @@ class Session:
         self.saved = False
         self.state = ReplayState()
         self._staged_prompt = None
-        self._emit("conversation_switched")
+        self.announce(ConversationSwitched(self.conversation.id))
         return self.conversation
 
     def open(self, conv_id: str) -> Conversation:
@@ -154,7 +148,7 @@ class Session:
         self.state = write_ops.replayed(self, conv_id)
         self._show_live_text()
         self._staged_prompt = None
-        self._emit("conversation_switched")
+        self.announce(ConversationSwitched(self.conversation.id))
         return conv
 
     def _show_live_text(self) -> None:
@@ -240,11 +234,11 @@ class Session:
         )
         if title:
             self.conversation.title = title
-        apply(self.state, event)
+        change = fold(self.state, event)
         self.conversation.updated_at = event.created_at
         if kind == Kind.USER or (kind == Kind.ASSISTANT and content):
             self.conversation.message_count += 1
-        self._emit("event_appended", event)
+        self.announce(EventAppended(self.conversation.id, event, change))
         return event
 
     def append_to(
@@ -254,7 +248,7 @@ class Session:
         if conv_id == self.conversation.id:
             return self.append(kind, content, data)
         event = write_ops.append(self, conv_id, kind, content, data)
-        self._emit("event_appended", event, conv_id)
+        self.announce(EventAppended(conv_id, event))
         return event
 
     def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
@@ -262,7 +256,7 @@ class Session:
         updated = write_ops.update(self, event, content, data)
         if event.conversation_id == self.conversation.id:
             write_ops.patch(self.state, (event.id, updated.id), updated)
-        self._emit("event_updated", updated, event.conversation_id)
+        self.announce(EventUpdated(event.conversation_id, updated))
         return updated
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
@@ -272,7 +266,7 @@ class Session:
         real = self.writes.written.get(event.id)
         if real is not None:  # saved late: the view knows it by its real id now
             event = Event(real, event.conversation_id, event.kind, "", None, event.created_at)
-        self._emit("delta_received", event, event.conversation_id, text)
+        self.announce(DeltaReceived(event.conversation_id, event, text))
 
     def update_fields(self, **changes: Any) -> None:
         """Change stored conversation fields (title, tags via ``set_tags``...)."""
@@ -282,14 +276,14 @@ class Session:
                 self.store.update_conversation(self.conversation.id, **changes)
         for name, value in changes.items():
             setattr(self.conversation, name, value)
-        self._emit("conversation_changed")
+        self.announce(ConversationChanged(self.conversation.id))
 
     def set_tags(self, tags: list[str]) -> None:
         with self.store.transaction():
             self._materialize()
             self.store.set_tags(self.conversation.id, sorted(set(tags)))
         self.conversation.tags = tuple(sorted(set(tags)))
-        self._emit("conversation_changed")
+        self.announce(ConversationChanged(self.conversation.id))
 
     # -- sending -----------------------------------------------------------------
     async def execute(self, line: str) -> str:
@@ -326,12 +320,12 @@ class Session:
             task = asyncio.current_task()
             if task is not None:
                 self.streams[conv_id] = task
-            self._emit("stream_started", conv_id=conv_id)
+            self.announce(StreamStarted(conv_id))
             try:
                 return await stream_reply(self, conv_id)
             finally:
                 self.streams.pop(conv_id, None)
-                self._emit("stream_finished", conv_id=conv_id)
+                self.announce(StreamFinished(conv_id))
         finally:
             lock.release()
 
@@ -459,16 +453,15 @@ class Session:
         if self.conversation.id in closed_ids:
             self.open(target.parent)
         elif self.conversation.id == target.parent:
-            apply(self.state, event)
-            self._emit("event_appended", event)
-        self._emit("conversation_changed")
+            self.announce(EventAppended(self.conversation.id, event, fold(self.state, event)))
+        self.announce(ConversationChanged(self.conversation.id))
         return target, len(victims)
 
     # -- managing any conversation (the sidebar) -----------------------------------
     def _changed(self, conv: Conversation) -> Conversation:
         if conv.id == self.conversation.id:
             self.conversation = conv
-        self._emit("conversation_changed", conv_id=conv.id)
+        self.announce(ConversationChanged(conv.id))
         return conv
 
     def rename(self, conv_id: str, title: str) -> Conversation:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Event
+from ikgui.domain.facts import ConversationChanged, StateReplaced, WritesPending
 from ikgui.domain.pending import Append, is_provisional
 from ikgui.domain.replay import ReplayState, apply, replay_conversation
 
@@ -63,7 +64,7 @@ def append(
         title=title,
     )
     writes.schedule()
-    session._emit("writes_pending", conv_id=conv_id)
+    session.announce(WritesPending(conv_id))
     return event
 
 
@@ -83,7 +84,7 @@ def update(session: Session, event: Event, content: str, data: dict[str, Any]) -
     if queued:
         writes.update(event.conversation_id, event_id, content, data)
         writes.schedule()
-        session._emit("writes_pending", conv_id=event.conversation_id)
+        session.announce(WritesPending(event.conversation_id))
     return Event(event_id, event.conversation_id, event.kind, content, data, event.created_at)
 
 
@@ -160,8 +161,8 @@ def flushed(session: Session, done: dict[int, int]) -> None:
     if done and not session.writes.touches(session.conversation.id):
         session.state = replayed(session, session.conversation.id)
         session._show_live_text()
-        session._emit("state_replaced")
+        session.announce(StateReplaced(session.here()))
     saved, session.writes.just_saved = session.writes.just_saved, set()
     for conv_id in sorted(saved):  # e.g. a new one: listed now
-        session._emit("conversation_changed", conv_id=conv_id)
-    session._emit("writes_pending")
+        session.announce(ConversationChanged(conv_id))
+    session.announce(WritesPending(session.here()))
