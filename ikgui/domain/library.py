@@ -6,7 +6,7 @@ they change conversation fields, never the event log.
 
 from __future__ import annotations
 
-from ikgui.domain.errors import UserError
+from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation
 from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
@@ -59,6 +59,25 @@ def retag(store: Store, conv_id: str, changes: list[str]) -> Conversation:
         conv = _get(store, conv_id)
         store.set_tags(conv_id, apply_tag_changes(conv.tags, changes))
     return _get(store, conv_id)
+
+
+def lineage(store: Store, conv_id: str) -> list[Conversation]:
+    """``conv_id`` and its ancestors, oldest first (the one ancestor walk; a missing
+    ancestor ends it)."""
+    chain: list[Conversation] = []
+    seen: set[str] = set()
+    current: str | None = conv_id
+    while current is not None and current not in seen:
+        seen.add(current)
+        conv = store.get_conversation(current)
+        if conv is None:
+            if not chain:
+                raise NotFoundError(f"Conversation not found: {current}")
+            break
+        chain.append(conv)
+        current = conv.parent
+    chain.reverse()
+    return chain
 
 
 def descendants(store: Store, conv_id: str) -> list[Conversation]:
