@@ -6,7 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ikgui.domain import command_rules as rules
 from ikgui.domain import exchange
+from ikgui.domain.command_rules import tags_line
 from ikgui.domain.commands import (
     Action,
     Command,
@@ -16,11 +18,9 @@ from ikgui.domain.commands import (
     unquote_argument,
 )
 from ikgui.domain.errors import NotFoundError, UsageError, UserError
-from ikgui.domain.events import TreeNode
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.library import apply_tag_changes, descendants, lineage
+from ikgui.domain.library import apply_tag_changes, build_tree
 from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
-from ikgui.domain.ports import Store
 from ikgui.domain.rules import user_title
 from ikgui.domain.session import Session
 
@@ -72,21 +72,6 @@ def _kill(session: Session, ref: str | None = None, cascade: bool = False) -> Co
     return CommandResult(f"Closed {target.id}")
 
 
-def build_tree(store: Store, conv_id: str) -> TreeNode:
-    """The fork tree ``conv_id`` belongs to, from its root."""
-    conv = lineage(store, conv_id)[0]
-    root = TreeNode(conv)
-    nodes = {conv.id: root}
-    for child in descendants(store, conv.id):
-        node = TreeNode(child)
-        nodes[child.id] = node
-        if child.parent in nodes:
-            nodes[child.parent].children.append(node)
-    for node in nodes.values():
-        node.children.sort(key=lambda n: (n.conversation.created_at, n.conversation.id))
-    return root
-
-
 def _tree(session: Session) -> CommandResult:
     if not session.saved:
         return CommandResult(f"{session.conversation.id} *  (not saved yet)", store=False)
@@ -136,10 +121,6 @@ def _title(session: Session, title: str | None = None) -> CommandResult:
     if clean is None:
         return CommandResult("Title cleared", materialize=True)
     return CommandResult(f"Title set to: {clean}", materialize=True)
-
-
-def tags_line(tags: tuple[str, ...] | list[str]) -> str:
-    return "Tags: " + (", ".join(tags) if tags else "(none)")
 
 
 def _parse_tag(args: str) -> dict[str, Any]:
@@ -228,62 +209,6 @@ def _quit(session: Session) -> CommandResult:
     return CommandResult("", store=False)
 
 
-# -- run with values only (toolbar, menus, dialogs) -------------------------------------
-def _send(session: Session, text: str) -> CommandResult:
-    """Send ``text`` as it is (never parsed: Retry, "edit and resend")."""
-    return CommandResult(store=False, send=text)
-
-
-def _stop(session: Session, conversation: str | None = None) -> CommandResult:
-    session.stop(conversation)
-    return CommandResult(store=False)
-
-
-def _rename(session: Session, conversation: str, title: str) -> CommandResult:
-    conv = session.library.rename(conversation, title)
-    return CommandResult(f"Title: {conv.title or '(none)'}", store=False)
-
-
-def _set_tags(session: Session, conversation: str, tags: list[str]) -> CommandResult:
-    conv = session.library.set_tags(conversation, list(tags))
-    return CommandResult(tags_line(conv.tags), store=False)
-
-
-def _trash(session: Session, conversation: str) -> CommandResult:
-    conv = session.library.trash(conversation)
-    return CommandResult(f"Moved to the Trash: {conv.id}", store=False)
-
-
-def _restore(session: Session, conversation: str) -> CommandResult:
-    conv = session.library.restore(conversation)
-    return CommandResult(f"Restored {conv.id}", store=False)
-
-
-# -- can it act now? ----------------------------------------------------------------
-def _has_marks(session: Session) -> bool:
-    return bool(session.state.marks)
-
-
-def _can_fork(session: Session) -> bool:
-    return session.saved and not session.streaming
-
-
-def _can_clear(session: Session) -> bool:
-    return session.saved and bool(session.state.scrollback)
-
-
-def _has_parent(session: Session) -> bool:
-    return session.conversation.parent is not None
-
-
-def _saved(session: Session) -> bool:
-    return session.saved
-
-
-def _streaming(session: Session) -> bool:
-    return session.streaming
-
-
 def _act(name: str, label: str, shortcut: str | None, tip: str, icon: str = "") -> Action:
     """A toolbar action (object name ``action<Name>``; the icon defaults to the name)."""
     return Action(f"action{label}", label, icon or name, shortcut, tip)
@@ -298,7 +223,7 @@ COMMANDS: list[C] = [
         "/clear",
         "Clear the context and scrollback (the log keeps everything)",
         _clear,
-        enabled=_can_clear,
+        enabled=rules.can_clear,
         own_event=True,
         action=_act(
             "clear", "Clear", "Ctrl+L", "Clear the context; the log keeps everything (/clear)"
@@ -319,7 +244,7 @@ COMMANDS: list[C] = [
         "Roll the context back to a checkpoint [LABEL]",
         _rewind,
         text_argument("label"),
-        _has_marks,
+        rules.has_marks,
         own_event=True,
         action=_act(
             "rewind",
@@ -334,7 +259,7 @@ COMMANDS: list[C] = [
         "Branch this conversation into a child [PROMPT]",
         _fork,
         _parse_fork,
-        _can_fork,
+        rules.can_fork,
         own_event=True,
         action=_act("fork", "Fork", "Ctrl+B", "Branch this conversation into a child (/fork)"),
     ),
@@ -344,7 +269,7 @@ COMMANDS: list[C] = [
         "Close a branch and return to its parent",
         _kill,
         _parse_kill,
-        _has_parent,
+        rules.has_parent,
         own_event=True,
     ),
     C("tree", "/tree", "Show the fork tree of this conversation", _tree),
@@ -388,20 +313,20 @@ COMMANDS: list[C] = [
         "Export this conversation",
         _export,
         _parse_export,
-        _saved,
+        rules.saved,
         action=_act(
             "export", "Export", "Ctrl+E", "Export as JSON (lossless) or Markdown (/export)"
         ),
     ),
     C("quit", "/quit", "Close the window", _quit),
     # Run with values only: not slash commands.
-    C("send", "", "Send a message as it is", _send, slash=False),
+    C("send", "", "Send a message as it is", rules.send, slash=False),
     C(
         "stop",
         "",
         "Stop the reply",
-        _stop,
-        enabled=_streaming,
+        rules.stop,
+        enabled=rules.streaming,
         slash=False,
         action=_act("stop", "Stop", "Ctrl+.", "Stop the reply (Escape)"),
     ),
@@ -409,8 +334,8 @@ COMMANDS: list[C] = [
         "rename",
         "",
         "Rename a conversation",
-        _rename,
-        enabled=_saved,
+        rules.rename,
+        enabled=rules.saved,
         slash=False,
         action=_act("rename", "Rename", "F2", "Rename this conversation"),
     ),
@@ -418,8 +343,8 @@ COMMANDS: list[C] = [
         "set_tags",
         "",
         "Replace a conversation's tags",
-        _set_tags,
-        enabled=_saved,
+        rules.set_tags,
+        enabled=rules.saved,
         slash=False,
         action=_act("tags", "Tags", "Ctrl+T", "Edit this conversation's tags"),
     ),
@@ -427,12 +352,12 @@ COMMANDS: list[C] = [
         "trash",
         "",
         "Move a conversation to the Trash",
-        _trash,
-        enabled=_saved,
+        rules.trash,
+        enabled=rules.saved,
         slash=False,
         action=_act("delete", "Delete", None, "Move this conversation to the Trash"),
     ),
-    C("restore", "", "Restore a conversation from the Trash", _restore, slash=False),
+    C("restore", "", "Restore a conversation from the Trash", rules.restore, slash=False),
 ]
 
 #: The toolbar's actions in order (the window adds Settings, its own, at the end).

@@ -7,7 +7,7 @@ they change conversation fields, never the event log.
 from __future__ import annotations
 
 from ikgui.domain.errors import NotFoundError, UserError
-from ikgui.domain.events import Conversation
+from ikgui.domain.events import Conversation, TreeNode
 from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
 
@@ -132,3 +132,18 @@ def clean(
     if ordered:
         store.delete_conversations(ordered)
     return ordered, refusals
+
+
+def build_tree(store: Store, conv_id: str) -> TreeNode:
+    """The fork tree ``conv_id`` belongs to, from its root."""
+    conv = lineage(store, conv_id)[0]
+    root = TreeNode(conv)
+    nodes = {conv.id: root}
+    for child in descendants(store, conv.id):
+        node = TreeNode(child)
+        nodes[child.id] = node
+        if child.parent in nodes:
+            nodes[child.parent].children.append(node)
+    for node in nodes.values():
+        node.children.sort(key=lambda n: (n.conversation.created_at, n.conversation.id))
+    return root
