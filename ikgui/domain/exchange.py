@@ -24,6 +24,7 @@ from ikgui.domain.importing import FORMAT, VERSION, ImportResult, import_documen
 from ikgui.domain.library import lineage
 from ikgui.domain.listing import describe
 from ikgui.domain.ports import Store
+from ikgui.domain.reading import labels
 from ikgui.domain.replay import ReplayState, replay_conversation
 from ikgui.domain.safetext import valid_id
 from ikgui.domain.timefmt import iso
@@ -103,11 +104,11 @@ def export_markdown(store: Store, conv_id: str) -> str:
         facts.append("- **Tags:** " + ", ".join(conv.tags))
     facts.append(f"- **Created:** {iso(conv.created_at)}")
     lines += [*facts, "", "---", ""]
-    headings = {Kind.USER: "You", Kind.ASSISTANT: "Assistant", Kind.SYSTEM: "System"}
+    headings = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM)
     for event in state.scrollback:
         text = describe(event)
         if event.kind in headings:
-            lines += [f"### {headings[Kind(event.kind)]}", "", text, ""]
+            lines += [f"### {headings[event.kind]}", "", text, ""]
         elif event.kind == Kind.TOOL_CALL:
             args = json.dumps(event.data.get("arguments"), ensure_ascii=False)
             lines += [f"**Tool call** `{event.data.get('name', '?')}` {args}", ""]

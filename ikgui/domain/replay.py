@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
 from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.ports import Store
+from ikgui.domain.reading import failed_before_text
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +86,8 @@ def _rewind(state: ReplayState, event: Event) -> None:
 def apply(state: ReplayState, event: Event) -> None:
     """Fold one event into ``state`` (in place)."""
     kind = event.kind
-    if kind == Kind.ASSISTANT and not event.content and event.may_have("failed"):
-        return  # a reply that failed before any text: its error event says why
+    if failed_before_text(event):
+        return  # its error event says why
     if kind in CONVERSATION_KINDS:
         state.context.append(event)
         state.scrollback.append(event)

@@ -19,6 +19,7 @@ from ikgui.domain.events import Conversation, Event
 from ikgui.domain.facts import ConversationChanged, Fact, StateReplaced, WritesPending
 from ikgui.domain.pending import Append, PendingWrites, is_provisional
 from ikgui.domain.ports import Store
+from ikgui.domain.reading import failed_before_text
 from ikgui.domain.replay import ReplayState, apply, replay_conversation
 
 
@@ -138,7 +139,7 @@ def fields_wait(session: Writer, changes: dict[str, Any]) -> bool:
 
 def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
     """Replace a grown event in a replayed state, as replay would show it."""
-    gone = not updated.content and bool(updated.data.get("failed"))  # replay skips it
+    gone = failed_before_text(updated)  # replay skips it
     for items in (state.context, state.scrollback):
         for index in range(len(items) - 1, -1, -1):
             if items[index].id in ids:

@@ -122,3 +122,12 @@ def test_library_commands_act_on_any_conversation() -> None:
     asyncio.run(session.run("restore", conversation=other))
     restored = session.store.get_conversation(other)
     assert restored is not None and restored.trashed_at is None
+
+
+def test_title_and_rename_follow_one_title_rule() -> None:
+    session = make_session()
+    session.append(Kind.USER, "hi")
+    asyncio.run(session.execute('/title "  my   title "'))
+    assert session.conversation.title == "my title"
+    asyncio.run(session.run("rename", conversation=session.conversation.id, title=" x  y"))
+    assert session.conversation.title == "x y"
