@@ -10,6 +10,7 @@ from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, TreeNode
 from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
+from ikgui.domain.rules import user_title
 
 
 def _get(store: Store, conv_id: str) -> Conversation:
@@ -35,8 +36,8 @@ def restore(store: Store, conv_id: str) -> Conversation:
 
 
 def rename(store: Store, conv_id: str, title: str) -> Conversation:
-    title = " ".join(title.split())
-    store.update_conversation(conv_id, title=title or None, title_by_user=bool(title))
+    clean = user_title(title)
+    store.update_conversation(conv_id, title=clean, title_by_user=clean is not None)
     return _get(store, conv_id)
 
 
