@@ -86,4 +86,3 @@ class Providers:
             await provider.aclose()
         self.models[name] = models
         return models
-
