@@ -5,12 +5,15 @@ that never parses (the Retry / ``//`` bug)."""
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 
 import pytest
 
 from ikgui.domain.command_handlers import TOOLBAR, default_registry
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Kind
+from ikgui.domain.facts import ConversationChanged, Fact
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from tests.support.memstore import MemoryStore
@@ -131,3 +134,19 @@ def test_title_and_rename_follow_one_title_rule() -> None:
     assert session.conversation.title == "my title"
     asyncio.run(session.run("rename", conversation=session.conversation.id, title=" x  y"))
     assert session.conversation.title == "x y"
+
+
+def test_the_library_exports_imports_and_cleans_any_conversation(tmp_path: Path) -> None:
+    session = make_session()
+    session.append(Kind.USER, "keep me")
+    conv_id = session.conversation.id
+    heard: list[Fact] = []
+    session.subscribe(heard.append)
+    path = session.library.export(conv_id, "json", tmp_path / "c.json")
+    result = session.library.import_document(json.loads(path.read_text(encoding="utf-8")))
+    (copy,) = result.ids
+    assert copy != conv_id and ConversationChanged(copy) in heard
+    session.library.trash(copy)
+    removed, refusals = session.library.clean()
+    assert removed == [copy] and not refusals
+    assert ConversationChanged(copy) in heard[-1:]
