@@ -591,7 +591,8 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
         if listening and fact.name == "delta_received":
             stamps.append(time.perf_counter())
         elif listening:
-            kind = fact.event.kind if fact.event is not None else ""
+            event = getattr(fact, "event", None)  # (only facts about an event carry one)
+            kind = event.kind if event is not None else ""
             facts.append((f"{fact.name}:{kind}".rstrip(":"), time.perf_counter()))
 
     window.session.subscribe(on_fact)

@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt
 
 from ikgui.config import load_settings, save_settings
+from ikgui.domain.command_handlers import default_registry
 from ikgui.domain.errors import IkguiError
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
@@ -68,6 +69,7 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     session = Session(
         store,
         settings,
+        registry=default_registry(),
         provider_factory=providers,
         model_lister=providers.known_models,
         export_dir=paths.exports,
@@ -122,7 +124,9 @@ def open_demo() -> MainWindow:
 
     folder = tempfile.TemporaryDirectory(prefix="ikgui-demo-")
     store = open_store(Path(folder.name) / "demo.db")
-    session = Session(store, Settings(), export_dir=Path(folder.name) / "exports")
+    session = Session(
+        store, Settings(), registry=default_registry(), export_dir=Path(folder.name) / "exports"
+    )
     first = build_demo(session)
     ui_state = QSettings(str(Path(folder.name) / "window.ini"), QSettings.Format.IniFormat)
     ui_state.setValue("last_conversation", first)

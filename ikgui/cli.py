@@ -22,7 +22,7 @@ from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
 from ikgui.cli_view import cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
-from ikgui.domain.command_handlers import build_tree
+from ikgui.domain.command_handlers import build_tree, default_registry
 from ikgui.domain.errors import IkguiError, UserError
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
@@ -80,6 +80,7 @@ class Env:
         return Session(
             store or self.store,
             self.settings,
+            registry=default_registry(),
             provider_factory=self.providers,
             model_lister=self.providers.known_models,
             export_dir=self.paths.exports,
@@ -168,8 +169,7 @@ def cmd_list(env: Env, args: argparse.Namespace) -> int:
 
 def cmd_tree(env: Env, args: argparse.Namespace) -> int:
     conv_id = resolve_ref(env.store, args.ref)
-    session = env.session()
-    say(format_tree(build_tree(session, conv_id), conv_id))
+    say(format_tree(build_tree(env.store, conv_id), conv_id))
     return 0
 
 

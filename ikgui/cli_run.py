@@ -25,9 +25,10 @@ from ikgui import recovery
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.facts import DeltaReceived, EventAppended, EventUpdated, Fact
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.listing import describe
-from ikgui.domain.session import Session, SessionEvent
+from ikgui.domain.session import Session
 
 if TYPE_CHECKING:
     from ikgui.cli import Env
@@ -109,8 +110,8 @@ class _Printer:
         self.printed = ""
         self.pipe_closed = False
 
-    def __call__(self, fact: SessionEvent) -> None:
-        if fact.name == "delta_received" and self.stream and not self.pipe_closed:
+    def __call__(self, fact: Fact) -> None:
+        if isinstance(fact, DeltaReceived) and self.stream and not self.pipe_closed:
             try:
                 out.reply(fact.text)
                 sys.stdout.flush()
@@ -119,7 +120,10 @@ class _Printer:
                 self.session.stop(fact.conversation_id)
                 return
             self.printed = fact.text
-        elif fact.event is not None and fact.event.kind == Kind.ASSISTANT:
+        elif (
+            isinstance(fact, DeltaReceived | EventAppended | EventUpdated)
+            and fact.event.kind == Kind.ASSISTANT
+        ):
             self.reply = fact.event
 
     def end_line(self) -> None:

@@ -19,6 +19,7 @@ from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.listing import describe
 from ikgui.domain.ports import Store
+from ikgui.domain.reading import labels, message_text
 from ikgui.domain.replay import replay_conversation
 from ikgui.domain.safetext import one_line, terminal_safe
 
@@ -53,7 +54,7 @@ def conv_json(store: Store, conv_id: str, with_state: bool = True) -> dict[str, 
     return fields
 
 
-_LABELS = {"user": "You", "assistant": "Assistant", "system": "System", "error": "Error"}
+_LABELS = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM, Kind.ERROR)
 
 
 def cmd_show(env: Env, args: argparse.Namespace) -> int:
@@ -115,10 +116,7 @@ def cmd_context(env: Env, args: argparse.Namespace) -> int:
         )
         return 0
     for message in messages:
-        body = message.get("content") or ""
-        for call in message.get("tool_calls", []):
-            fn = call["function"]
-            body += f"\n-> {fn['name']}({fn['arguments']}) [{call['id']}]"
+        body = message_text(message, arrow="->", gap=" ")
         if message["role"] == "tool":
             body = f"[{message['tool_call_id']}] {body}"
         body = body.strip()

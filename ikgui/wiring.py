@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Callable
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.ports import Store
@@ -87,6 +86,3 @@ class Providers:
             await provider.aclose()
         self.models[name] = models
         return models
-
-
-ProviderFactory = Callable[[str], Provider]

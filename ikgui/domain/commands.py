@@ -1,22 +1,27 @@
 """The command registry (SPEC §5): one table of commands for the prompt editor's
 slash lines, the toolbar and menus, and ``ikgui run``. ``/help`` is generated from it.
 
-A command's handler returns a :class:`CommandResult`; raising an ``IkguiError`` means
-"show ``Error: …`` and change nothing". Output is stored as a ``command`` event unless
-the command's own event already shows it.
+A command is run either from a slash line (:meth:`Registry.dispatch`: its ``parse``
+turns the text after the name into keyword arguments) or with values
+(:meth:`Registry.run`: ``run(target, "model", name="m2")``, no parsing). Either way its
+``act`` gets the target (the session) and the arguments, and returns a
+:class:`CommandResult`; raising an ``IkguiError`` means "show ``Error: …`` and change
+nothing". Output is stored as a ``command`` event unless the command's own event
+already shows it. Each command also carries whether it can act now (``enabled``) and,
+for the toolbar, how it is presented (``action``).
+
+The registry knows nothing of the session: the commands are built in
+:mod:`ikgui.domain.command_handlers` and handed to the session by the composition root.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ikgui.domain.errors import UsageError
-from ikgui.domain.events import Kind
-
-if TYPE_CHECKING:
-    from ikgui.domain.session import Session
+from ikgui.domain.events import Event, Kind
 
 
 @dataclass
@@ -32,23 +37,80 @@ class CommandResult:
     send: str | None = None
 
 
-Handler = Callable[["Session", str], CommandResult]
+class Target(Protocol):
+    """What the registry itself needs of the object commands act on (the session)."""
+
+    @property
+    def saved(self) -> bool: ...
+
+    def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event: ...
 
 
-def _always(_: Session) -> bool:
+T = TypeVar("T", bound=Target)
+
+
+def _always(_: object) -> bool:
     return True
 
 
+def no_arguments(args: str) -> dict[str, Any]:
+    """The parser of a command that takes none (extra words are ignored, as before)."""
+    return {}
+
+
+def text_argument(key: str) -> Callable[[str], dict[str, Any]]:
+    """The parser of a command whose argument is the rest of the line (or ``None``)."""
+
+    def parse(args: str) -> dict[str, Any]:
+        return {key: args or None}
+
+    return parse
+
+
 @dataclass(frozen=True)
-class Command:
+class Action:
+    """How a command is presented as a toolbar action (from the window's old table)."""
+
+    #: The action's object name, e.g. ``actionMark`` (tests and accessibility use it).
+    object_name: str
+    label: str
+    icon: str
+    shortcut: str | None
+    tooltip: str
+
+
+@dataclass(frozen=True)
+class Command(Generic[T]):
     name: str
     usage: str
     description: str
-    handler: Handler
-    #: Whether the command can act now (toolbar actions are enabled by this).
-    enabled: Callable[[Session], bool] = _always
+    #: ``act(target, **arguments)``: does it.
+    act: Callable[..., CommandResult]
+    #: A slash line's text after the name, as ``act``'s keyword arguments.
+    parse: Callable[[str], dict[str, Any]] = no_arguments
+    #: Whether the command can act now (the toolbar's actions are enabled by this).
+    enabled: Callable[[T], bool] = _always
     #: The command's own event shows what happened: do not store its output too.
     own_event: bool = False
+    #: Offered as a slash command (``/help``, the completer, the line parser); a
+    #: command that is not is run with values only (``send``, ``stop``, ``trash``...).
+    slash: bool = True
+    #: Its toolbar action, if it has one.
+    action: Action | None = None
+
+
+def command_line(name: str, arguments: dict[str, Any]) -> str:
+    """The slash line equivalent to running ``name`` with ``arguments`` (stored as the
+    command event's ``input``, as if it had been typed)."""
+    words = [f"/{name}"]
+    for key, value in arguments.items():
+        if value is True:
+            words.append(f"--{key}")
+        elif isinstance(value, list | tuple):
+            words.extend(str(v) for v in value)
+        elif value not in (None, False, ""):
+            words.append(str(value))
+    return " ".join(words)
 
 
 def parse(line: str) -> tuple[str, str]:
@@ -81,35 +143,57 @@ def unquote_argument(args: str) -> str:
     return text
 
 
-class Registry:
-    def __init__(self, commands: list[Command]) -> None:
+class Registry(Generic[T]):
+    def __init__(self, commands: Iterable[Command[T]], toolbar: Iterable[str] = ()) -> None:
         self.commands = list(commands)
-        self._by_name = {c.name: c for c in commands}
+        self._by_name = {c.name: c for c in self.commands}
+        #: The names of the commands shown as toolbar actions, in order.
+        self.toolbar = [name for name in toolbar if name in self._by_name]
 
-    def get(self, name: str) -> Command | None:
+    def get(self, name: str) -> Command[T] | None:
         return self._by_name.get(name)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self.commands)
+    def __iter__(self) -> Iterator[Command[T]]:
+        """The slash commands, in ``/help`` order."""
+        return (c for c in self.commands if c.slash)
+
+    def actions(self) -> list[Command[T]]:
+        """The commands with a toolbar action, in toolbar order."""
+        commands = (self._by_name[name] for name in self.toolbar)
+        return [c for c in commands if c.action is not None]
+
+    def enabled(self, target: T, name: str) -> bool:
+        """Whether ``name`` can act now (an unknown name cannot)."""
+        command = self._by_name.get(name)
+        return command is not None and command.enabled(target)
 
     def help_text(self) -> str:
         lines = ["Available commands:"]
-        lines += [f"  /{c.name} - {c.description}" for c in self.commands]
+        lines += [f"  /{c.name} - {c.description}" for c in self]
         return "\n".join(lines)
 
-    def dispatch(self, session: Session, line: str) -> CommandResult:
+    def dispatch(self, target: T, line: str) -> CommandResult:
+        """Run one slash line."""
         name, args = parse(line)
+        command = self._by_name.get(name)
+        if command is None or not command.slash:
+            raise UsageError(f"Unknown command '{name}'")
+        return self._finish(
+            target, command, line.strip(), command.act(target, **command.parse(args))
+        )
+
+    def run(self, target: T, name: str, /, **arguments: Any) -> CommandResult:
+        """Run a command with values (a toolbar action, a menu, a dialog): nothing is
+        parsed, so a value is never read as another command."""
         command = self._by_name.get(name)
         if command is None:
             raise UsageError(f"Unknown command '{name}'")
-        result = command.handler(session, args)
-        if not command.own_event and result.store and (session.saved or result.materialize):
-            data = {"input": line.strip(), "ok": True, "command": name, **result.data}
-            session.append(Kind.COMMAND, result.output, data)
+        result = command.act(target, **arguments)
+        return self._finish(target, command, command_line(name, arguments), result)
+
+    @staticmethod
+    def _finish(target: T, command: Command[T], line: str, result: CommandResult) -> CommandResult:
+        if not command.own_event and result.store and (target.saved or result.materialize):
+            data = {"input": line, "ok": True, "command": command.name, **result.data}
+            target.append(Kind.COMMAND, result.output, data)
         return result
-
-
-def default_registry() -> Registry:
-    from ikgui.domain.command_handlers import COMMANDS
-
-    return Registry(COMMANDS)

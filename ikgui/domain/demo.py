@@ -81,7 +81,12 @@ def build_demo(session: Session) -> str:
         "- Logs are the simplest storage engine\n- Indexes speed reads, slow writes\n"
         "- SSTables and LSM-trees\n- B-trees\n- OLTP versus analytics",
     )
+    return _fork_tree(session)
 
+
+def _fork_tree(session: Session) -> str:
+    """A conversation with a mark, a rewind, a prompt edit and two forks; returns the
+    fork to show first."""
     session.new_conversation(None)
     session.conversation.agent = "writer"
     session.append(Kind.USER, "How do I make SQLite safe for a reader and a writer at once?")

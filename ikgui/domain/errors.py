@@ -4,7 +4,7 @@
   - ``UserError`` (exit 1): not found, ambiguous ref, nothing to continue, refused action.
     - ``NotFoundError``, ``AmbiguousRefError``
   - ``UsageError`` (exit 2): a malformed command or argument.
-  - ``ProviderError`` (exit 3): the model could not be reached or refused (next issues).
+  - ``ProviderError`` (exit 3): the model could not be reached or refused.
   - ``StorageError``: the database cannot be opened, migrated or written.
 """
 

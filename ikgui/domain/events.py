@@ -160,12 +160,6 @@ class SearchHit:
 
 
 @dataclass
-class Usage:
-    input: int = 0
-    output: int = 0
-
-
-@dataclass
 class TreeNode:
     conversation: Conversation
     children: list[TreeNode] = field(default_factory=list)

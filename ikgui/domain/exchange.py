@@ -16,19 +16,18 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.importing import FORMAT, VERSION, ImportResult, import_document
+from ikgui.domain.library import lineage
 from ikgui.domain.listing import describe
 from ikgui.domain.ports import Store
+from ikgui.domain.reading import labels
 from ikgui.domain.replay import ReplayState, replay_conversation
 from ikgui.domain.safetext import valid_id
 from ikgui.domain.timefmt import iso
-
-if TYPE_CHECKING:
-    from ikgui.domain.session import Session
 
 __all__ = [
     "FORMAT",
@@ -38,6 +37,7 @@ __all__ = [
     "export_json",
     "export_markdown",
     "import_document",
+    "lineage",
     "write_export",
 ]
 
@@ -72,24 +72,6 @@ def event_dict(event: Event) -> dict[str, Any]:
     }
 
 
-def lineage(store: Store, conv_id: str) -> list[Conversation]:
-    """``conv_id`` and its ancestors, oldest first."""
-    chain: list[Conversation] = []
-    seen: set[str] = set()
-    current: str | None = conv_id
-    while current is not None and current not in seen:
-        seen.add(current)
-        conv = store.get_conversation(current)
-        if conv is None:
-            if not chain:
-                raise NotFoundError(f"Conversation not found: {current}")
-            break
-        chain.append(conv)
-        current = conv.parent
-    chain.reverse()
-    return chain
-
-
 def export_json(store: Store, conv_ids: Iterable[str]) -> dict[str, Any]:
     conversations: list[dict[str, Any]] = []
     included: set[str] = set()
@@ -122,11 +104,11 @@ def export_markdown(store: Store, conv_id: str) -> str:
         facts.append("- **Tags:** " + ", ".join(conv.tags))
     facts.append(f"- **Created:** {iso(conv.created_at)}")
     lines += [*facts, "", "---", ""]
-    headings = {Kind.USER: "You", Kind.ASSISTANT: "Assistant", Kind.SYSTEM: "System"}
+    headings = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM)
     for event in state.scrollback:
         text = describe(event)
         if event.kind in headings:
-            lines += [f"### {headings[Kind(event.kind)]}", "", text, ""]
+            lines += [f"### {headings[event.kind]}", "", text, ""]
         elif event.kind == Kind.TOOL_CALL:
             args = json.dumps(event.data.get("arguments"), ensure_ascii=False)
             lines += [f"**Tool call** `{event.data.get('name', '?')}` {args}", ""]
@@ -148,11 +130,10 @@ def export_markdown(store: Store, conv_id: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def default_export_path(session: Session, fmt: str) -> Path:
+def default_export_path(conv_id: str, export_dir: Path, fmt: str) -> Path:
     """``<export_dir>/<id>.<md|json>``, never outside ``export_dir`` whatever the id."""
-    conv_id = session.conversation.id
     stem = conv_id if valid_id(conv_id) else re.sub(r"[^a-z0-9_-]", "_", conv_id.lower())[:64]
-    folder = session.export_dir.resolve()
+    folder = export_dir.resolve()
     path = (folder / f"{stem or 'conversation'}.{'md' if fmt == 'md' else 'json'}").resolve()
     if path.parent != folder:
         raise UserError(f"Cannot export to {path}: it leads out of {folder}; give a file name")

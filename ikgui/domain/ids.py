@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ikgui.domain.errors import AmbiguousRefError, NotFoundError, UserError
 from ikgui.domain.ports import Store
@@ -73,6 +73,12 @@ def auto_title(text: str) -> str:
     if len(collapsed) > TITLE_LENGTH:
         return collapsed[:TITLE_LENGTH] + "..."
     return collapsed
+
+
+def normalize_tags(tags: Iterable[str]) -> list[str]:
+    """Tags in their stored form, blanks dropped, without duplicates, sorted; raises on
+    a bad one (the one rule for tags: the domain, the store and imports use it)."""
+    return sorted({normalize_tag(t) for t in tags if t.strip()})
 
 
 _TAG = re.compile(r"^[\w][\w.+-]{0,31}$")

@@ -6,10 +6,11 @@ they change conversation fields, never the event log.
 
 from __future__ import annotations
 
-from ikgui.domain.errors import UserError
-from ikgui.domain.events import Conversation
+from ikgui.domain.errors import NotFoundError, UserError
+from ikgui.domain.events import Conversation, TreeNode
 from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
+from ikgui.domain.rules import user_title
 
 
 def _get(store: Store, conv_id: str) -> Conversation:
@@ -35,8 +36,8 @@ def restore(store: Store, conv_id: str) -> Conversation:
 
 
 def rename(store: Store, conv_id: str, title: str) -> Conversation:
-    title = " ".join(title.split())
-    store.update_conversation(conv_id, title=title or None, title_by_user=bool(title))
+    clean = user_title(title)
+    store.update_conversation(conv_id, title=clean, title_by_user=clean is not None)
     return _get(store, conv_id)
 
 
@@ -59,6 +60,25 @@ def retag(store: Store, conv_id: str, changes: list[str]) -> Conversation:
         conv = _get(store, conv_id)
         store.set_tags(conv_id, apply_tag_changes(conv.tags, changes))
     return _get(store, conv_id)
+
+
+def lineage(store: Store, conv_id: str) -> list[Conversation]:
+    """``conv_id`` and its ancestors, oldest first (the one ancestor walk; a missing
+    ancestor ends it)."""
+    chain: list[Conversation] = []
+    seen: set[str] = set()
+    current: str | None = conv_id
+    while current is not None and current not in seen:
+        seen.add(current)
+        conv = store.get_conversation(current)
+        if conv is None:
+            if not chain:
+                raise NotFoundError(f"Conversation not found: {current}")
+            break
+        chain.append(conv)
+        current = conv.parent
+    chain.reverse()
+    return chain
 
 
 def descendants(store: Store, conv_id: str) -> list[Conversation]:
@@ -115,7 +135,16 @@ def clean(
     return ordered, refusals
 
 
-def require_conversation(conv: Conversation | None, ref: str) -> Conversation:
-    if conv is None:
-        raise UserError(f"Conversation not found: {ref}")
-    return conv
+def build_tree(store: Store, conv_id: str) -> TreeNode:
+    """The fork tree ``conv_id`` belongs to, from its root."""
+    conv = lineage(store, conv_id)[0]
+    root = TreeNode(conv)
+    nodes = {conv.id: root}
+    for child in descendants(store, conv.id):
+        node = TreeNode(child)
+        nodes[child.id] = node
+        if child.parent in nodes:
+            nodes[child.parent].children.append(node)
+    for node in nodes.values():
+        node.children.sort(key=lambda n: (n.conversation.created_at, n.conversation.id))
+    return root

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
+from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.ports import Store
+from ikgui.domain.reading import failed_before_text
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +86,8 @@ def _rewind(state: ReplayState, event: Event) -> None:
 def apply(state: ReplayState, event: Event) -> None:
     """Fold one event into ``state`` (in place)."""
     kind = event.kind
-    if kind == Kind.ASSISTANT and not event.content and event.may_have("failed"):
-        return  # a reply that failed before any text: its error event says why
+    if failed_before_text(event):
+        return  # its error event says why
     if kind in CONVERSATION_KINDS:
         state.context.append(event)
         state.scrollback.append(event)
@@ -131,6 +133,23 @@ def apply(state: ReplayState, event: Event) -> None:
     else:
         # fork, agent_killed, error and kinds from newer versions: shown, not sent.
         state.scrollback.append(event)
+
+
+def fold(state: ReplayState, event: Event) -> TranscriptChange:
+    """``apply``, saying how the scrollback changed (what a view must show)."""
+    before = len(state.scrollback)
+    if event.kind not in (Kind.REWIND, Kind.CLEAR):
+        apply(state, event)
+        return TranscriptChange(tuple(state.scrollback[before:]))
+    old = list(state.scrollback)
+    apply(state, event)
+    new = state.scrollback
+    kept = 0
+    while kept < min(len(old), len(new)) and old[kept] is new[kept]:
+        kept += 1
+    if kept == len(old):
+        return TranscriptChange(tuple(new[kept:]))
+    return TranscriptChange(tuple(new[kept:]), truncated_to=kept)
 
 
 def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:

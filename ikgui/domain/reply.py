@@ -5,7 +5,7 @@ saved at least every second (``streaming: true`` while it grows, so a crash leav
 row that start-up marks interrupted). On the end it stores provider, model, usage,
 cost, finish reason and the extracted working prompt; a cancel keeps the partial
 text with ``interrupted: true``; a failure adds one ``error`` event. A save the store
-refuses (disk full) does not stop the stream: the session keeps it in memory and writes
+refuses (disk full) does not stop the stream: the open conversation keeps it in memory and writes
 it later (``ikgui.domain.writes``).
 """
 
@@ -17,17 +17,17 @@ import os
 import time
 from collections.abc import Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import extract
-from ikgui.domain.streaming import ChatRequest, StreamEnd, TextDelta, ToolCallDelta
-from ikgui.domain.writes import replayed
+from ikgui.domain.streaming import ChatRequest, Provider, StreamEnd, TextDelta, ToolCallDelta
 
-if TYPE_CHECKING:
-    from ikgui.domain.session import Session
+#: Builds the provider configured under a name (raises ``ProviderError`` if it can't).
+ProviderFactory = Callable[[str], Provider]
 
 SAVE_INTERVAL = 1.0
 #: The longest the reply loop runs before giving the event loop a turn (seconds).
@@ -48,7 +48,9 @@ def _tool_summary(item: ToolCallDelta) -> str:
 
 
 class _Reply:
-    def __init__(self, session: Session, conv_id: str, provider_name: str, model: str) -> None:
+    def __init__(
+        self, session: OpenConversation, conv_id: str, provider_name: str, model: str
+    ) -> None:
         self.session = session
         self.conv_id = conv_id
         self.base: dict[str, Any] = {"provider": provider_name, "model": model}
@@ -122,34 +124,19 @@ class _Reply:
             self.event = session.update_event(self.event, text, data)
         if input_tokens or output_tokens or cost:
             session.add_usage(self.conv_id, input_tokens, output_tokens, cost)
-            if self.conv_id == session.conversation.id:
-                conv = session.conversation
-                conv.tokens_input += input_tokens
-                conv.tokens_output += output_tokens
-                conv.cost += cost
         if extraction.prompt is not None and self.conv_id == session.conversation.id:
-            self._apply_prompt(extraction.prompt)
+            session.set_reply_prompt(self.event, extraction.prompt)
         return self.event
 
-    def _apply_prompt(self, prompt: str) -> None:
-        """Set the working prompt as replay would, even if events followed the reply."""
-        session = self.session
-        assert self.event is not None
-        context = session.state.context
-        last = bool(context) and context[-1].id == self.event.id
-        if last and not any(m.event_id > self.event.id for m in session.state.marks):
-            session.state.working_prompt = prompt
-            return
-        session.state = replayed(session, self.conv_id)
 
-
-async def stream_reply(session: Session, conv_id: str) -> Event | None:
+async def stream_reply(
+    session: OpenConversation, conv_id: str, provider_factory: ProviderFactory
+) -> Event | None:
     """Stream the reply to the context of ``conv_id`` (the current conversation)."""
     provider_name = session.provider
     reply: _Reply | None = None
     try:
-        assert session.provider_factory is not None
-        provider = session.provider_factory(provider_name)
+        provider = provider_factory(provider_name)
         model = session.model
         if not model:
             # No model chosen: use the server's first (e.g. the one Ollama has pulled).

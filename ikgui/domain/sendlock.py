@@ -12,14 +12,12 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import UserError
+from ikgui.domain.facts import SendWaiting
 from ikgui.domain.ports import SendLock
-from ikgui.domain.writes import replayed
-
-if TYPE_CHECKING:
-    from ikgui.domain.session import Session
 
 DEFAULT_WAIT = 60.0
 POLL_INTERVAL = 0.1
@@ -42,29 +40,29 @@ def busy_error(conv_id: str) -> BusyError:
     return BusyError(f"Another reply is being written in {conv_id}; try again when it ends")
 
 
-async def hold(session: Session, conv_id: str) -> SendLock:
+async def hold(
+    current: OpenConversation, conv_id: str, wait: float, busy: Callable[[], bool]
+) -> SendLock:
     """Take the send lock of the current conversation ``conv_id`` for one send.
 
-    While another process holds it, ``send_waiting`` is announced and the lock polled
-    (``session.send_wait`` seconds at most, then :class:`BusyError`). After a wait the
-    state is replayed, so the reply written meanwhile comes first in the context.
+    While another process holds it, ``SendWaiting`` is announced and the lock polled
+    (``wait`` seconds at most, then :class:`BusyError`; ``busy``: whether a reply
+    streams here now). After a wait the state is replayed, so the reply written
+    meanwhile comes first in the context.
     """
-    lock = session.store.send_lock(conv_id)
+    lock = current.store.send_lock(conv_id)
     if lock.acquire():
         return lock
-    session._emit("send_waiting", conv_id=conv_id)
-    deadline = time.monotonic() + session.send_wait
+    current.announce(SendWaiting(conv_id))
+    deadline = time.monotonic() + wait
     while True:
         await asyncio.sleep(min(POLL_INTERVAL, max(0.0, deadline - time.monotonic())))
         if lock.acquire():
             break
         if time.monotonic() >= deadline:
             raise busy_error(conv_id)
-    if conv_id != session.conversation.id or session.streaming:
+    if conv_id != current.conversation.id or busy():
         lock.release()
         raise BusyError("The conversation changed while waiting; nothing was sent")
-    if not session.writes.touches(conv_id):
-        session.state = replayed(session, conv_id)
-        session.refresh_conversation()
-        session._emit("state_replaced")
+    current.replay_again()
     return lock

@@ -1,7 +1,7 @@
 """The session's writes of events, and what it does when the store refuses one (SPEC §11).
 
 A write goes straight to the store while nothing waits; when the store raises
-``StorageError`` (disk full, locked) the change is queued in ``session.writes``
+``StorageError`` (disk full, locked) the change is queued in ``OpenConversation.writes``
 (:mod:`ikgui.domain.pending`) instead, the live state is folded as usual, and the
 listeners hear ``writes_pending``. Once nothing waits, the queue's conversations are
 replayed from the store again (so the live state equals a fresh replay) and
@@ -11,19 +11,39 @@ replayed from the store again (so the live state equals a fresh replay) and
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ikgui.domain.errors import StorageError, UserError
-from ikgui.domain.events import Event
-from ikgui.domain.pending import Append, is_provisional
+from ikgui.domain.events import Conversation, Event
+from ikgui.domain.facts import ConversationChanged, Fact, StateReplaced, WritesPending
+from ikgui.domain.pending import Append, PendingWrites, is_provisional
+from ikgui.domain.ports import Store
+from ikgui.domain.reading import failed_before_text
 from ikgui.domain.replay import ReplayState, apply, replay_conversation
 
-if TYPE_CHECKING:
-    from ikgui.domain.session import Session
+
+class Writer(Protocol):
+    """What these writes need of the open conversation
+    (:class:`ikgui.domain.current.OpenConversation`)."""
+
+    store: Store
+    writes: PendingWrites
+    keep_pending: bool
+    saved: bool
+    conversation: Conversation
+    state: ReplayState
+    clock: Callable[[], float]
+    live_text: dict[int, Callable[[], str]]
+
+    def materialize(self) -> None: ...
+    def announce(self, fact: Fact) -> None: ...
+    def here(self) -> str: ...
+    def show_live_text(self) -> None: ...
 
 
 def append(
-    session: Session,
+    session: Writer,
     conv_id: str,
     kind: str,
     content: str,
@@ -39,7 +59,7 @@ def append(
         try:
             with store.transaction():
                 if materialize:
-                    session._materialize()
+                    session.materialize()
                 event = store.append_event(conv_id, kind, content, data)
                 if title:
                     store.update_conversation(conv_id, title=title)
@@ -63,11 +83,11 @@ def append(
         title=title,
     )
     writes.schedule()
-    session._emit("writes_pending", conv_id=conv_id)
+    session.announce(WritesPending(conv_id))
     return event
 
 
-def update(session: Session, event: Event, content: str, data: dict[str, Any]) -> Event:
+def update(session: Writer, event: Event, content: str, data: dict[str, Any]) -> Event:
     """Save a growing reply's text; returns it under its real id once it has one."""
     writes = session.writes
     event_id = writes.real_id(event.id)
@@ -83,12 +103,12 @@ def update(session: Session, event: Event, content: str, data: dict[str, Any]) -
     if queued:
         writes.update(event.conversation_id, event_id, content, data)
         writes.schedule()
-        session._emit("writes_pending", conv_id=event.conversation_id)
+        session.announce(WritesPending(event.conversation_id))
     return Event(event_id, event.conversation_id, event.kind, content, data, event.created_at)
 
 
 def add_usage(
-    session: Session, conv_id: str, input_tokens: int, output_tokens: int, cost: float
+    session: Writer, conv_id: str, input_tokens: int, output_tokens: int, cost: float
 ) -> None:
     writes = session.writes
     if not writes:
@@ -103,7 +123,7 @@ def add_usage(
     writes.schedule()
 
 
-def fields_wait(session: Session, changes: dict[str, Any]) -> bool:
+def fields_wait(session: Writer, changes: dict[str, Any]) -> bool:
     """Whether conversation fields stay in memory instead of being written: a draft
     while changes wait (it is only a convenience); anything else of a conversation that
     is not stored yet is refused."""
@@ -119,7 +139,7 @@ def fields_wait(session: Session, changes: dict[str, Any]) -> bool:
 
 def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
     """Replace a grown event in a replayed state, as replay would show it."""
-    gone = not updated.content and bool(updated.data.get("failed"))  # replay skips it
+    gone = failed_before_text(updated)  # replay skips it
     for items in (state.context, state.scrollback):
         for index in range(len(items) - 1, -1, -1):
             if items[index].id in ids:
@@ -135,7 +155,7 @@ def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
                 mark.scrollback_len -= 1
 
 
-def replayed(session: Session, conv_id: str) -> ReplayState:
+def replayed(session: Writer, conv_id: str) -> ReplayState:
     """The conversation's state from the store, with what still waits folded in."""
     writes = session.writes
     state = replay_conversation(session.store, conv_id)
@@ -150,7 +170,7 @@ def replayed(session: Session, conv_id: str) -> ReplayState:
     return state
 
 
-def flushed(session: Session, done: dict[int, int]) -> None:
+def flushed(session: Writer, done: dict[int, int]) -> None:
     """After an attempt: move live texts to their real ids; once all is written, make
     the state a fresh replay again and say so."""
     for provisional, real in done.items():
@@ -159,9 +179,9 @@ def flushed(session: Session, done: dict[int, int]) -> None:
             session.live_text[real] = text
     if done and not session.writes.touches(session.conversation.id):
         session.state = replayed(session, session.conversation.id)
-        session._show_live_text()
-        session._emit("state_replaced")
+        session.show_live_text()
+        session.announce(StateReplaced(session.here()))
     saved, session.writes.just_saved = session.writes.just_saved, set()
     for conv_id in sorted(saved):  # e.g. a new one: listed now
-        session._emit("conversation_changed", conv_id=conv_id)
-    session._emit("writes_pending")
+        session.announce(ConversationChanged(conv_id))
+    session.announce(WritesPending(session.here()))

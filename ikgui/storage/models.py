@@ -22,6 +22,9 @@ from peewee import (
 
 from ikgui.domain.events import Conversation
 
+# The one rule for tags (the domain's), re-exported for the repository.
+from ikgui.domain.ids import normalize_tags as normalize_tags
+
 
 class _Base(Model):
     class Meta:
@@ -116,11 +119,6 @@ def conversation_from_row(row: Sequence[Any]) -> Conversation:
         trashed_at=row[15],
         draft=row[16] or "",
     )
-
-
-def normalize_tags(tags: Sequence[str]) -> list[str]:
-    """Lowercase, trimmed, without blanks or duplicates, sorted."""
-    return sorted({t.strip().lower() for t in tags if t.strip()})
 
 
 def conversation_values(conv: Conversation) -> dict[str, Any]:

@@ -10,12 +10,29 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ikgui.domain.events import Event, Kind
-from ikgui.domain.session import Session, SessionEvent
+from ikgui.domain.events import Kind
+from ikgui.domain.facts import (
+    ConversationChanged,
+    ConversationSwitched,
+    DeltaReceived,
+    EventAppended,
+    EventUpdated,
+    Fact,
+    SendWaiting,
+    StateReplaced,
+    StreamFinished,
+    StreamStarted,
+    WritesPending,
+)
+from ikgui.domain.session import Session
 
 
 class SessionBridge(QObject):
     event_appended = Signal(object)  # Event of the conversation on screen
+    #: How the scrollback on screen changed (a ``TranscriptChange``), right after
+    #: ``event_appended``: append ``change.appended``; if ``change.truncated_to`` is set,
+    #: first drop the items shown after that many.
+    transcript_changed = Signal(object)
     event_updated = Signal(object)  # Event of the conversation on screen
     deltas_arrived = Signal(object, str)  # event id (may be above 2**31), the new text
     conversation_switched = Signal()
@@ -39,47 +56,44 @@ class SessionBridge(QObject):
     def _on_screen(self, conv_id: str | None) -> bool:
         return conv_id == self.session.conversation.id
 
-    def _on_fact(self, fact: SessionEvent) -> None:
-        name = fact.name
-        if name == "delta_received":
-            if fact.event is not None and self._on_screen(fact.conversation_id):
-                self._pending.setdefault(fact.event.id, []).append(fact.text)
-                if not self._timer.isActive():
-                    self._timer.start()
-            return
-        if name == "event_appended" and fact.event is not None:
-            self.activity.emit(fact.conversation_id or "")
-            if self._on_screen(fact.conversation_id):
-                self.event_appended.emit(fact.event)
-        elif name == "event_updated" and fact.event is not None:
-            event = fact.event
-            if event.kind == Kind.ASSISTANT and event.data.get("streaming"):
-                return  # a periodic save of text the view already has
-            self._pending.pop(event.id, None)
-            self.activity.emit(fact.conversation_id or "")
-            if self._on_screen(fact.conversation_id):
-                self.event_updated.emit(event)
-        elif name == "conversation_switched":
-            self._pending.clear()
-            self.conversation_switched.emit()
-        elif name == "conversation_changed":
-            self.conversation_changed.emit(fact.conversation_id or "")
-        elif name == "writes_pending":
-            self.writes_changed.emit()
-        elif name == "state_replaced":
-            self.state_replaced.emit()
-        elif name == "send_waiting":
-            self.send_waiting.emit(fact.conversation_id or "")
-        elif name in ("stream_started", "stream_finished"):
-            if name == "stream_finished":
+    def _on_fact(self, fact: Fact) -> None:
+        match fact:
+            case DeltaReceived(conversation_id=conv_id, event=event, text=text):
+                if self._on_screen(conv_id):
+                    self._pending.setdefault(event.id, []).append(text)
+                    if not self._timer.isActive():
+                        self._timer.start()
+            case EventAppended(conversation_id=conv_id, event=event, change=change):
+                self.activity.emit(conv_id or "")
+                if self._on_screen(conv_id):
+                    self.event_appended.emit(event)
+                    if change is not None:
+                        self.transcript_changed.emit(change)
+            case EventUpdated(conversation_id=conv_id, event=event):
+                if event.kind == Kind.ASSISTANT and fact.growing:
+                    return  # a periodic save of text the view already has
+                self._pending.pop(event.id, None)
+                self.activity.emit(conv_id or "")
+                if self._on_screen(conv_id):
+                    self.event_updated.emit(event)
+            case ConversationSwitched():
+                self._pending.clear()
+                self.conversation_switched.emit()
+            case ConversationChanged(conversation_id=conv_id):
+                self.conversation_changed.emit(conv_id or "")
+            case WritesPending():
+                self.writes_changed.emit()
+            case StateReplaced():
+                self.state_replaced.emit()
+            case SendWaiting(conversation_id=conv_id):
+                self.send_waiting.emit(conv_id or "")
+            case StreamStarted(conversation_id=conv_id):
+                self.stream_state_changed.emit(conv_id or "", True)
+            case StreamFinished(conversation_id=conv_id):
                 self.flush()
-            self.stream_state_changed.emit(fact.conversation_id or "", name == "stream_started")
+                self.stream_state_changed.emit(conv_id or "", False)
 
     def flush(self) -> None:
         pending, self._pending = self._pending, {}
         for event_id, parts in pending.items():
             self.deltas_arrived.emit(event_id, "".join(parts))
-
-
-def is_growing(event: Event) -> bool:
-    return event.kind == Kind.ASSISTANT and bool(event.data.get("streaming"))

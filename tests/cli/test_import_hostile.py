@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from ikgui.domain import exchange
 from ikgui.domain.safetext import valid_id
-from ikgui.domain.session import Session
 from tests.cli.conftest import Cli
 
 T = "2026-03-01T10:00:00+00:00"
@@ -75,8 +73,7 @@ def test_invalid_ids_get_new_ones_and_are_reported(cli: Cli, tmp_path: Path) -> 
 def test_a_stored_bad_id_still_exports_inside_the_folder(tmp_path: Path) -> None:
     folder = tmp_path / "exports"
     for bad in ("../../../../tmp/escaped", "..", "a/../../b", "x" * 300):
-        session = SimpleNamespace(export_dir=folder, conversation=SimpleNamespace(id=bad))
-        path = exchange.default_export_path(cast(Session, session), "md")
+        path = exchange.default_export_path(bad, folder, "md")
         assert path.parent == folder.resolve() and path.suffix == ".md"
         assert len(path.name) <= 67
 

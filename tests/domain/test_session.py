@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ikgui.domain.command_handlers import default_registry
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Kind
 from ikgui.domain.replay import ReplayState, replay_conversation
@@ -48,7 +49,7 @@ def test_first_user_message_titles_the_conversation(store: MemoryStore) -> None:
 
 
 def test_auto_title_never_overwrites_a_user_title(store: MemoryStore) -> None:
-    session = Session(store)
+    session = Session(store, registry=default_registry())
     session.registry.dispatch(session, "/title Mine")
     session.append(Kind.USER, "hello")
     assert store.get_conversation(session.conversation.id).title == "Mine"  # type: ignore[union-attr]
@@ -151,7 +152,7 @@ ops = st.lists(
 def test_live_state_always_equals_a_fresh_replay(script: list) -> None:  # type: ignore[type-arg]
     store = MemoryStore()
     try:
-        session = Session(store)
+        session = Session(store, registry=default_registry())
         for op, arg in script:
             try:
                 if op == "user":

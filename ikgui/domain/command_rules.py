@@ -1,0 +1,66 @@
+"""The built-in commands run with values only (toolbar, menus, dialogs: no slash
+form), and each command's "can it act now?" rule."""
+
+from __future__ import annotations
+
+from ikgui.domain.commands import CommandResult
+from ikgui.domain.session import Session
+
+
+def tags_line(tags: tuple[str, ...] | list[str]) -> str:
+    return "Tags: " + (", ".join(tags) if tags else "(none)")
+
+
+def send(session: Session, text: str) -> CommandResult:
+    """Send ``text`` as it is (never parsed: Retry, "edit and resend")."""
+    return CommandResult(store=False, send=text)
+
+
+def stop(session: Session, conversation: str | None = None) -> CommandResult:
+    session.stop(conversation)
+    return CommandResult(store=False)
+
+
+def rename(session: Session, conversation: str, title: str) -> CommandResult:
+    conv = session.library.rename(conversation, title)
+    return CommandResult(f"Title: {conv.title or '(none)'}", store=False)
+
+
+def set_tags(session: Session, conversation: str, tags: list[str]) -> CommandResult:
+    conv = session.library.set_tags(conversation, list(tags))
+    return CommandResult(tags_line(conv.tags), store=False)
+
+
+def trash(session: Session, conversation: str) -> CommandResult:
+    conv = session.library.trash(conversation)
+    return CommandResult(f"Moved to the Trash: {conv.id}", store=False)
+
+
+def restore(session: Session, conversation: str) -> CommandResult:
+    conv = session.library.restore(conversation)
+    return CommandResult(f"Restored {conv.id}", store=False)
+
+
+# -- can it act now? ----------------------------------------------------------------
+def has_marks(session: Session) -> bool:
+    return bool(session.state.marks)
+
+
+def can_fork(session: Session) -> bool:
+    return session.saved and not session.streaming
+
+
+def can_clear(session: Session) -> bool:
+    return session.saved and bool(session.state.scrollback)
+
+
+def has_parent(session: Session) -> bool:
+    return session.conversation.parent is not None
+
+
+def saved(session: Session) -> bool:
+    return session.saved
+
+
+def streaming(session: Session) -> bool:
+    return session.streaming

@@ -1,0 +1,394 @@
+"""The open conversation: which one is on screen, its replayed state, and every change
+to it (append + fold, the working prompt, marks, rewind, clear, fork, kill).
+
+Each change is appended to the log, committed, folded into the live state with the
+same fold that replay uses, and announced to listeners as a fact
+(:mod:`ikgui.domain.facts`). Writes the store refuses wait in ``writes``
+(:mod:`ikgui.domain.writes`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ikgui.domain import writes as write_ops
+from ikgui.domain.context import Message, build_context
+from ikgui.domain.errors import NotFoundError, UserError
+from ikgui.domain.events import STATUS_KILLED, Conversation, Event, Kind
+from ikgui.domain.facts import (
+    ConversationChanged,
+    ConversationSwitched,
+    DeltaReceived,
+    EventAppended,
+    EventUpdated,
+    Fact,
+    StateReplaced,
+)
+from ikgui.domain.ids import new_id, resolve_ref
+from ikgui.domain.library import descendants
+from ikgui.domain.pending import PendingWrites
+from ikgui.domain.ports import Store
+from ikgui.domain.prompt import edit_notice
+from ikgui.domain.replay import ReplayState, fold
+from ikgui.domain.rules import current_model, title_for_first_message
+from ikgui.domain.settings import AgentSettings, Settings
+
+Listener = Callable[[Fact], None]
+
+
+class OpenConversation:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        keep_pending: bool = True,
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.clock = clock
+        #: Keep changes the store refuses in memory (``writes``) instead of raising.
+        self.keep_pending = keep_pending
+        self.writes = PendingWrites(store, lambda done: write_ops.flushed(self, done))
+        #: The text so far of each reply streaming now, by event id.
+        self.live_text: dict[int, Callable[[], str]] = {}
+        #: A one-off ``provider``/``model`` for the requests of this session only
+        #: (``ikgui run -c -p/-m``); never stored, so the conversation keeps its own.
+        self.overrides: dict[str, str] = {}
+        self.saved = False
+        self._listeners: list[Listener] = []
+        self._staged_prompt: str | None = None
+        self.conversation = self._blank(None)
+        self.state = ReplayState()
+
+    # -- listeners -------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def announce(self, fact: Fact) -> None:
+        """Tell every listener ``fact`` (see :mod:`ikgui.domain.facts`)."""
+        for listener in list(self._listeners):
+            listener(fact)
+
+    def here(self) -> str:
+        """The id of the conversation on screen."""
+        return self.conversation.id
+
+    # -- which conversation ------------------------------------------------------
+    def _blank(self, agent: str | None) -> Conversation:
+        agent_settings = self.settings.agent(agent)
+        provider = (agent_settings and agent_settings.provider) or self.settings.default_provider
+        model = (agent_settings and agent_settings.model) or self.settings.default_model
+        now = self.clock()
+        return Conversation(
+            id=new_id(agent, self.store.conversation_exists),
+            agent=agent,
+            provider=provider,
+            model=model,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def new_conversation(self, agent: str | None = None) -> Conversation:
+        """Switch to a new, not yet stored conversation (stored on its first event)."""
+        agent = agent or None
+        if agent is not None and agent not in self.settings.agents:
+            raise UserError(f"Unknown agent '{agent}'")
+        self.conversation = self._blank(agent)
+        self.saved = False
+        self.state = ReplayState()
+        self._staged_prompt = None
+        self.announce(ConversationSwitched(self.conversation.id))
+        return self.conversation
+
+    def open(self, conv_id: str) -> Conversation:
+        """Switch to a stored conversation and replay it."""
+        conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
+        if conv is None:
+            raise NotFoundError(f"Conversation not found: {conv_id}")
+        self.conversation = conv
+        self.saved = True
+        self.state = write_ops.replayed(self, conv_id)
+        self.show_live_text()
+        self._staged_prompt = None
+        self.announce(ConversationSwitched(conv.id))
+        return conv
+
+    def show_live_text(self) -> None:
+        """A reply still streaming here was saved up to a second ago: show all of it."""
+        for items in (self.state.context, self.state.scrollback):
+            for index, event in enumerate(items):
+                text = self.live_text.get(event.id)
+                if text is not None:
+                    items[index] = event.with_changes(text(), event.data)
+
+    def open_ref(self, ref: str) -> Conversation:
+        return self.open(resolve_ref(self.store, ref))
+
+    def reload(self) -> None:
+        """Re-read the current conversation (another process may have written to it)."""
+        if self.saved and not self.writes.touches(self.conversation.id):
+            self.open(self.conversation.id)  # (the store lacks what still waits)
+
+    def replay_again(self) -> None:
+        """Replay the current conversation from the store (another process wrote to it)."""
+        if not self.writes.touches(self.conversation.id):
+            self.state = write_ops.replayed(self, self.conversation.id)
+            self.refresh_conversation()
+            self.announce(StateReplaced(self.conversation.id))
+
+    def refresh_conversation(self) -> Conversation:
+        if self.saved:
+            conv = self.store.get_conversation(self.conversation.id)
+            if conv is not None:
+                self.conversation = conv
+        return self.conversation
+
+    def adopt(self, conv: Conversation) -> Conversation:
+        """A library change to ``conv``: take its fields if it is on screen, and say so."""
+        if conv.id == self.conversation.id:
+            self.conversation = conv
+        self.announce(ConversationChanged(conv.id))
+        return conv
+
+    # -- derived values ------------------------------------------------------------
+    @property
+    def agent_settings(self) -> AgentSettings | None:
+        return self.settings.agent(self.conversation.agent)
+
+    @property
+    def provider(self) -> str:
+        return (
+            self.overrides.get("provider")
+            or self.conversation.provider
+            or self.settings.default_provider
+        )
+
+    @property
+    def model(self) -> str | None:
+        """The model of the next request: the replayed state's ``/model`` wins over the
+        conversation's column (see :func:`ikgui.domain.rules.current_model`)."""
+        return self.overrides.get("model") or current_model(
+            self.state, self.conversation, self.settings
+        )
+
+    @property
+    def prompt_mode(self) -> str:
+        agent = self.agent_settings
+        return agent.prompt_mode if agent else "off"
+
+    @property
+    def system_prompt(self) -> str | None:
+        if self.state.system_override is not None:
+            return self.state.system_override or None
+        agent = self.agent_settings
+        return agent.system_prompt if agent else None
+
+    def context(self) -> list[Message]:
+        """Exactly what the model would receive next (SPEC §7)."""
+        return build_context(self.state, self.system_prompt)
+
+    # -- writing ---------------------------------------------------------------
+    def materialize(self) -> None:
+        """Store the current conversation if it is not stored yet."""
+        if self.saved:
+            return
+        conv = self.conversation
+        if self.store.conversation_exists(conv.id):
+            conv.id = new_id(conv.agent, self.store.conversation_exists)
+        conv.created_at = conv.updated_at = self.clock()
+        self.store.insert_conversation(conv)
+        self.saved = True
+
+    def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
+        """Commit one event to the current conversation and fold it into the state
+        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.writes``)."""
+        title = title_for_first_message(self.conversation, kind, content)
+        event = write_ops.append(
+            self, self.conversation.id, kind, content, data, title=title, materialize=True
+        )
+        if title:
+            self.conversation.title = title
+        change = fold(self.state, event)
+        self.conversation.updated_at = event.created_at
+        if kind == Kind.USER or (kind == Kind.ASSISTANT and content):
+            self.conversation.message_count += 1
+        self.announce(EventAppended(self.conversation.id, event, change))
+        return event
+
+    def append_to(
+        self, conv_id: str, kind: str, content: str = "", data: dict[str, Any] | None = None
+    ) -> Event:
+        """Append to any conversation; folded into the state only if it is on screen."""
+        if conv_id == self.conversation.id:
+            return self.append(kind, content, data)
+        event = write_ops.append(self, conv_id, kind, content, data)
+        self.announce(EventAppended(conv_id, event))
+        return event
+
+    def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
+        """Grow a streaming event in place (the one row that changes)."""
+        updated = write_ops.update(self, event, content, data)
+        if event.conversation_id == self.conversation.id:
+            write_ops.patch(self.state, (event.id, updated.id), updated)
+        self.announce(EventUpdated(event.conversation_id, updated))
+        return updated
+
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        """Count a reply's tokens and cost (also in the fields shown, if on screen)."""
+        write_ops.add_usage(self, conv_id, input_tokens, output_tokens, cost)
+        if conv_id == self.conversation.id:
+            conv = self.conversation
+            conv.tokens_input += input_tokens
+            conv.tokens_output += output_tokens
+            conv.cost += cost
+
+    def emit_delta(self, event: Event, text: str) -> None:
+        real = self.writes.written.get(event.id)
+        if real is not None:  # saved late: the view knows it by its real id now
+            event = Event(real, event.conversation_id, event.kind, "", None, event.created_at)
+        self.announce(DeltaReceived(event.conversation_id, event, text))
+
+    def set_reply_prompt(self, reply: Event, prompt: str) -> None:
+        """A finished reply of the current conversation set the working prompt: set it as
+        replay would, even if events followed the reply."""
+        context = self.state.context
+        last = bool(context) and context[-1].id == reply.id
+        if last and not any(m.event_id > reply.id for m in self.state.marks):
+            self.state.working_prompt = prompt
+            return
+        self.state = write_ops.replayed(self, self.conversation.id)
+
+    def update_fields(self, **changes: Any) -> None:
+        """Change stored conversation fields (title, tags via ``set_tags``...)."""
+        if not write_ops.fields_wait(self, changes):
+            with self.store.transaction():
+                self.materialize()
+                self.store.update_conversation(self.conversation.id, **changes)
+        for name, value in changes.items():
+            setattr(self.conversation, name, value)
+        self.announce(ConversationChanged(self.conversation.id))
+
+    def set_tags(self, tags: list[str]) -> None:
+        with self.store.transaction():
+            self.materialize()
+            self.store.set_tags(self.conversation.id, sorted(set(tags)))
+        self.conversation.tags = tuple(sorted(set(tags)))
+        self.announce(ConversationChanged(self.conversation.id))
+
+    # -- working prompt ------------------------------------------------------------
+    def stage_prompt(self, text: str) -> None:
+        """Remember an uncommitted edit of the working prompt (the editor's content)."""
+        self._staged_prompt = text
+
+    @property
+    def prompt_edited(self) -> bool:
+        return self._staged_prompt is not None and self._staged_prompt != self.state.working_prompt
+
+    def commit_prompt(self) -> Event | None:
+        """Record the staged edit as one notice, if it differs from the recorded prompt."""
+        staged, self._staged_prompt = self._staged_prompt, None
+        if staged is None or staged == self.state.working_prompt:
+            return None
+        return self.append(Kind.PROMPT_EDIT, edit_notice(staged), {"prompt": staged})
+
+    def edit_prompt(self, text: str) -> Event | None:
+        self.stage_prompt(text)
+        return self.commit_prompt()
+
+    # -- marks -----------------------------------------------------------------
+    def mark(self, label: str | None) -> Event:
+        return self.append(Kind.MARK, "", {"label": label or None})
+
+    def rewind(self, label: str | None = None, *, mark: int | None = None) -> Event:
+        """Roll the context back to the newest mark called ``label`` (default: the
+        newest mark), or to the live mark whose event id is ``mark``."""
+        if mark is not None:
+            target = next((m for m in self.state.marks if m.event_id == mark), None)
+            if target is None:
+                raise UserError(f"Mark not found: {mark}")
+        else:
+            if not self.state.marks:
+                raise UserError("No marks found")
+            target = self.state.find_mark(label)
+            if target is None:
+                raise UserError(f"Mark not found: {label}")
+        data = {"target_event_id": target.event_id, "target_label": target.label}
+        return self.append(Kind.REWIND, "", data)
+
+    def clear(self) -> Event:
+        settings = {"model": self.state.model, "system": self.state.system_override}
+        return self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+
+    # -- forks -------------------------------------------------------------------
+    def fork_point(self) -> int | None:
+        """The newest event of the current conversation (or what it inherits)."""
+        if not self.saved:
+            return None
+        last = self.store.last_event_id(self.conversation.id)
+        return last if last is not None else self.conversation.fork_event_id
+
+    def fork(self, at_event: int | None = None) -> Conversation:
+        """Create a child of the current conversation and switch to it."""
+        if self.writes:
+            raise UserError("Cannot fork until the changes not saved yet are written")
+        with self.store.transaction():
+            self.materialize()
+            parent = self.conversation
+            point = at_event if at_event is not None else self.fork_point()
+            child = Conversation(
+                id=new_id(parent.agent, self.store.conversation_exists),
+                parent=parent.id,
+                fork_event_id=point,
+                agent=parent.agent,
+                provider=parent.provider,
+                model=self.model,
+                title=parent.title,
+                tags=parent.tags,
+                created_at=self.clock(),
+                updated_at=self.clock(),
+            )
+            self.store.insert_conversation(child)
+            role_data = {"fork_event_id": point}
+            self.append(
+                Kind.FORK,
+                f"Forked child {child.id}",
+                {"child_id": child.id, **role_data, "role": "parent"},
+            )
+            self.store.append_event(
+                child.id,
+                Kind.FORK,
+                f"Forked from {parent.id}",
+                {"parent_id": parent.id, **role_data, "role": "child"},
+            )
+        self.open(child.id)
+        return self.conversation
+
+    def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
+        """Close a branch (default: the current one); returns it and how many closed."""
+        target_id = resolve_ref(self.store, ref) if ref else self.conversation.id
+        target = self.store.get_conversation(target_id) if (ref or self.saved) else None
+        if target is None or target.parent is None:
+            raise UserError("Cannot kill a root conversation")
+        victims = [target] + (descendants(self.store, target.id) if cascade else [])
+        victims = [v for v in victims if v.status != STATUS_KILLED]
+        if not victims:
+            raise UserError(f"Conversation already closed: {target.id}")
+        killer = self.conversation.id
+        content = f"Closed {len(victims)} conversations" if cascade else f"Closed {target.id}"
+        data = {"target": target.id, "killed_by": killer, "cascade": cascade, "count": len(victims)}
+        with self.store.transaction():
+            for victim in victims:
+                self.store.update_conversation(victim.id, status=STATUS_KILLED)
+            event = self.store.append_event(target.parent, Kind.AGENT_KILLED, content, data)
+        closed_ids = {v.id for v in victims}
+        if self.conversation.id in closed_ids:
+            self.open(target.parent)
+        elif self.conversation.id == target.parent:
+            change = fold(self.state, event)
+            self.announce(EventAppended(self.conversation.id, event, change))
+        self.announce(ConversationChanged(self.conversation.id))
+        return target, len(victims)

@@ -1,0 +1,65 @@
+"""The library: operations on any conversation, not just the open one (the sidebar's
+rename, tags, Trash and restore; cleaning the Trash; export and import).
+
+The rules themselves are :mod:`ikgui.domain.library` and :mod:`ikgui.domain.exchange`;
+this wires them to the open conversation, which takes the new fields of the one on
+screen and announces ``ConversationChanged``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ikgui.domain import exchange, library
+from ikgui.domain.current import OpenConversation
+from ikgui.domain.errors import NotFoundError
+from ikgui.domain.events import Conversation
+from ikgui.domain.facts import ConversationChanged
+from ikgui.domain.ids import normalize_tags
+from ikgui.domain.importing import ImportResult
+
+
+class Library:
+    def __init__(self, current: OpenConversation) -> None:
+        self.current = current
+        self.store = current.store
+
+    def rename(self, conv_id: str, title: str) -> Conversation:
+        return self.current.adopt(library.rename(self.store, conv_id, title))
+
+    def set_tags(self, conv_id: str, tags: list[str]) -> Conversation:
+        """Replace a conversation's tags (each normalized; raises on a bad one)."""
+        self.store.set_tags(conv_id, normalize_tags(tags))
+        conv = self.store.get_conversation(conv_id)
+        if conv is None:
+            raise NotFoundError(f"Conversation not found: {conv_id}")
+        return self.current.adopt(conv)
+
+    def retag(self, conv_id: str, changes: list[str]) -> Conversation:
+        """Apply ``+a -b`` changes atomically (see :func:`ikgui.domain.library.retag`)."""
+        return self.current.adopt(library.retag(self.store, conv_id, changes))
+
+    def trash(self, conv_id: str) -> Conversation:
+        return self.current.adopt(library.trash(self.store, conv_id, self.current.clock()))
+
+    def restore(self, conv_id: str) -> Conversation:
+        return self.current.adopt(library.restore(self.store, conv_id))
+
+    def clean(
+        self, older_than: float = 0.0, with_forks: bool = False
+    ) -> tuple[list[str], list[str]]:
+        """Remove Trash entries for good (see :func:`ikgui.domain.library.clean`)."""
+        removed = library.clean(self.store, self.current.clock(), older_than, with_forks)
+        for conv_id in removed[0]:
+            self.current.announce(ConversationChanged(conv_id))
+        return removed
+
+    def export(self, conv_id: str, fmt: str, path: Path) -> Path:
+        return exchange.write_export(self.store, conv_id, fmt, path)
+
+    def import_document(self, document: Any) -> ImportResult:
+        result = exchange.import_document(self.store, document, self.current.clock())
+        for conv_id in result.ids:
+            self.current.announce(ConversationChanged(conv_id))
+        return result

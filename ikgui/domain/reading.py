@@ -1,0 +1,69 @@
+"""How a reader sees a conversation, in one place for the window, the command line and
+exports: which events are shown, the label of each role, the context as text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ikgui.domain.events import Event, Kind
+
+#: The heading of each kind of message (``You``, ``Assistant``...); other kinds are
+#: notices. Each reader picks the kinds it heads (see ``labels``).
+ROLE_LABELS: dict[str, str] = {
+    Kind.USER: "You",
+    Kind.ASSISTANT: "Assistant",
+    Kind.SYSTEM: "System",
+    Kind.TOOL_CALL: "Tool call",
+    Kind.TOOL_RESULT: "Tool result",
+    Kind.ERROR: "Error",
+}
+
+#: What the context dialog says when the next request carries only the user's message.
+EMPTY_CONTEXT = "(empty: the next request carries only your message)"
+
+
+def labels(*kinds: str) -> dict[str, str]:
+    """The labels of ``kinds`` only (a reader that heads fewer kinds than the window)."""
+    return {kind: ROLE_LABELS[kind] for kind in kinds}
+
+
+def failed_before_text(event: Event) -> bool:
+    """A reply that failed before any text: no reader shows it (its error event says
+    why), and replay leaves it out of the context."""
+    return (
+        event.kind == Kind.ASSISTANT
+        and not event.content
+        and event.may_have("failed")  # (no parsing when it certainly is not)
+        and bool(event.data.get("failed"))
+    )
+
+
+def shown(event: Event) -> bool:
+    """Whether a reader of the scrollback sees ``event`` (a clear only empties it)."""
+    return event.kind != Kind.CLEAR and not failed_before_text(event)
+
+
+def visible(events: Iterable[Event]) -> list[Event]:
+    return [event for event in events if shown(event)]
+
+
+def message_text(message: dict[str, Any], arrow: str = "→", gap: str = "  ") -> str:
+    """One context message's text: its content, then one line per tool call."""
+    body = message.get("content") or ""
+    for call in message.get("tool_calls", []):
+        fn = call["function"]
+        body += f"\n{arrow} {fn['name']}({fn['arguments']}){gap}[{call['id']}]"
+    return str(body)
+
+
+def format_context(messages: list[dict[str, Any]]) -> str:
+    """The context as readable text: one block per message (the window's "show context"
+    dialog; ``ikgui conv context`` prints one line per message with ``message_text``)."""
+    blocks = []
+    for message in messages:
+        head = f"[{message['role']}]"
+        if message.get("tool_call_id"):
+            head += f" (result of {message['tool_call_id']})"
+        blocks.append(f"{head}\n{message_text(message).strip()}")
+    return "\n\n".join(blocks) if blocks else EMPTY_CONTEXT

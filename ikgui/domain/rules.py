@@ -1,0 +1,31 @@
+"""Rules that several layers apply, each in one place: the title, the model in force.
+
+(The reader's view of events, role labels and the context as text live in
+:mod:`ikgui.domain.reading`; tags in :func:`ikgui.domain.ids.normalize_tag`.)
+"""
+
+from __future__ import annotations
+
+from ikgui.domain.events import Conversation, Kind
+from ikgui.domain.ids import auto_title
+from ikgui.domain.replay import ReplayState
+from ikgui.domain.settings import Settings
+
+
+def user_title(text: str) -> str | None:
+    """A title a user gives (``/title``, a rename in the sidebar or ``ikgui conv
+    rename``): whitespace collapsed; ``None`` when nothing is left (no title)."""
+    return " ".join(text.split()) or None
+
+
+def title_for_first_message(conv: Conversation, kind: str, content: str) -> str | None:
+    """The automatic title a message gives a conversation that has none yet."""
+    if kind == Kind.USER and not conv.title and content.strip():
+        return auto_title(content)
+    return None
+
+
+def current_model(state: ReplayState, conv: Conversation, settings: Settings) -> str | None:
+    """The model a conversation's next request uses: its last ``/model`` (replayed, so a
+    rewind or an ancestor counts), else its stored column, else the default."""
+    return state.model or conv.model or settings.default_model

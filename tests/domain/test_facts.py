@@ -1,0 +1,94 @@
+"""Typed facts (issue 9): one frozen dataclass per fact, and the transcript change the
+domain describes so no view re-derives the fold."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ikgui.domain.events import Kind
+from ikgui.domain.facts import (
+    ConversationChanged,
+    ConversationSwitched,
+    EventAppended,
+    Fact,
+    TranscriptChange,
+)
+from ikgui.domain.session import Session
+from tests.support.memstore import MemoryStore
+
+
+def listen(session: Session) -> list[Fact]:
+    heard: list[Fact] = []
+    session.subscribe(heard.append)
+    return heard
+
+
+def appended(heard: list[Fact]) -> list[EventAppended]:
+    return [f for f in heard if isinstance(f, EventAppended)]
+
+
+def test_facts_are_frozen_types_not_names() -> None:
+    session = Session(MemoryStore())
+    heard = listen(session)
+    event = session.append(Kind.USER, "hello")
+    session.update_fields(title="t")
+    session.new_conversation()
+    kinds = [type(f) for f in heard]
+    assert kinds == [EventAppended, ConversationChanged, ConversationSwitched]
+    first = heard[0]
+    assert isinstance(first, EventAppended) and first.event == event
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.conversation_id = "x"  # type: ignore[misc]
+
+
+def test_an_append_says_what_the_scrollback_shows_now() -> None:
+    session = Session(MemoryStore())
+    heard = listen(session)
+    user = session.append(Kind.USER, "one")
+    session.append(Kind.PROMPT_EDIT, "", {"prompt": "p"})  # shown as a notice
+    facts = appended(heard)
+    assert facts[0].change == TranscriptChange((user,))
+    assert facts[0].change is not None and not facts[0].change.redraw
+
+
+def test_a_rewind_says_how_much_of_the_scrollback_it_kept() -> None:
+    session = Session(MemoryStore())
+    session.append(Kind.USER, "one")
+    session.mark("m")
+    session.append(Kind.USER, "two")
+    session.append(Kind.USER, "three")
+    heard = listen(session)
+    rewind = session.rewind("m")
+    (fact,) = appended(heard)
+    assert fact.change == TranscriptChange((rewind,), truncated_to=2)
+    assert [e.content for e in session.state.scrollback[:2]] == ["one", ""]
+    heard.clear()
+    clear = session.clear()
+    (fact,) = appended(heard)
+    assert fact.change is not None and fact.change.truncated_to == 0
+    assert fact.change.appended == tuple(session.state.scrollback)
+    assert clear.kind == Kind.CLEAR
+
+
+def test_a_rewind_to_a_mark_that_is_gone_shows_nothing_new() -> None:
+    session = Session(MemoryStore())
+    session.mark("m")
+    session.append(Kind.USER, "one")
+    heard = listen(session)
+    # Written by hand (an older version, an import): no live mark has that id.
+    session.append(Kind.REWIND, "", {"target_event_id": 999, "target_label": "m"})
+    (fact,) = appended(heard)
+    assert fact.change == TranscriptChange()
+
+
+def test_another_conversations_event_has_no_transcript_change() -> None:
+    session = Session(MemoryStore())
+    session.append(Kind.USER, "here")
+    other = session.conversation.id
+    session.new_conversation()
+    heard = listen(session)
+    session.append_to(other, Kind.USER, "there")
+    (fact,) = appended(heard)
+    assert fact.conversation_id == other and fact.change is None
