@@ -227,10 +227,6 @@ class Session:
     def rewind(self, label: str | None = None, *, mark: int | None = None) -> Event:
         return self.current.rewind(label, mark=mark)
 
-    def rewind_to(self, mark_event_id: int) -> Event:
-        """Deprecated: ``await session.run("rewind", mark=mark_event_id)``."""
-        return self.current.rewind(mark=mark_event_id)
-
     def clear(self) -> Event:
         return self.current.clear()
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.domain.reading import format_context
 from ikgui.ui.plain import block, line, plain_label
 
 
@@ -59,21 +60,6 @@ class Banner(QFrame):
 
     def text(self) -> str:
         return self.label.text() if self.isVisible() else ""
-
-
-def format_context(messages: list[dict[str, Any]]) -> str:
-    """The context as readable text: one block per message."""
-    blocks = []
-    for message in messages:
-        head = f"[{message['role']}]"
-        if message.get("tool_call_id"):
-            head += f" (result of {message['tool_call_id']})"
-        body = message.get("content") or ""
-        for call in message.get("tool_calls", []):
-            fn = call["function"]
-            body += f"\n→ {fn['name']}({fn['arguments']})  [{call['id']}]"
-        blocks.append(f"{head}\n{body.strip()}")
-    return "\n\n".join(blocks) if blocks else "(empty: the next request carries only your message)"
 
 
 class ContextDialog(QDialog):

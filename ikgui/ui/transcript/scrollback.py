@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.reading import shown
 from ikgui.ui.transcript.markdown import SafeDocument
 from ikgui.ui.transcript.scrollback_items import Colors
 from ikgui.ui.transcript.scrollback_menu import MenuMixin
@@ -33,13 +34,6 @@ from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
 MAX_LOADED = 6 * PAGE_SIZE
 _KEEP = QTextCursor.MoveMode.KeepAnchor
-
-
-def _hidden(event: Event) -> bool:
-    """Events the scrollback never shows (as replay skips them)."""
-    if event.kind == Kind.CLEAR:
-        return True
-    return event.kind == Kind.ASSISTANT and not event.content and event.may_have("failed")
 
 
 class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
@@ -75,7 +69,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     # -- the API the window drives ---------------------------------------------------
     def show_events(self, events: Sequence[Event]) -> None:
         """Replace everything: show the last page of ``events`` (at the bottom)."""
-        self._held = [event for event in events if not _hidden(event)]
+        self._held = [event for event in events if shown(event)]
         self._last = len(self._held)
         self._first = max(0, self._last - self._page)
         self._rebuild()
@@ -86,7 +80,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         if event.kind == Kind.CLEAR:
             self.show_events([])
             return
-        if _hidden(event):
+        if not shown(event):
             return
         if event.id in self._by_id:
             self.update_event(event)
@@ -110,7 +104,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         the event's (periodically saved) content is not shown again. An assistant event
         with no content and ``data["failed"]`` is removed.
         """
-        if _hidden(event):
+        if not shown(event):
             self.remove_event(event.id)
             return
         index = self._held_index(event.id)

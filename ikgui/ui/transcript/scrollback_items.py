@@ -23,6 +23,7 @@ from PySide6.QtGui import (
 
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
+from ikgui.domain.reading import ROLE_LABELS
 from ikgui.ui.transcript.markdown import MarkdownStyle, monospace_family
 
 #: Frame properties: the event id and the role of an item (tests read the role too).
@@ -34,22 +35,23 @@ PLACEHOLDER = "…"
 NOTICE_KINDS = frozenset(
     {Kind.PROMPT_EDIT, Kind.REWIND, Kind.FORK, Kind.COMMAND, Kind.AGENT_KILLED, Kind.CLEAR}
 )
-#: Each kind's role (how its item looks) and label, in one table. (The window's one home
-#: for the labels until the domain has a table of them that the CLI shares.)
-_SHOWN_AS: dict[Kind, tuple[str, str]] = {
-    Kind.USER: ("user", "You"),
-    Kind.ASSISTANT: ("assistant", "Assistant"),
-    Kind.SYSTEM: ("system", "System"),
-    Kind.TOOL_CALL: ("tool", "Tool call"),
-    Kind.TOOL_RESULT: ("tool", "Tool result"),
-    Kind.ERROR: ("error", "Error"),
-    Kind.MARK: ("mark", ""),
+#: Each kind's role: how its item looks (its label is the domain's, ``ROLE_LABELS``).
+_ROLES: dict[Kind, str] = {
+    Kind.USER: "user",
+    Kind.ASSISTANT: "assistant",
+    Kind.SYSTEM: "system",
+    Kind.TOOL_CALL: "tool",
+    Kind.TOOL_RESULT: "tool",
+    Kind.ERROR: "error",
+    Kind.MARK: "mark",
 }
 _UNKNOWN = ("unknown", "")
 
 
 def _shown_as(kind: str) -> tuple[str, str]:
-    return _SHOWN_AS.get(Kind(kind), _UNKNOWN) if kind in KNOWN_KINDS else _UNKNOWN
+    if kind not in KNOWN_KINDS or Kind(kind) not in _ROLES:
+        return _UNKNOWN
+    return _ROLES[Kind(kind)], ROLE_LABELS.get(kind, "")
 
 
 @dataclass(frozen=True)

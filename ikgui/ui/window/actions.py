@@ -20,62 +20,35 @@ class ActionSpec:
     icon: str
     shortcut: str | None
     tip: str
-    command: str | None = None  # the registry command whose "enabled when" applies
+    command: str | None = None  # the registry command it runs; its rule enables it
 
 
-SPECS = [
-    ActionSpec("actionNew", "New", "new", "Ctrl+N", "Start a new conversation (/new)", "new"),
-    ActionSpec(
-        "actionMark",
-        "Mark",
-        "mark",
-        "Ctrl+M",
-        "Checkpoint the context here (/mark [label])",
-        "mark",
-    ),
-    ActionSpec(
-        "actionRewind",
-        "Rewind",
-        "rewind",
-        "Ctrl+Shift+R",
-        "Roll the context back to the newest mark, or pick one (/rewind)",
-        "rewind",
-    ),
-    ActionSpec(
-        "actionFork",
-        "Fork",
-        "fork",
-        "Ctrl+B",
-        "Branch this conversation into a child (/fork)",
-        "fork",
-    ),
-    ActionSpec(
-        "actionClear",
-        "Clear",
-        "clear",
-        "Ctrl+L",
-        "Clear the context; the log keeps everything (/clear)",
-        "clear",
-    ),
-    ActionSpec("actionStop", "Stop", "stop", "Ctrl+.", "Stop the reply (Escape)"),
-    ActionSpec("actionRename", "Rename", "rename", "F2", "Rename this conversation"),
-    ActionSpec("actionTags", "Tags", "tags", "Ctrl+T", "Edit this conversation's tags"),
-    ActionSpec(
-        "actionExport",
-        "Export",
-        "export",
-        "Ctrl+E",
-        "Export as JSON (lossless) or Markdown (/export)",
-    ),
-    ActionSpec("actionDelete", "Delete", "delete", None, "Move this conversation to the Trash"),
-    ActionSpec(
-        "actionSettings",
-        "Settings",
-        "settings",
-        "Ctrl+,",
-        "Providers, keys, agents, prices and theme",
-    ),
-]
+#: The window's own action (it opens a dialog; no command runs).
+SETTINGS = ActionSpec(
+    "actionSettings", "Settings", "settings", "Ctrl+,", "Providers, keys, agents, prices and theme"
+)
+#: A separator follows these commands' actions.
+_GROUP_ENDS = frozenset({"clear", "stop", "trash"})
+
+
+def toolbar_specs(session: Session) -> list[ActionSpec]:
+    """The toolbar's actions: the registry's entries in its order, then Settings. One
+    source for the toolbar, the slash completer and ``/help``, so they cannot disagree."""
+    specs = []
+    for command in session.registry.actions():
+        action = command.action
+        assert action is not None  # (``actions()`` lists only commands that have one)
+        specs.append(
+            ActionSpec(
+                action.object_name,
+                action.label,
+                action.icon,
+                action.shortcut,
+                action.tooltip,
+                command.name,
+            )
+        )
+    return [*specs, SETTINGS]
 
 
 class WindowActions:
@@ -85,8 +58,9 @@ class WindowActions:
         self.session = session
         self.toolbar = toolbar
         self.actions: dict[str, QAction] = {}
-        self.specs = {spec.name: spec for spec in SPECS}
-        for spec in SPECS:
+        specs = toolbar_specs(session)
+        self.specs = {spec.name: spec for spec in specs}
+        for spec in specs:
             action = QAction(spec.text, parent)
             action.setObjectName(spec.name)
             set_icon(action, spec.icon)
@@ -96,7 +70,7 @@ class WindowActions:
                 action.setShortcut(QKeySequence(spec.shortcut))
             self.actions[spec.name] = action
             toolbar.addAction(action)
-            if spec.name in ("actionClear", "actionStop", "actionDelete"):
+            if spec.command in _GROUP_ENDS:
                 toolbar.addSeparator()
         self._marks_shown: tuple[tuple[int, str | None], ...] | None = None
         self.rewind_menu = QMenu(parent)
@@ -106,7 +80,7 @@ class WindowActions:
         if isinstance(button, QToolButton):
             button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
             button.setAccessibleName("actionRewind")
-        for spec in SPECS:
+        for spec in specs:
             widget = toolbar.widgetForAction(self.actions[spec.name])
             if widget is not None:
                 widget.setAccessibleName(spec.name)
@@ -131,18 +105,9 @@ class WindowActions:
     def update(self) -> None:
         """Enable each action exactly when it can act; rebuild the Rewind menu."""
         session = self.session
-        registry = session.registry
         for name, spec in self.specs.items():
             if spec.command:
-                command = registry.get(spec.command)
-                enabled = bool(command and command.enabled(session))
-                if name in ("actionFork", "actionClear"):
-                    enabled = enabled and session.saved
-                self.actions[name].setEnabled(enabled)
-        saved = session.saved
-        for name in ("actionRename", "actionTags", "actionExport", "actionDelete"):
-            self.actions[name].setEnabled(saved)
-        self.actions["actionStop"].setEnabled(session.streaming)
+                self.actions[name].setEnabled(session.can_run(spec.command))
         marks = tuple((m.event_id, m.label) for m in session.state.marks)
         if marks == self._marks_shown:
             return  # a long conversation can hold hundreds of marks: rebuild on change only

@@ -1,14 +1,17 @@
 """What the window's widgets ask for, run against the session: the toolbar's actions, the
 sidebar's and the transcript's context menus, the prompt and the working-prompt panel.
 
-Everything goes through the session (slash lines through the command registry); an
-error becomes one visible line, never a traceback. Work that waits runs as a named task
+Everything goes through the session's command registry: lines typed in the prompt
+editor are parsed there, while actions, menus and dialogs run commands with values
+(``session.run(name, **arguments)``), never composed slash lines; a stored message is
+sent again as text (``session.resend``), never parsed. An error becomes one visible
+line, never a traceback. Work that waits runs as a named task
 on the window (:meth:`MainWindow.spawn`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import IkguiError, ProviderError
@@ -28,12 +31,12 @@ class WindowCommands:
     def connect(self) -> None:
         """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
         w, a, s = self.window, self.window.toolbar_actions, self.session
-        a["actionNew"].triggered.connect(lambda: self.run_line("/new"))
+        a["actionNew"].triggered.connect(lambda: self.run("new"))
         a["actionMark"].triggered.connect(self.mark)
-        a["actionRewind"].triggered.connect(lambda: self.run_line("/rewind"))
+        a["actionRewind"].triggered.connect(lambda: self.run("rewind"))
         a.rewind_menu.triggered.connect(lambda act: self.rewind_to(int(act.data())))
-        a["actionFork"].triggered.connect(lambda: self.run_line("/fork"))
-        a["actionClear"].triggered.connect(lambda: self.run_line("/clear"))
+        a["actionFork"].triggered.connect(lambda: self.run("fork"))
+        a["actionClear"].triggered.connect(lambda: self.run("clear"))
         a["actionStop"].triggered.connect(self.stop)
         a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
         a["actionTags"].triggered.connect(lambda: w.sidebar.edit_tags(w.current_id))
@@ -41,7 +44,7 @@ class WindowCommands:
         a["actionDelete"].triggered.connect(lambda: self.trash(w.current_id))
         a["actionSettings"].triggered.connect(lambda: w.open_settings())
         a.model_selector.activated.connect(
-            lambda i: self.run_line(f"/model {a.model_selector.itemData(i)}")
+            lambda i: self.run("model", name=str(a.model_selector.itemData(i)))
         )
 
         w.prompt.submitted.connect(self.run_line)
@@ -63,7 +66,7 @@ class WindowCommands:
         bar.export_requested.connect(self.export)
         bar.trash_requested.connect(self.trash)
         bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
-        bar.close_requested.connect(lambda cid: self.run_line(f"/kill {cid}"))
+        bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
 
         v = w.scrollback
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
@@ -80,32 +83,51 @@ class WindowCommands:
             self.window.show_feedback(exc.line, error=True)
             return None
 
-    # -- running lines ---------------------------------------------------------------
+    # -- running lines and commands ----------------------------------------------------
     def run_line(self, line: str) -> asyncio.Task[Any]:
         """Send a message or run a slash command, as typed in the prompt editor."""
+        return self._spawn(lambda: self.session.execute(line), typed=line)
+
+    def run(self, name: str, /, **arguments: Any) -> asyncio.Task[Any]:
+        """Run the command ``name`` with values (a toolbar action, a menu, a dialog)."""
+        return self._spawn(lambda: self.session.run(name, **arguments))
+
+    def resend(self, text: str) -> asyncio.Task[Any]:
+        """Send a stored message's text again as it is (Retry, "edit and resend")."""
+        return self._spawn(lambda: self._sent(text))
+
+    async def _sent(self, text: str) -> str:
+        await self.session.resend(text)
+        return ""
+
+    def _spawn(
+        self, work: Callable[[], Awaitable[str]], typed: str | None = None
+    ) -> asyncio.Task[Any]:
         window = self.window
         window.show_feedback("")
         if window.policy.refuses(window):
             return window.spawn(asyncio.sleep(0), "refused")
-        return window.spawn(self._execute(line), f"line:{self.session.conversation.id}")
+        return window.spawn(self._perform(work, typed), f"line:{self.session.conversation.id}")
 
     def _position(self) -> tuple[str, int | None]:
         shown = self.session.state.scrollback
         return self.window.current_id, shown[-1].id if shown else None
 
-    async def _execute(self, line: str) -> None:
+    async def _perform(self, work: Callable[[], Awaitable[str]], typed: str | None) -> None:
+        """Run ``work``; ``typed`` is the prompt editor's text, put back if nothing was
+        recorded (an error, a refusal)."""
         window = self.window
         before = self._position()
         try:
-            output = await self.session.execute(line)
+            output = await work()
         except ProviderError as exc:
             window.show_feedback(exc.line, error=True)  # also saved as an error event
             return
         except IkguiError as exc:
             window.show_feedback(exc.line, error=True)
             refused = isinstance(exc, BusyError) or self._position() == before
-            if not window.prompt.toPlainText() and refused:
-                window.prompt.setPlainText(line)  # nothing was recorded: keep the text
+            if typed is not None and not window.prompt.toPlainText() and refused:
+                window.prompt.setPlainText(typed)  # nothing was recorded: keep the text
             return
         except asyncio.CancelledError:
             window.statusBar().showMessage("Stopped", 4000)
@@ -126,10 +148,10 @@ class WindowCommands:
     def mark(self) -> None:
         label = self.window.ask_text("Mark", "Label for this checkpoint (optional):", "")
         if label is not None:
-            self.run_line(f"/mark {label}".rstrip())
+            self.run("mark", label=label.strip() or None)
 
     def rewind_to(self, mark_event_id: int) -> None:
-        self.guard(self.session.rewind_to, mark_event_id)
+        self.run("rewind", mark=mark_event_id)
 
     def stop(self) -> None:
         if self.session.stop():
@@ -150,13 +172,13 @@ class WindowCommands:
         if edited is None or not edited.strip():
             return
         if self.guard(self.session.fork, event_id - 1) is not None:
-            self.run_line(edited)
+            self.resend(edited)
 
     def retry(self, error_event_id: int) -> None:
         context = self.session.state.context
         users = [e for e in context if e.kind == Kind.USER and e.id < error_event_id]
         if users:
-            self.run_line(users[-1].content)
+            self.resend(users[-1].content)
 
     # -- conversations -----------------------------------------------------------------
     def open_conversation(self, conv_id: str, event_id: object = None) -> None:
@@ -169,7 +191,7 @@ class WindowCommands:
     def fork_conversation(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:
             self.open_conversation(conv_id)
-        self.run_line("/fork")
+        self.run("fork")
 
     def export(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:
@@ -177,7 +199,7 @@ class WindowCommands:
         path = self.window.ask_save_path(f"{conv_id}.json")
         if path:
             fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
-            self.run_line(f"/export {fmt} {path}")
+            self.run("export", fmt=fmt, path=path)
 
     def trash(self, conv_id: str) -> None:
         window, session = self.window, self.session
