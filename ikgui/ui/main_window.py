@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.errors import IkguiError, ProviderError
-from ikgui.domain.events import Event, Kind
+from ikgui.domain.events import Event
+from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         b = self.bridge
         b.event_appended.connect(self._on_event_appended)
+        b.transcript_changed.connect(self._on_transcript_changed)
         b.event_updated.connect(self._on_event_updated)
         b.deltas_arrived.connect(self.scrollback.append_text)
         b.conversation_switched.connect(self._on_switched)
@@ -296,13 +298,16 @@ class MainWindow(QMainWindow):
         self.chrome.refresh()
 
     def _on_event_appended(self, event: Event) -> None:
-        shown = self.session.state.scrollback
-        if event.kind in (Kind.REWIND, Kind.CLEAR):
-            self.scrollback.show_events(shown)
-        elif shown and shown[-1].id == event.id:  # the fold showed it (a bad rewind: not)
-            self.scrollback.append_event(event)
         self.drafts.last_seen_event = event.id
         self.chrome.refresh()
+
+    def _on_transcript_changed(self, change: TranscriptChange) -> None:
+        """Show what the domain's fold changed (a rewind or clear redraws)."""
+        if change.redraw:
+            self.scrollback.show_events(self.session.state.scrollback)
+            return
+        for event in change.appended:
+            self.scrollback.append_event(event)
 
     def _on_event_updated(self, event: Event) -> None:
         self.scrollback.update_event(event)

@@ -32,7 +32,7 @@ async def test_the_toolbar_is_the_registry_s_actions_each_enabled_by_its_rule(
         *(action.object_name for action, _ in entries),  # type: ignore[union-attr]
         SETTINGS.name,
     ]
-    for (action, name), qaction in zip(entries, shown, strict=False):
+    for (action, _name), qaction in zip(entries, shown, strict=False):
         assert action is not None
         assert qaction.text() == action.label
         assert qaction.statusTip() == action.tooltip
