@@ -44,6 +44,7 @@ from bench_window import (  # noqa: E402  (after the path set-up)
     make_home,
     max_rss_mb,
     quiet,
+    start_child,
     stop_server,
     watchdog,
 )
@@ -247,22 +248,7 @@ async def measure(home: Path, expected: int) -> dict[str, Any]:
 
 # -- the parent --------------------------------------------------------------------------
 def start_server(name: str, delta: int) -> tuple[subprocess.Popen[str], str]:
-    import subprocess
-
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--child", "server", name, str(delta)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        cwd=ROOT,
-        text=True,
-    )
-    LIVE.append(proc)
-    assert proc.stdout is not None
-    url = proc.stdout.readline().strip()
-    if not url.startswith("http"):
-        proc.kill()
-        raise SystemExit("the wire server did not start")
-    return proc, url
+    return start_child(Path(__file__).resolve(), "server", name, str(delta))
 
 
 def run_once(name: str, delta: int, folder: Path, run: int) -> dict[str, Any]:

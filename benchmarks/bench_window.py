@@ -863,10 +863,15 @@ def pick_ids(database: Path) -> dict[str, str]:
 
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
+    return start_child(Path(__file__).resolve(), "server", str(DELTAS))
+
+
+def start_child(script: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """``script --child ARGS`` as a wire server in its own process; its URL."""
     import subprocess
 
     proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--child", "server", str(DELTAS)],
+        [sys.executable, str(script), "--child", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         cwd=ROOT,
