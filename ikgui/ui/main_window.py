@@ -190,6 +190,17 @@ class MainWindow(QMainWindow):
         for problem in self.services.problems:
             self.banner.show_message(f"config.toml: {problem} (defaults are used)")
         self.policy.start(self)
+        self._show_store_state()
+
+    def _show_store_state(self) -> None:
+        """A database opened read-only (its disk was full) says so, above all else."""
+        why = getattr(self.store, "read_only", None)
+        if why and not self.policy.read_only:
+            self.banner.show_message(
+                f"Your conversations are open read-only: {why}. Browsing, searching and "
+                "exporting work; free some space and restart ikgui to write again."
+            )
+            self.banner.button.hide()
 
     async def check_models(self) -> None:
         await self.first_paint.wait()
@@ -199,6 +210,8 @@ class MainWindow(QMainWindow):
                 self.services.refresh_models(name), self.services.check_timeout
             )
         except ProviderError as exc:
+            if getattr(self.store, "read_only", None):
+                return  # its banner matters more: nothing could be saved anyway
             self.banner.show_message(
                 f"{exc.message} Until a model server answers, ikgui can browse and search "
                 "but not send; start one, or set up a provider in Settings."
