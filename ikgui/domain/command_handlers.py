@@ -19,7 +19,7 @@ from ikgui.domain.commands import (
 )
 from ikgui.domain.errors import NotFoundError, UsageError, UserError
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.library import apply_tag_changes, build_tree
+from ikgui.domain.library import build_tree
 from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
 from ikgui.domain.rules import user_title
 from ikgui.domain.session import Session
@@ -130,8 +130,7 @@ def _parse_tag(args: str) -> dict[str, Any]:
 def _tag(session: Session, changes: list[str] | None = None) -> CommandResult:
     if not changes:
         return CommandResult(tags_line(session.conversation.tags))
-    tags = apply_tag_changes(session.conversation.tags, list(changes))
-    session.set_tags(tags)
+    tags = list(session.retag(list(changes)))
     return CommandResult(tags_line(tags), data={"tags": tags}, materialize=True)
 
 

@@ -27,7 +27,7 @@ from ikgui.domain.facts import (
     StateReplaced,
 )
 from ikgui.domain.ids import new_id, resolve_ref
-from ikgui.domain.library import descendants
+from ikgui.domain.library import apply_tag_changes, descendants
 from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import edit_notice
@@ -272,12 +272,18 @@ class OpenConversation:
             setattr(self.conversation, name, value)
         self.announce(ConversationChanged(self.conversation.id))
 
-    def set_tags(self, tags: list[str]) -> None:
+    def retag(self, changes: list[str]) -> tuple[str, ...]:
+        """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
+        apply_tag_changes((), changes)  # a bad tag is refused before anything is locked
         with self.store.transaction():
             self.materialize()
-            self.store.set_tags(self.conversation.id, sorted(set(tags)))
-        self.conversation.tags = tuple(sorted(set(tags)))
+            stored = self.store.get_conversation(self.conversation.id)
+            base = stored.tags if stored else self.conversation.tags
+            tags = tuple(sorted(set(apply_tag_changes(base, changes))))
+            self.store.set_tags(self.conversation.id, list(tags))
+        self.conversation.tags = tags
         self.announce(ConversationChanged(self.conversation.id))
+        return tags
 
     # -- working prompt ------------------------------------------------------------
     def stage_prompt(self, text: str) -> None:

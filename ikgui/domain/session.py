@@ -209,8 +209,9 @@ class Session:
     def update_fields(self, **changes: Any) -> None:
         self.current.update_fields(**changes)
 
-    def set_tags(self, tags: list[str]) -> None:
-        self.current.set_tags(tags)
+    def retag(self, changes: list[str]) -> tuple[str, ...]:
+        """``/tag +a -b`` on the current conversation, atomically (see ``OpenConversation``)."""
+        return self.current.retag(changes)
 
     def stage_prompt(self, text: str) -> None:
         self.current.stage_prompt(text)

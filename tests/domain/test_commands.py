@@ -150,3 +150,16 @@ def test_the_library_exports_imports_and_cleans_any_conversation(tmp_path: Path)
     removed, refusals = session.library.clean()
     assert removed == [copy] and not refusals
     assert ConversationChanged(copy) in heard[-1:]
+
+
+def test_tag_changes_apply_to_the_tags_as_stored_now() -> None:
+    """``/tag +c`` keeps a tag another program added since the session read the tags."""
+    store = MemoryStore()
+    session = Session(store, registry=default_registry())
+    asyncio.run(session.execute("/tag +a"))
+    store.set_tags(session.conversation.id, ["a", "b"])  # another program, meanwhile
+    output = asyncio.run(session.execute("/tag +c -a"))
+    assert output == "Tags: b, c"
+    stored = store.get_conversation(session.conversation.id)
+    assert stored is not None and stored.tags == ("b", "c")
+    assert session.conversation.tags == ("b", "c")
