@@ -170,3 +170,19 @@ def test_search_results(
     model.set_hits("nothing", [])
     assert model.rowCount() == 0
     recheck(model)
+
+
+def test_a_fork_trashed_elsewhere_leaves_its_own_forks_on_top_after_one_reload(
+    store: SqliteStore, qtbot: QtBot
+) -> None:
+    populate(store)
+    model = ConversationListModel(store)
+    model.fetchMore(QModelIndex())
+    view = show(qtbot, model)
+    view.expandAll()
+    assert child_ids(model, model.reveal("chat-fk01")) == ["chat-fk02"]
+    store.update_conversation("chat-fk01", trashed_at=NOW)  # another program trashed it
+    model.reload()  # what the window's polling does
+    assert "chat-fk01" not in top_ids(model)
+    assert "chat-fk02" in top_ids(model)  # its fork stays in view, now at the top
+    recheck(model)

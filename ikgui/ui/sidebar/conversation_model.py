@@ -123,11 +123,25 @@ class ConversationListModel(ConversationTree):
             self._parents[conv_id] = self._store.get_conversation(conv_id)
         return self._parents[conv_id]
 
-    def _is_top(self, conv: Conversation) -> bool:
+    def _is_top(
+        self, conv: Conversation, lookup: Callable[[str], Conversation | None] | None = None
+    ) -> bool:
         if conv.parent is None:
             return True
-        parent = self._lookup(conv.parent)
+        parent = (lookup or self._lookup)(conv.parent)
         return parent is None or not self._matches(parent)
+
+    def _fresh_lookup(self, page: list[Conversation]) -> Callable[[str], Conversation | None]:
+        """Parents as stored now (``reload``: a loaded row may be stale, e.g. a fork that
+        another program moved to the Trash, whose own forks then become top rows)."""
+        fresh: dict[str, Conversation | None] = {c.id: c for c in page}
+
+        def lookup(conv_id: str) -> Conversation | None:
+            if conv_id not in fresh:
+                fresh[conv_id] = self._store.get_conversation(conv_id)
+            return fresh[conv_id]
+
+        return lookup
 
     def _load_children(self, conv_id: str) -> list[Conversation]:
         return [c for c in self._store.children(conv_id) if self._matches(c)]
@@ -232,7 +246,9 @@ class ConversationListModel(ConversationTree):
         self._scanned = len(page)
         self._exhausted = len(page) < limit
         self._cursor = sort_key(page[-1]) if page else None
-        tops = [c for c in page if self._is_top(c)]
+        self._parents.clear()
+        lookup = self._fresh_lookup(page)
+        tops = [c for c in page if self._is_top(c, lookup)]
         if not self._sync(self._root, tops):
             self._reset_top(tops)
             return
