@@ -250,6 +250,10 @@ class Session:
     def set_tags_of(self, conv_id: str, tags: list[str]) -> Conversation:
         return self.library.set_tags(conv_id, tags)
 
+    def retag_of(self, conv_id: str, changes: list[str]) -> Conversation:
+        """``+a -b`` changes to any conversation's tags, atomically."""
+        return self.library.retag(conv_id, changes)
+
     def trash(self, conv_id: str) -> Conversation:
         return self.library.trash(conv_id)
 

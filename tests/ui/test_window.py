@@ -468,3 +468,23 @@ async def test_settings_saved_from_the_window_reach_the_config_and_the_next_send
         assert texts(win)[-1] == "now it works"
     finally:
         await closed(win)
+
+
+async def test_the_tag_editor_keeps_a_tag_another_program_added_meanwhile(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("noted"))
+    await type_and_send(qtbot, window, "tag me")
+    await settle(window)
+    conv = window.current_id
+    window.sidebar.tags_requested.emit(conv, ["alpha"])
+    await wait_until(lambda: window.store.get_conversation(conv).tags == ("alpha",))  # type: ignore[union-attr]
+    window.sidebar.edit_tags(conv)
+    dialog = window.sidebar.tag_editor
+    assert dialog is not None
+    with open_store(Path(window.store.path)) as other:  # type: ignore[attr-defined]
+        other.set_tags(conv, ["alpha", "from-cli"])  # e.g. `ikgui conv tag … +from-cli`
+    dialog.line.setText("alpha, beta")  # the user adds beta to what the editor showed
+    dialog.accept()
+    await wait_until(lambda: "beta" in window.store.get_conversation(conv).tags)  # type: ignore[union-attr]
+    assert window.store.get_conversation(conv).tags == ("alpha", "beta", "from-cli")  # type: ignore[union-attr]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt, QTimer
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt
 from PySide6.QtCore import Signal as _Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
@@ -31,6 +31,8 @@ from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
 from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
+from ikgui.ui.sidebar.parts import name_widget as _name
+from ikgui.ui.sidebar.parts import timer as _timer
 from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
@@ -65,6 +67,7 @@ class ConversationSidebar(QWidget):
         self._store = store
         self._current: str | None = None
         self._tag_dialog: TagEditorDialog | None = None
+        self.tags_shown: dict[str, tuple[str, ...]] = {}  # each tag editor's starting tags
         self._search_error = ""
         self.model = ConversationListModel(store, self, first_page=first_page)
         self.search_model = SearchResultsModel(self.model.is_streaming, self)
@@ -185,13 +188,15 @@ class ConversationSidebar(QWidget):
         self.view.edit(index)
 
     def edit_tags(self, conv_id: str) -> None:
-        """Open the tag editor for ``conv_id``; OK emits ``tags_requested``."""
+        """Open the tag editor for ``conv_id``; OK emits ``tags_requested`` (the window
+        applies the difference from ``tags_shown``, what the editor opened with)."""
         conv = self._store.get_conversation(conv_id)
         if conv is None:
             return
         if self._tag_dialog is not None:
             self._tag_dialog.close()
         dialog = TagEditorDialog(conv, self._store.all_tags(), self)
+        self.tags_shown[conv_id] = conv.tags
         dialog.tags_accepted.connect(lambda tags: self.tags_requested.emit(conv_id, tags))
         dialog.finished.connect(lambda _result: self._forget_dialog(dialog))
         self._tag_dialog = dialog
@@ -385,16 +390,3 @@ class ConversationSidebar(QWidget):
     def _refresh_times(self) -> None:
         self.model.refresh_times()
         self.search_model.refresh_times()
-
-
-def _timer(parent: QObject, interval: int, slot: Callable[[], None], *, single: bool) -> QTimer:
-    timer = QTimer(parent)
-    timer.setInterval(interval)
-    timer.setSingleShot(single)
-    timer.timeout.connect(slot)
-    return timer
-
-
-def _name(widget: QWidget, name: str) -> None:
-    widget.setObjectName(name)
-    widget.setAccessibleName(name)

@@ -61,7 +61,7 @@ class WindowCommands:
         bar = w.sidebar
         bar.conversation_activated.connect(self.open_conversation)
         bar.rename_requested.connect(lambda cid, t: self.guard(s.rename, cid, t))
-        bar.tags_requested.connect(lambda cid, tags: self.guard(s.set_tags_of, cid, tags))
+        bar.tags_requested.connect(self.retag)
         bar.fork_requested.connect(self.fork_conversation)
         bar.export_requested.connect(self.export)
         bar.trash_requested.connect(self.trash)
@@ -179,6 +179,17 @@ class WindowCommands:
         users = [e for e in context if e.kind == Kind.USER and e.id < error_event_id]
         if users:
             self.resend(users[-1].content)
+
+    def retag(self, conv_id: str, tags: list[str]) -> None:
+        """The tag editor's OK: apply what the user added and removed to the tags as
+        stored now, atomically, so a tag another program added meanwhile is kept."""
+        stored = self.window.store.get_conversation(conv_id)
+        before = self.window.sidebar.tags_shown.pop(conv_id, stored.tags if stored else ())
+        after = {tag.strip().lstrip("#").lower() for tag in tags}
+        changes = [f"+{t}" for t in sorted(after - set(before))]
+        changes += [f"-{t}" for t in sorted(set(before) - after)]
+        if changes:
+            self.guard(self.session.retag_of, conv_id, changes)
 
     # -- conversations -----------------------------------------------------------------
     def open_conversation(self, conv_id: str, event_id: object = None) -> None:
