@@ -351,7 +351,7 @@ class OpenConversation:
                 fork_event_id=point,
                 agent=parent.agent,
                 provider=parent.provider,
-                model=self.model,
+                model=current_model(self.state, parent, self.settings),  # not a one-off
                 title=parent.title,
                 tags=parent.tags,
                 created_at=self.clock(),

@@ -124,6 +124,12 @@ def test_model_and_provider_flags_with_c_are_one_off(cli: Cli, local: WireServer
     local.route("/v1/chat/completions", sse_reply("three"))
     cli.ok("run", "-c", "after")
     assert local.bodies()[-1]["model"] == "tiny"
+    # a fork made under a one-off model keeps the conversation's own
+    local.route("/v1/chat/completions", sse_reply("branch"))
+    cli.ok("run", "-c", conv, "-m", "m2", "/fork", "try this")
+    assert local.bodies()[-1]["model"] == "m2"  # the one-off still served its request
+    child = cli.ok("conv", "show", "-l", "--json").json
+    assert child["parent"] == conv and child["model"] == "tiny"
 
 
 # -- item 15 -----------------------------------------------------------------------
