@@ -64,5 +64,9 @@ async def hold(
     if conv_id != current.conversation.id or busy():
         lock.release()
         raise BusyError("The conversation changed while waiting; nothing was sent")
-    current.replay_again()
+    try:
+        current.replay_again()  # the reply written meanwhile comes first in the context
+    except BaseException:
+        lock.release()
+        raise
     return lock

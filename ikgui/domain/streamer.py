@@ -55,6 +55,7 @@ class ReplyStreamer:
         try:
             current.commit_prompt()
             current.append(Kind.USER, text)
+            conv_id = current.conversation.id  # (a new conversation's taken id is replaced)
             task = asyncio.current_task()
             if task is not None:
                 self.streams[conv_id] = task

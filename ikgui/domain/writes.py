@@ -60,6 +60,7 @@ def append(
             with store.transaction():
                 if materialize:
                     session.materialize()
+                    conv_id = session.conversation.id  # a taken id was replaced
                 event = store.append_event(conv_id, kind, content, data)
                 if title:
                     store.update_conversation(conv_id, title=title)
@@ -72,6 +73,7 @@ def append(
     conversation = None
     if materialize and not was_saved:  # its insert was undone with the failed append
         conversation = dataclasses.replace(session.conversation)  # as it is now: no counts
+        conv_id = conversation.id
         session.saved = True
     event = writes.append(
         conv_id,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ikgui.domain.errors import ProviderError
-from ikgui.domain.streaming import ChatRequest, StreamItem, TextDelta
+from ikgui.domain.streaming import ChatRequest, StreamItem
 from ikgui.providers.parser import StreamParser
 
 if TYPE_CHECKING:
@@ -70,9 +70,7 @@ class ReplyStream:
                     return self._pending.popleft()
                 item = self._next_parsed()
                 if item is not None:
-                    if not isinstance(item, TextDelta) or item.text:
-                        self._content_at = asyncio.get_running_loop().time()
-                    return item
+                    return item  # (``_step`` marks the model active before the next read)
                 if self._failure is not None:
                     raise self._failure
                 if self._state == "done":

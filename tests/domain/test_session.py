@@ -182,3 +182,18 @@ def test_live_state_always_equals_a_fresh_replay(script: list) -> None:  # type:
                 assert snapshot(session.state) == snapshot(fresh), (op, arg)
     finally:
         store.close()
+
+
+def test_a_new_conversation_whose_id_was_taken_meanwhile_gets_its_own_events() -> None:
+    from ikgui.domain.events import Conversation
+
+    store = MemoryStore()
+    session = Session(store, registry=default_registry())
+    planned = session.conversation.id
+    store.insert_conversation(Conversation(id=planned, title="another program's"))
+    session.append(Kind.USER, "hello")
+    mine = session.conversation.id
+    assert mine != planned
+    assert [e.content for e in store.events(mine)] == ["hello"]
+    assert store.events(planned) == []
+    assert [e.content for e in session.state.scrollback] == ["hello"]
