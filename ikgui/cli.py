@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
@@ -151,17 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _print_json(value: Any) -> None:
-    print_json(value)
-
-
 # -- ikgui conv ------------------------------------------------------------------
 
 
 def cmd_list(env: Env, args: argparse.Namespace) -> int:
     rows = env.store.list_conversations(args.n, agent=args.agent, tag=args.tag, trashed=args.trash)
     if args.json:
-        _print_json([conv_json(env.store, c.id, with_state=False) for c in rows])
+        print_json([conv_json(env.store, c.id, with_state=False) for c in rows])
     else:
         say(format_listing(rows, time.time()))
     return 0
@@ -239,7 +235,7 @@ def cmd_export(env: Env, args: argparse.Namespace) -> int:
         # Mostly the model's own text: raw to a pipe or file, escaped on a terminal.
         reply(exchange.export_markdown(env.store, conv_id))
     else:
-        _print_json(exchange.export_json(env.store, [conv_id]))
+        print_json(exchange.export_json(env.store, [conv_id]))
     return 0
 
 

@@ -28,6 +28,7 @@ from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import DeltaReceived, EventAppended, EventUpdated, Fact
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.listing import describe
+from ikgui.domain.safetext import terminal_safe
 from ikgui.domain.session import Session
 
 if TYPE_CHECKING:
@@ -109,11 +110,13 @@ class _Printer:
         self.reply: Event | None = None
         self.printed = ""
         self.pipe_closed = False
+        #: The reply's text as printed (decided once: a per-delta ``isatty`` is a syscall).
+        self.shown = terminal_safe if out.is_terminal(sys.stdout) else str
 
     def __call__(self, fact: Fact) -> None:
         if isinstance(fact, DeltaReceived) and self.stream and not self.pipe_closed:
             try:
-                out.reply(fact.text)
+                sys.stdout.write(self.shown(fact.text))
                 sys.stdout.flush()
             except BrokenPipeError:
                 self.pipe_closed = True

@@ -27,7 +27,7 @@ from ikgui.domain.facts import (
     StateReplaced,
 )
 from ikgui.domain.ids import new_id, resolve_ref
-from ikgui.domain.library import apply_tag_changes, descendants
+from ikgui.domain.library import apply_tag_changes, descendants, retag
 from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt import edit_notice
@@ -274,16 +274,12 @@ class OpenConversation:
 
     def retag(self, changes: list[str]) -> tuple[str, ...]:
         """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
-        apply_tag_changes((), changes)  # a bad tag is refused before anything is locked
+        apply_tag_changes((), changes)  # a bad tag is refused before anything is written
         with self.store.transaction():
             self.materialize()
-            stored = self.store.get_conversation(self.conversation.id)
-            base = stored.tags if stored else self.conversation.tags
-            tags = tuple(sorted(set(apply_tag_changes(base, changes))))
-            self.store.set_tags(self.conversation.id, list(tags))
-        self.conversation.tags = tags
+            self.conversation.tags = retag(self.store, self.conversation.id, changes).tags
         self.announce(ConversationChanged(self.conversation.id))
-        return tags
+        return self.conversation.tags
 
     # -- working prompt ------------------------------------------------------------
     def stage_prompt(self, text: str) -> None:

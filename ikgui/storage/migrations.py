@@ -97,14 +97,12 @@ STREAMING_SQL = (
     "CASE WHEN data IS NULL OR NOT json_valid(data) THEN 0 "
     "ELSE json_extract(data, '$.streaming') IS NOT NULL END"
 )
-_V2_VIEW = f"""CREATE VIEW event_text AS SELECT id, substr(content, 1, {FTS_CHARS}) AS content
-    FROM event
-    WHERE kind IN ('user', 'assistant', 'system', 'prompt_edit', 'tool_call', 'tool_result')
-    AND content != '' AND NOT ({STREAMING_SQL})"""
 _INDEXED_SQL = (
     "kind IN ('user', 'assistant', 'system', 'prompt_edit', 'tool_call', 'tool_result') "
     "AND content != ''"
 )
+_V2_VIEW = f"""CREATE VIEW event_text AS SELECT id, substr(content, 1, {FTS_CHARS}) AS content
+    FROM event WHERE {_INDEXED_SQL} AND NOT ({STREAMING_SQL})"""
 
 
 def _v2_bounded_index(conn: sqlite3.Connection) -> None:

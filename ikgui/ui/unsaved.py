@@ -11,7 +11,6 @@ puts what still waits in a recovery file next to the database.
 
 from __future__ import annotations
 
-import html
 import math
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ikgui import recovery
+from ikgui.ui.plain import tooltip
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -77,7 +77,7 @@ class UnsavedIndicator(QWidget):
         )
         count = len(writes)
         self.setToolTip(
-            html.escape(
+            tooltip(
                 f"{count} change{'s' if count != 1 else ''} wait to be written to the "
                 f"database. {writes.error} They stay in memory and are written in order "
                 "as soon as there is room."

@@ -198,7 +198,7 @@ def test_show_as_table_opens_the_whole_table_in_a_table_view(
     assert model.headerData(59, Qt.Orientation.Horizontal) == "h59"
     assert model.index(79, 59).data() == "r79c59"
     assert model.index(5, 3).data() == f"a {SHOWN}cod.exe"
-    assert model.index(6, 2).data(Qt.ItemDataRole.ToolTipRole) == "&lt;b&gt;bold&lt;/b&gt;"
+    assert "&lt;b&gt;bold&lt;/b&gt;" in model.index(6, 2).data(Qt.ItemDataRole.ToolTipRole)
     copy = dialog.findChild(QPushButton, "tableCopy")
     assert copy is not None
     copy.click()
@@ -392,3 +392,13 @@ def test_replies_of_30_kb_in_costly_shapes_stay_within_the_bound(
     assert probe.longest() < BOUND, f"blocked {probe.longest():.3f} s"
     shown = view.item_texts()[-1]
     assert (f"of {len(shape):,} characters." in shown and OPEN_FULL in shown) is cut
+
+
+def test_plain_text_is_not_cut_for_markup_it_does_not_have() -> None:
+    """Markup characters cost formatting runs only in Markdown: a plain body (a tool
+    result, an error) full of ``_`` and ``[`` is shown whole within the size limits."""
+    from ikgui.ui.transcript.render_budget import MAX_MARKUP, head_of
+
+    text = "a_b[c] " * MAX_MARKUP  # two markup characters each
+    assert head_of(text, markup=False) == text
+    assert len(head_of(text)) < len(text)  # as Markdown it is cut

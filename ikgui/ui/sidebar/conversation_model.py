@@ -246,7 +246,6 @@ class ConversationListModel(ConversationTree):
         self._scanned = len(page)
         self._exhausted = len(page) < limit
         self._cursor = sort_key(page[-1]) if page else None
-        self._parents.clear()
         lookup = self._fresh_lookup(page)
         tops = [c for c in page if self._is_top(c, lookup)]
         if not self._sync(self._root, tops):

@@ -10,7 +10,6 @@ it is painted. Copy always copies the original text. Everything is plain text.
 
 from __future__ import annotations
 
-import html
 import re
 from functools import lru_cache
 
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.safetext import one_line, reveal_bidi
+from ikgui.ui.plain import tooltip
 from ikgui.ui.transcript.render_budget import split_row
 
 #: Characters the viewer adds per timer tick (~30 ms on a slow machine).
@@ -130,8 +130,7 @@ class PipeTableModel(QAbstractTableModel):
             return None
         cells = self._row(index.row())
         cell = cells[index.column()] if index.column() < len(cells) else ""
-        # Qt reads a tooltip that looks like HTML as HTML: escape it.
-        return html.escape(cell) if role == Qt.ItemDataRole.ToolTipRole else cell
+        return tooltip(cell) if role == Qt.ItemDataRole.ToolTipRole else cell
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole

@@ -88,7 +88,7 @@ class BodyWriter:
     def plain(
         self, cursor: QTextCursor, text: str, char: QTextCharFormat, event_id: int, reply: bool
     ) -> None:
-        shown = head_of(text)
+        shown = head_of(text, markup=False)
         cursor.insertText(reveal_bidi(shown), char)
         self.more(cursor, text, len(shown), event_id, reply)
 

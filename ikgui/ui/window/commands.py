@@ -183,8 +183,10 @@ class WindowCommands:
     def retag(self, conv_id: str, tags: list[str]) -> None:
         """The tag editor's OK: apply what the user added and removed to the tags as
         stored now, atomically, so a tag another program added meanwhile is kept."""
-        stored = self.window.store.get_conversation(conv_id)
-        before = self.window.sidebar.tags_shown.pop(conv_id, stored.tags if stored else ())
+        before = self.window.sidebar.tags_shown.pop(conv_id, None)
+        if before is None:  # not from the tag editor: replace what is stored
+            stored = self.window.store.get_conversation(conv_id)
+            before = stored.tags if stored else ()
         after = {tag.strip().lstrip("#").lower() for tag in tags}
         changes = [f"+{t}" for t in sorted(after - set(before))]
         changes += [f"-{t}" for t in sorted(set(before) - after)]
