@@ -258,6 +258,10 @@ def run_once(name: str, delta: int, folder: Path, run: int) -> dict[str, Any]:
     try:
         home = make_home(folder, f"{name}-{run}", folder / f"{name}-{run}.db", url, None)
         (home / "ikgui.db").unlink()  # a fresh database of its own, not a link
+        with (home / "config.toml").open("a", encoding="utf-8") as config:
+            # The 20 MB payload plus its SSE framing is over the default reply limit
+            # (20 MB), which would cut it: measure the rendering, not the limit.
+            config.write("\n[limits]\nreply_mb = 100\n")
         expected = len(PAYLOADS[name]())
         proc = subprocess.run(
             [
