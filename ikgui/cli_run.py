@@ -28,6 +28,7 @@ from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import DeltaReceived, EventAppended, EventUpdated, Fact
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.listing import describe
+from ikgui.domain.prompt import PromptBlockGate
 from ikgui.domain.safetext import terminal_safe
 from ikgui.domain.session import Session
 
@@ -55,6 +56,12 @@ def add_run_parser(sub: Any) -> None:
     run.add_argument("--no-stream", action="store_true", help="print the reply when complete")
     run.add_argument("--json", action="store_true", help="print reply, usage and cost as JSON")
     run.add_argument("-q", "--quiet", action="store_true", help="print only the reply")
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print the working prompt a reply sets (or why it set none) to stderr",
+    )
     run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
 
     keys = sub.add_parser("keys", help="API keys in the system keyring")
@@ -108,30 +115,59 @@ class _Printer:
         self.stream = stream
         self.early = early
         self.reply: Event | None = None
+        #: The reply's text printed so far (a ``json``-mode prompt block is held back).
         self.printed = ""
         self.pipe_closed = False
+        self.gate: PromptBlockGate | None = None
         #: The reply's text as printed (decided once: a per-delta ``isatty`` is a syscall).
         self.shown = terminal_safe if out.is_terminal(sys.stdout) else str
 
     def __call__(self, fact: Fact) -> None:
         if isinstance(fact, DeltaReceived) and self.stream and not self.pipe_closed:
-            try:
-                sys.stdout.write(self.shown(fact.text))
-                sys.stdout.flush()
-            except BrokenPipeError:
-                self.pipe_closed = True
-                self.session.stop(fact.conversation_id)
-                return
-            self.printed = fact.text
+            if self.gate is None:
+                self.gate = PromptBlockGate(self.session.prompt_mode)
+            self.write(self.gate.feed(fact.text), fact.conversation_id)
         elif (
             isinstance(fact, DeltaReceived | EventAppended | EventUpdated)
             and fact.event.kind == Kind.ASSISTANT
         ):
+            if self.reply is not None and self.reply.id != fact.event.id:
+                self.gate, self.printed = None, ""  # another reply (a command sent one)
             self.reply = fact.event
 
+    def write(self, text: str, conv_id: str | None) -> None:
+        if not text or self.pipe_closed:
+            return
+        try:
+            sys.stdout.write(self.shown(text))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            self.pipe_closed = True
+            self.session.stop(conv_id)
+            return
+        self.printed += text
+
     def end_line(self) -> None:
-        if self.stream and self.printed and not self.printed.endswith("\n"):
+        """The rest of the reply as shown (what the gate held back but is not the
+        prompt block), then a line end."""
+        if not self.stream:
+            return
+        reply = self.reply
+        if reply is not None and self.gate is not None and self.gate.active:
+            end = reply.data.get("display_end")
+            shown = reply.content[:end] if isinstance(end, int) else reply.content
+            if shown.startswith(self.printed):
+                self.write(shown[len(self.printed) :], reply.conversation_id)
+        if self.printed and not self.printed.endswith("\n"):
             sys.stdout.write("\n")
+
+    def say_prompt(self) -> None:
+        """``-v``: the working prompt the reply set, or why a ``json`` reply set none."""
+        data = self.reply.data if self.reply is not None else {}
+        if isinstance(data.get("prompt"), str):
+            print(f"Prompt: {terminal_safe(data['prompt'])}", file=sys.stderr)
+        elif isinstance(data.get("prompt_warning"), str):
+            print(f"Warning: {terminal_safe(data['prompt_warning'])}", file=sys.stderr)
 
 
 class _Signals:
@@ -205,6 +241,8 @@ def _run(
             out.say(output)
         if reply is not None and not printer.stream:
             out.reply(describe(reply), "\n")
+    if args.verbose and not args.json:
+        printer.say_prompt()
     if interrupted and not args.quiet:
         print("(stopped)", file=sys.stderr)
     if error is not None:

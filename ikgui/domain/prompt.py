@@ -1,12 +1,15 @@
 """Working-prompt extraction from assistant replies (SPEC §7).
 
 ``line`` mode: the prompt is the text after the last line starting with ``Prompt``
-(plus optional words) and a colon; it may continue on the following non-empty lines
-or list items, joined with spaces; surrounding quotes are removed.
+(plus optional words) and a colon; surrounding quotes are removed. Text on that same
+line is the whole prompt, followed only by list items right below it; when the label's
+line is empty, the prompt is the next paragraph (its non-empty lines) or list, joined
+with spaces.
 
 ``json`` mode: the reply ends with a line ``---`` and a JSON object
 ``{"prompt": ..., "ready": bool}``; the text above ``---`` is what is shown, and the
-prompt applies only when ``ready`` is true.
+prompt applies only when ``ready`` is true. A reply without a valid block keeps the
+working prompt and says why (:attr:`Extraction.warning`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ class Extraction:
 
     prompt: str | None
     display_end: int | None = None
+    #: Why a ``json``-mode reply set nothing although it should have (shown on the reply).
+    warning: str | None = None
 
 
 def _unquote(text: str) -> str:
@@ -45,19 +50,27 @@ def _unquote(text: str) -> str:
 
 
 def extract_line(reply: str) -> Extraction:
+    reply = reply.replace("\r\n", "\n").replace("\r", "\n")
     matches = list(_PROMPT_LINE.finditer(reply))
     if not matches:
         return Extraction(None)
     last = matches[-1]
-    parts = [last.group(1).strip()] if last.group(1).strip() else []
+    same_line = last.group(1).strip()
+    parts = [same_line] if same_line else []
     for line in reply[last.end() :].split("\n")[1:]:
         if not line.strip():
             if parts:
                 break
             continue
-        parts.append(_BULLET.sub("", line).strip())
+        item = _BULLET.match(line)
+        if same_line and item is None:
+            break  # text on the label's line is the whole prompt, bar a list below it
+        parts.append(line[item.end() :].strip() if item else line.strip())
     prompt = _unquote(" ".join(p for p in parts if p))
     return Extraction(prompt or None)
+
+
+NO_BLOCK = "No prompt block found"
 
 
 def extract_json(reply: str) -> Extraction:
@@ -69,16 +82,48 @@ def extract_json(reply: str) -> Extraction:
         tail = re.sub(r"^```(?:json)?\s*|\s*```$", "", tail)
         try:
             obj = json.loads(tail)
-        except ValueError:
-            return Extraction(None)
+        except ValueError as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            return Extraction(None, warning=f"Prompt block is not valid JSON: {reason}")
         if not isinstance(obj, dict):
-            return Extraction(None)
+            return Extraction(None, warning="Prompt block is not a JSON object")
         display_end = len("\n".join(lines[:index]).rstrip())
         prompt = obj.get("prompt")
         if obj.get("ready") is True and isinstance(prompt, str):
             return Extraction(prompt, display_end)
         return Extraction(None, display_end)
-    return Extraction(None)
+    return Extraction(None, warning=NO_BLOCK)
+
+
+class PromptBlockGate:
+    """Holds back a streaming ``json``-mode reply's ``---`` block from a reader that
+    prints as text arrives (``ikgui run``): :meth:`feed` returns what may be shown now;
+    the rest is decided by the finished reply's extraction. Other modes pass through."""
+
+    def __init__(self, mode: str) -> None:
+        self.active = mode == "json"
+        self._line = ""  # the unfinished last line, not shown yet
+        self._held = False  # a ``---`` line arrived: everything after waits
+
+    def feed(self, text: str) -> str:
+        if not self.active:
+            return text
+        if self._held:
+            return ""
+        shown: list[str] = []
+        pending = self._line + text
+        while "\n" in pending:
+            line, pending = pending.split("\n", 1)
+            if line.strip() == "---":
+                self._held, self._line = True, ""
+                return "".join(shown)
+            shown.append(line + "\n")
+        if "---".startswith(pending.strip()):
+            self._line = pending  # may still become the ``---`` line
+        else:
+            shown.append(pending)
+            self._line = ""
+        return "".join(shown)
 
 
 def extract(reply: str, mode: str) -> Extraction:

@@ -116,6 +116,8 @@ class _Reply:
             data["prompt"] = extraction.prompt
         if extraction.display_end is not None:
             data["display_end"] = extraction.display_end
+        if extraction.warning and text and not interrupted:
+            data["prompt_warning"] = extraction.warning
         if interrupted and not text and not keep_empty:
             data["failed"] = True  # nothing arrived: replay shows only the error
         if self.event is None:

@@ -76,6 +76,9 @@ base_url = "{wire_server.url}"
 system_prompt = "You draft image prompts."
 prompt_mode = "line"
 
+[agents.drafter]
+prompt_mode = "json"
+
 [prices."mock-gpt"]
 input = 1.0
 output = 2.0
@@ -305,6 +308,41 @@ def test_working_prompt_is_extracted_and_sent_back(cli: Cli, local: WireServer) 
         "role": "system",
         "content": '[current prompt: "a tabby cat in a wizard hat"]',
     }
+
+
+def test_json_mode_prints_the_reply_without_its_prompt_block(cli: Cli, local: WireServer) -> None:
+    local.route(
+        "/v1/chat/completions",
+        sse_reply(
+            "A cat it is.\n",
+            "How about this?\n-",
+            "--\n",
+            '{"prompt": "a cat',
+            ', watercolor", "ready": true}',
+        ),
+    )
+    result = cli.ok("run", "-v", "-a", "drafter", "draw", "a", "cat")
+    assert result.out == "A cat it is.\nHow about this?\n"
+    assert "Prompt: a cat, watercolor" in result.err
+    conv = result.err.strip().splitlines()[-1]
+    assert cli.ok("conv", "show", conv, "--json").json["working_prompt"] == "a cat, watercolor"
+    data = cli.ok("run", "--json", "-c", conv, "again").json  # the same reply again
+    assert (
+        data["reply"] == "A cat it is.\nHow about this?" and data["prompt"] == "a cat, watercolor"
+    )
+
+
+def test_json_mode_reply_without_a_valid_block_keeps_the_prompt(
+    cli: Cli, local: WireServer
+) -> None:
+    local.route("/v1/chat/completions", sse_reply("Sure.\n---\n", '{"prompt": "x", oops'))
+    result = cli.ok("run", "-v", "-a", "drafter", "hi")
+    assert result.out == 'Sure.\n---\n{"prompt": "x", oops\n'  # nothing is hidden
+    assert "Warning: Prompt block is not valid JSON" in result.err
+    conv = result.err.strip().splitlines()[-1]
+    shown = cli.ok("conv", "show", conv, "--json").json
+    assert shown["working_prompt"] == ""
+    assert shown["scrollback"][-1]["data"]["prompt_warning"].startswith("Prompt block is not")
 
 
 @pytest.fixture

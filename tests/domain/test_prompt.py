@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ikgui.domain.prompt import current_prompt_line, edit_notice, extract
+from ikgui.domain.prompt import PromptBlockGate, current_prompt_line, edit_notice, extract
 
 
 @pytest.mark.parametrize(
@@ -18,9 +18,21 @@ from ikgui.domain.prompt import current_prompt_line, edit_notice, extract
         ("Prompt: “curly quotes”", "curly quotes"),
         ("**Prompt:** bold label", "bold label"),
         (
-            "Prompt: a cat\nwearing a hat\nin the rain\n\nWant changes?",
+            "Prompt:\na cat\nwearing a hat\nin the rain\n\nWant changes?",
             "a cat wearing a hat in the rain",
         ),
+        # Text on the label's line is the whole prompt (issue 11: it swallowed the next).
+        ("Here you go!\nPrompt: a cute cat\nWant any changes?", "a cute cat"),
+        ("Here you go!\r\nPrompt: a cute cat\r\nWant any changes?\r\n", "a cute cat"),
+        ("Done.\r\n\r\nPrompt:\r\na cat\r\nin a hat\r\n\r\nMore?", "a cat in a hat"),
+        ("so:\nprompt: lower case label\nand then chat", "lower case label"),
+        ("**Prompt:** bold label\nWant it brighter?", "bold label"),
+        ("**Prompt:**\n\nA paragraph\nover two lines.\n\nTell me.", "A paragraph over two lines."),
+        (
+            "Prompt: a cat with\n- a red hat\n- blue shoes\nLike it?",
+            "a cat with a red hat blue shoes",
+        ),
+        ("Prompt:\n- one\n-  two\n\nAnything else?", "one two"),
         (
             "Prompt:\n- a cat\n- a wizard hat\n* purple background\n\nAnything else?",
             "a cat a wizard hat purple background",
@@ -74,3 +86,32 @@ def test_off_mode_never_extracts() -> None:
 def test_notice_texts() -> None:
     assert edit_notice("a b") == '[user edited prompt to: "a b"]'
     assert current_prompt_line("") == '[current prompt: ""]'
+
+
+@pytest.mark.parametrize(
+    ("reply", "warning"),
+    [
+        ("Just chatting, no block.", "No prompt block found"),
+        ("x\n---\nnot json", "Prompt block is not valid JSON: Expecting value"),
+        ("x\n---\n[1, 2]", "Prompt block is not a JSON object"),
+        ('x\n---\n{"prompt": "p", "ready": true}', None),
+        ('x\n---\n{"prompt": "p", "ready": false}', None),
+    ],
+)
+def test_json_mode_says_why_a_reply_set_no_prompt(reply: str, warning: str | None) -> None:
+    assert extract(reply, "json").warning == warning
+    assert extract(reply, "line").warning is None
+
+
+def _gated(mode: str, chunks: list[str]) -> str:
+    gate = PromptBlockGate(mode)
+    return "".join(gate.feed(chunk) for chunk in chunks)
+
+
+def test_gate_holds_back_the_json_block_however_it_is_cut() -> None:
+    reply = 'A cat!\n- item\n--\nmore\n---\n{"prompt": "a cat", "ready": true}'
+    for size in (1, 2, 3, 5, 64):
+        chunks = [reply[i : i + size] for i in range(0, len(reply), size)]
+        assert _gated("json", chunks) == "A cat!\n- item\n--\nmore\n"
+    assert _gated("line", [reply]) == reply
+    assert _gated("off", list(reply)) == reply
