@@ -33,7 +33,8 @@ from ikgui.domain.facts import SessionEvent as SessionEvent
 from ikgui.domain.librarian import Library
 from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
-from ikgui.domain.replay import ReplayState
+from ikgui.domain.prompt_history import RESTORED_FROM, PromptVersion, prompt_versions
+from ikgui.domain.replay import ReplayState, load_segments
 from ikgui.domain.reply import ProviderFactory
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.streamer import ReplyStreamer
@@ -216,11 +217,29 @@ class Session:
     def stage_prompt(self, text: str) -> None:
         self.current.stage_prompt(text)
 
+    @property
+    def staged_prompt(self) -> str | None:
+        return self.current.staged_prompt
+
     def commit_prompt(self) -> Event | None:
         return self.current.commit_prompt()
 
+    def revert_prompt(self) -> None:
+        self.current.revert_prompt()
+
     def edit_prompt(self, text: str) -> Event | None:
         return self.current.edit_prompt(text)
+
+    def prompt_versions(self) -> list[PromptVersion]:
+        """Every version of the working prompt this conversation's log set, oldest first."""
+        if not self.saved:
+            return []
+        return prompt_versions(load_segments(self.store, self.conversation.id))
+
+    def restore_prompt(self, version: PromptVersion) -> Event | None:
+        """Make an earlier version the working prompt: a new edit that says so (history
+        is never rewritten). ``None``: it is the working prompt already."""
+        return self.current.edit_prompt(version.text, {RESTORED_FROM: version.event_id})
 
     def mark(self, label: str | None) -> Event:
         return self.current.mark(label)

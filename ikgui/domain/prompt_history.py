@@ -1,0 +1,121 @@
+"""The working prompt's history (issue 11): every version a conversation's log set, who
+set it, and word-level differences between versions.
+
+A version is any event after which the fold's working prompt differs from before: an
+assistant's draft, the user's edit (or a restore of an earlier version, which is an edit
+that says so), a rewind to a mark that had another prompt, a clear. The history is read
+from the same fold as the context, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.replay import ReplayState, apply
+
+Author = Literal["assistant", "you", "restored", "rewind", "cleared"]
+
+#: Who set a version, as the window says it.
+AUTHOR_LABELS: dict[str, str] = {
+    "assistant": "The assistant drafted it",
+    "you": "You edited it",
+    "restored": "You restored an earlier version",
+    "rewind": "A rewind restored it",
+    "cleared": "Cleared with the context",
+}
+
+#: ``data`` key of a ``prompt_edit`` that restores an earlier version: that version's event.
+RESTORED_FROM = "restored_from"
+
+#: Past this many words on either side, a change is shown as one replacement (difflib is
+#: quadratic in the worst case).
+DIFF_WORDS_LIMIT = 4000
+
+DiffOp = Literal["equal", "insert", "delete"]
+_TOKENS = re.compile(r"\s+|[^\s]+")
+
+
+@dataclass(frozen=True)
+class PromptVersion:
+    text: str
+    previous: str
+    author: Author
+    event_id: int
+    created_at: float
+
+    @property
+    def label(self) -> str:
+        return AUTHOR_LABELS[self.author]
+
+
+def same_prompt(a: str, b: str) -> bool:
+    """Whether two prompt texts differ only in whitespace (which is not an edit)."""
+    return a.split() == b.split()
+
+
+def _author(event: Event) -> Author:
+    if event.kind == Kind.ASSISTANT:
+        return "assistant"
+    if event.kind == Kind.PROMPT_EDIT:
+        return "restored" if event.data.get(RESTORED_FROM) is not None else "you"
+    if event.kind == Kind.CLEAR:
+        return "cleared"
+    return "rewind"
+
+
+def prompt_versions(segments: Sequence[Sequence[Event]]) -> list[PromptVersion]:
+    """The versions the log sets, oldest first (``segments`` as ``load_segments`` gives)."""
+    state = ReplayState()
+    versions: list[PromptVersion] = []
+    for index, segment in enumerate(segments):
+        if index:
+            state.marks.clear()  # as replay does: marks are not inherited
+        for event in segment:
+            before = state.working_prompt
+            apply(state, event)
+            if state.working_prompt != before:
+                versions.append(
+                    PromptVersion(
+                        state.working_prompt, before, _author(event), event.id, event.created_at
+                    )
+                )
+    return versions
+
+
+def word_diff(old: str, new: str) -> list[tuple[DiffOp, str]]:
+    """``new`` against ``old`` word by word: runs of equal, inserted and deleted text
+    (whitespace kept, so joining the equal and inserted runs gives ``new``)."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    if len(a) > DIFF_WORDS_LIMIT or len(b) > DIFF_WORDS_LIMIT:
+        whole: list[tuple[DiffOp, str]] = [("delete", old), ("insert", new)]
+        return [run for run in whole if run[1]]
+    runs: list[tuple[DiffOp, str]] = []
+
+    def add(op: DiffOp, text: str) -> None:
+        if not text:
+            return
+        if runs and runs[-1][0] == op:
+            runs[-1] = (op, runs[-1][1] + text)
+        else:
+            runs.append((op, text))
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            add("equal", "".join(b[j1:j2]))
+            continue
+        add("delete", "".join(a[i1:i2]))
+        add("insert", "".join(b[j1:j2]))
+    return runs
+
+
+def diff_counts(runs: Sequence[tuple[DiffOp, str]]) -> tuple[int, int]:
+    """How many words were inserted and deleted."""
+    inserted = sum(len(text.split()) for op, text in runs if op == "insert")
+    deleted = sum(len(text.split()) for op, text in runs if op == "delete")
+    return inserted, deleted
