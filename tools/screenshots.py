@@ -100,6 +100,43 @@ async def grab_first_run(home: Path, out_dir: Path) -> None:
         win.close()
 
 
+async def grab_prompt(home: Path, out_dir: Path) -> None:
+    """The working-prompt panel with an unsaved edit, and its version history."""
+    from ikgui.app import build_window
+    from ikgui.ui.loop import application
+    from ikgui.ui.style import apply_style
+
+    app = application()
+    apply_style(app, "light")
+    window = build_window(home, check_timeout=0.5)
+    window.resize(1340, 820)
+    window.show()
+    while any(not t.done() for t in window._tasks):
+        await asyncio.sleep(0.05)
+    window.banner.hide()
+    window.statusBar().clearMessage()
+    editor = window.working.editor
+    editor.setFocus()
+    editor.moveCursor(editor.textCursor().MoveOperation.End)
+    editor.insertPlainText(", in a quiet harbour at dusk")
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    window.grab().save(str(out_dir / "prompt-unsaved.png"))
+    print(f"wrote {out_dir / 'prompt-unsaved.png'}")
+    window.working.revert_button.click()
+    window.working.history_button.click()
+    dialog = window.prompt_panel.history_dialog
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    dialog.grab().save(str(out_dir / "prompt-history.png"))
+    print(f"wrote {out_dir / 'prompt-history.png'}")
+    dialog.close()
+    await window.shutdown()
+    window.close()
+
+
 def main() -> None:
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -114,6 +151,7 @@ def main() -> None:
             for theme in ("light", "dark"):
                 loop.run_until_complete(grab(home, theme, out_dir / f"window-{theme}.png"))
             loop.run_until_complete(grab_first_run(Path(tmp) / "empty", out_dir))
+            loop.run_until_complete(grab_prompt(home, out_dir))
 
 
 if __name__ == "__main__":

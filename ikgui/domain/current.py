@@ -30,8 +30,7 @@ from ikgui.domain.ids import new_id, resolve_ref
 from ikgui.domain.library import apply_tag_changes, descendants, retag
 from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
-from ikgui.domain.prompt import edit_notice
-from ikgui.domain.prompt_history import same_prompt
+from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold
 from ikgui.domain.rules import current_model, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
@@ -39,7 +38,7 @@ from ikgui.domain.settings import AgentSettings, Settings
 Listener = Callable[[Fact], None]
 
 
-class OpenConversation:
+class OpenConversation(PromptEditing):
     def __init__(
         self,
         store: Store,
@@ -281,42 +280,6 @@ class OpenConversation:
             self.conversation.tags = retag(self.store, self.conversation.id, changes).tags
         self.announce(ConversationChanged(self.conversation.id))
         return self.conversation.tags
-
-    # -- working prompt ------------------------------------------------------------
-    def stage_prompt(self, text: str) -> None:
-        """Remember an uncommitted edit of the working prompt (the editor's content)."""
-        self._staged_prompt = text
-
-    @property
-    def staged_prompt(self) -> str | None:
-        """The uncommitted edit (``None``: none, or only whitespace changed)."""
-        staged = self._staged_prompt
-        if staged is None or same_prompt(staged, self.state.working_prompt):
-            return None
-        return staged
-
-    @property
-    def prompt_edited(self) -> bool:
-        return self.staged_prompt is not None
-
-    def revert_prompt(self) -> None:
-        """Drop the uncommitted edit."""
-        self._staged_prompt = None
-
-    def commit_prompt(self, data: dict[str, Any] | None = None) -> Event | None:
-        """Record the staged edit as one notice, if it differs from the recorded prompt
-        by more than whitespace."""
-        staged = self.staged_prompt
-        self._staged_prompt = None
-        if staged is None:
-            return None
-        return self.append(
-            Kind.PROMPT_EDIT, edit_notice(staged), {**(data or {}), "prompt": staged}
-        )
-
-    def edit_prompt(self, text: str, data: dict[str, Any] | None = None) -> Event | None:
-        self.stage_prompt(text)
-        return self.commit_prompt(data)
 
     # -- marks -----------------------------------------------------------------
     def mark(self, label: str | None) -> Event:

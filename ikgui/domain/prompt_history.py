@@ -105,12 +105,22 @@ def word_diff(old: str, new: str) -> list[tuple[DiffOp, str]]:
             runs.append((op, text))
 
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            add("equal", "".join(b[j1:j2]))
+    opcodes = matcher.get_opcodes()
+    pending_delete, pending_insert = "", ""
+    for index, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        same = "".join(b[j1:j2]) if tag == "equal" else ""
+        between = 0 < index < len(opcodes) - 1 and tag == "equal" and not same.strip()
+        if tag != "equal" or (between and (pending_delete or pending_insert)):
+            # A change, or only spaces between two changes: one replacement reads better.
+            pending_delete += "".join(a[i1:i2])
+            pending_insert += "".join(b[j1:j2])
             continue
-        add("delete", "".join(a[i1:i2]))
-        add("insert", "".join(b[j1:j2]))
+        add("delete", pending_delete)
+        add("insert", pending_insert)
+        pending_delete, pending_insert = "", ""
+        add("equal", same)
+    add("delete", pending_delete)
+    add("insert", pending_insert)
     return runs
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from ikgui.domain.commands import CommandResult, Registry
 from ikgui.domain.context import Message
+from ikgui.domain.context_diff import last_request
 from ikgui.domain.current import Listener, OpenConversation
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Event
@@ -235,6 +236,12 @@ class Session:
         if not self.saved:
             return []
         return prompt_versions(load_segments(self.store, self.conversation.id))
+
+    def last_request(self) -> list[Message] | None:
+        """What the newest reply (or failed attempt) was asked with; ``None``: never asked."""
+        if not self.saved:
+            return None
+        return last_request(load_segments(self.store, self.conversation.id), self.system_prompt)
 
     def restore_prompt(self, version: PromptVersion) -> Event | None:
         """Make an earlier version the working prompt: a new edit that says so (history

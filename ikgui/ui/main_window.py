@@ -13,7 +13,6 @@ coroutine.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,8 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.errors import IkguiError, ProviderError
-from ikgui.domain.events import Event
+from ikgui.domain.errors import ProviderError
+from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
@@ -39,6 +38,7 @@ from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain
+from ikgui.ui.prompt.panel_controller import WorkingPromptController
 from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
 from ikgui.ui.unsaved import UnsavedIndicator
@@ -100,6 +100,7 @@ class MainWindow(QMainWindow):
         self.chrome = ChromePresenter(self)
         self.drafts = DraftsAndPolling(self)
         self.commands = WindowCommands(self)
+        self.prompt_panel = WorkingPromptController(self)
         self.dialogs = WindowDialogs(self)
         self._connect()
         self.unsaved = UnsavedIndicator(self)
@@ -299,8 +300,7 @@ class MainWindow(QMainWindow):
         session = self.session
         conv = session.conversation
         self.scrollback.show_events(session.state.scrollback)
-        self.working.show_prompt(session.state.working_prompt)
-        self.working.set_edited(False)
+        self.prompt_panel.conversation_shown()
         self.drafts.show_draft()
         if session.saved:
             self.sidebar.refresh_conversation(conv.id)  # a new fork: its row appears
@@ -312,6 +312,8 @@ class MainWindow(QMainWindow):
 
     def _on_event_appended(self, event: Event) -> None:
         self.drafts.last_seen_event = event.id
+        if event.kind == Kind.PROMPT_EDIT and self.working.collapsed:
+            self.prompt_panel.open()  # /prompt TEXT shows what it set
         self.chrome.refresh()
 
     def _on_transcript_changed(self, change: TranscriptChange) -> None:
@@ -364,9 +366,7 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         self.drafts.stop_polling()
-        with contextlib.suppress(IkguiError):
-            self.session.commit_prompt()
-        self.drafts.save_draft()
+        self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
         for conv_id in list(self.session.streams):
             self.session.stop(conv_id)
         me = asyncio.current_task()

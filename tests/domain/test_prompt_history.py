@@ -67,5 +67,34 @@ def test_word_diff_marks_inserted_and_deleted_words() -> None:
     assert "".join(t for op, t in runs if op != "insert") == "a tabby cat in a hat"
     assert diff_counts(runs) == (2, 1)
     assert word_diff("", "new text") == [("insert", "new text")]
+    assert word_diff("dusk, warm light", "dusk, stormy sea") == [
+        ("equal", "dusk, "),
+        ("delete", "warm light"),
+        ("insert", "stormy sea"),
+    ]
     huge = " ".join(["w"] * 5000)
     assert word_diff(huge, huge + " x") == [("delete", huge), ("insert", huge + " x")]
+
+
+def test_last_request_is_what_the_newest_reply_answered() -> None:
+    from ikgui.domain.context_diff import line_diff
+
+    session = Session(MemoryStore())
+    assert session.last_request() is None
+    session.append(Kind.USER, "draw a cat")
+    assert session.last_request() is None  # never asked yet
+    session.append(Kind.ASSISTANT, "Prompt: a cat", {"prompt": "a cat"})
+    asked = session.last_request()
+    assert asked == [{"role": "user", "content": "draw a cat"}]
+    session.edit_prompt("a black cat")
+    now = session.context()
+    assert now[:2] == [
+        {"role": "user", "content": "draw a cat"},
+        {"role": "assistant", "content": "Prompt: a cat"},
+    ]
+    diff = line_diff("[user]\ndraw a cat", "[user]\ndraw a cat\n\n[assistant]\nPrompt: a cat")
+    assert ("insert", "[assistant]") in diff and not any(op == "delete" for op, _ in diff)
+    long_old = "\n".join(f"line {i}" for i in range(100))
+    folded = line_diff(long_old, long_old + "\nnew")
+    assert folded[0] == ("skipped", "98 unchanged lines") and folded[-1] == ("insert", "new")
+    assert len(folded) == 4

@@ -9,8 +9,8 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
 from ikgui.domain.reading import ROLE_LABELS
-from ikgui.ui import panels
 from ikgui.ui.main_window import MainWindow
+from ikgui.ui.prompt import context_dialog
 from ikgui.ui.transcript import scrollback_items
 from ikgui.ui.window.actions import SETTINGS
 from tests.support.fixtures import wire_server, wire_server_session
@@ -83,9 +83,9 @@ async def test_the_rewind_menu_and_the_model_selector_run_with_values(
 
 
 def test_the_window_reads_by_the_domain_s_rules() -> None:
-    assert panels.format_context is not None
+    assert context_dialog.format_context is not None
     from ikgui.domain import reading
 
-    assert panels.format_context is reading.format_context
+    assert context_dialog.format_context is reading.format_context
     for kind, label in ROLE_LABELS.items():
         assert scrollback_items._shown_as(kind)[1] == label

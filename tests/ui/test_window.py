@@ -198,17 +198,22 @@ async def test_editing_the_working_prompt_gives_exactly_one_notice(
     editor.setFocus()
     editor.selectAll()
     qtbot.keyClicks(editor, "a sparkly cat")
-    assert window.working.indicator.isVisible()
+    assert window.working.indicator.isVisible() and window.working.save_button.isVisible()
     qtbot.keyClicks(editor, " in a hat")
-    window.prompt.setFocus()  # leaving the editor commits
-    await wait_until(lambda: not window.working.indicator.isVisible())
+    window.prompt.setFocus()  # leaving the editor records nothing: the edit is a draft
+    await settle(window)
+    assert not [t for t in texts(window) if t.startswith("[user edited prompt")]
+    assert window.working.indicator.isVisible()
+    window.working.save_button.click()
+    await settle(window)
+    assert not window.working.indicator.isVisible()
     notices = [t for t in texts(window) if t.startswith("[user edited prompt")]
     assert notices == ['[user edited prompt to: "a sparkly cat in a hat"]']
-    left: list[bool] = []
-    editor.focus_left.connect(lambda: left.append(True))  # runs after the commit
     editor.setFocus()
-    window.prompt.setFocus()  # unchanged: no second notice
-    await wait_until(lambda: left)
+    qtbot.keyClicks(editor, "  ")  # whitespace only: not an edit
+    assert not window.working.indicator.isVisible()
+    qtbot.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    await settle(window)
     assert len([t for t in texts(window) if t.startswith("[user edited")]) == 1
     assert window.session.context()[-1]["content"] == '[current prompt: "a sparkly cat in a hat"]'
 

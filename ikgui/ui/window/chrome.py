@@ -30,9 +30,7 @@ class ChromePresenter:
         session, conv = window.session, window.session.conversation
         streaming = session.streaming
         window.pane.show_welcome(self.first_run())
-        if not session.prompt_edited:  # the recorded prompt, unless the user is editing
-            window.working.show_prompt(session.state.working_prompt)
-            window.working.set_edited(False)
+        window.prompt_panel.refresh()
         actions = window.toolbar_actions
         actions.update()
         window.pane.set_streaming(streaming)

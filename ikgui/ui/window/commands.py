@@ -51,9 +51,6 @@ class WindowCommands:
         w.prompt.stop_requested.connect(self.stop)
         w.send_button.clicked.connect(w.prompt.submit)
         w.stop_button.clicked.connect(self.stop)
-        w.working.edited.connect(self.prompt_edited)
-        w.working.commit_requested.connect(self.commit_prompt)
-        w.working.show_context_requested.connect(w.show_context)
         w.banner.settings_requested.connect(lambda: w.open_settings("providers"))
         w.pane.setup_requested.connect(lambda: w.open_settings("providers"))
         w.pane.demo_requested.connect(w.open_demo)
@@ -156,14 +153,6 @@ class WindowCommands:
     def stop(self) -> None:
         if self.session.stop():
             self.window.statusBar().showMessage("Stopping…", 2000)
-
-    def commit_prompt(self) -> None:
-        self.guard(self.session.commit_prompt)
-        self.window.working.set_edited(self.session.prompt_edited)
-
-    def prompt_edited(self, text: str) -> None:
-        self.session.stage_prompt(text)
-        self.window.working.set_edited(self.session.prompt_edited)
 
     def edit_and_resend(self, event_id: int, text: str) -> None:
         edited = self.window.ask_text(

@@ -45,12 +45,17 @@ class WindowDialogs:
         window.spawn(window.check_models(), "check-models")
 
     def show_context(self) -> None:
-        from ikgui.ui.panels import ContextDialog
+        from ikgui.ui.prompt.context_dialog import ContextDialog
 
         window = self.window
         session = window.session
         dialog = ContextDialog(
-            session.conversation.id, session.provider, session.model, session.context(), window
+            session.conversation.id,
+            session.provider,
+            session.model,
+            session.context(),
+            session.last_request(),
+            window,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()

@@ -1,0 +1,166 @@
+"""Drives the working-prompt panel (issue 11): when it shows, its unsaved edit and the
+draft that keeps it across conversations and restarts, Save/Revert, and the history.
+
+The panel is shown when it has something to do — the agent drafts prompts (``line`` or
+``json`` mode) or the conversation has a working prompt or an unsaved edit — and
+collapsed to a slim toggle otherwise. The user's own choice (the toggle, Ctrl+Shift+P)
+is remembered by the window and wins until a command opens the panel again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+from ikgui.domain.prompt_history import PromptVersion
+from ikgui.ui.prompt.working_prompt import TOGGLE_SHORTCUT
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
+
+#: ``ui_state`` keys: the user's choice ("shown" / "hidden"; absent: automatic) and the
+#: unsaved edit of each conversation (``…/_unsaved`` for one not stored yet).
+CHOICE_KEY = "working_prompt/panel"
+DRAFT_KEY = "working_prompt/drafts/{}"
+SEND_TIP = "Send (Enter)"
+SEND_SAVES_TIP = "Send (Enter) — also saves your working-prompt edit: the assistant is told"
+
+
+class WorkingPromptController(QObject):
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        panel = window.working
+        self.action = QAction("Working prompt", window)
+        self.action.setObjectName("actionWorkingPrompt")
+        self.action.setCheckable(True)
+        self.action.setShortcut(QKeySequence(TOGGLE_SHORTCUT))
+        self.action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.action.setToolTip(f"Show or hide the working prompt  ({TOGGLE_SHORTCUT})")
+        self.action.triggered.connect(self.toggle)
+        window.addAction(self.action)
+        panel.edited.connect(self.edited)
+        panel.save_requested.connect(self.save)
+        panel.revert_requested.connect(self.revert)
+        panel.history_requested.connect(self.show_history)
+        panel.toggle_requested.connect(self.toggle)
+        panel.show_context_requested.connect(window.show_context)
+        self._width = 300
+
+    # -- visibility --------------------------------------------------------------------
+    def needed(self) -> bool:
+        session = self.window.session
+        return (
+            session.prompt_mode in ("line", "json")
+            or bool(session.state.working_prompt)
+            or session.prompt_edited
+        )
+
+    def choice(self) -> str:
+        return str(self.window.services.ui_state.value(CHOICE_KEY, "", type=str))
+
+    def apply_visibility(self) -> None:
+        choice = self.choice()
+        shown = choice == "shown" or (choice != "hidden" and self.needed())
+        panel = self.window.working
+        if shown == (not panel.collapsed):
+            self.action.setChecked(shown)
+            return
+        splitter = self.window.splitter
+        sizes = splitter.sizes()
+        if not shown and len(sizes) == 3 and sizes[2] > 40:
+            self._width = sizes[2]
+        panel.set_collapsed(not shown)
+        self.action.setChecked(shown)
+        if shown and len(sizes) == 3:
+            splitter.setSizes([sizes[0], max(300, sizes[1] - self._width), self._width])
+
+    def toggle(self) -> None:
+        """The user's choice: show or hide it (remembered by the window)."""
+        shown = self.window.working.collapsed
+        self.window.services.ui_state.setValue(CHOICE_KEY, "shown" if shown else "hidden")
+        self.apply_visibility()
+        if shown:
+            self.window.working.editor.setFocus()
+
+    def open(self) -> None:
+        """A command set the prompt: show it whatever was chosen before."""
+        self.window.services.ui_state.remove(CHOICE_KEY)
+        if self.window.working.collapsed:
+            self.window.services.ui_state.setValue(CHOICE_KEY, "shown")
+        self.apply_visibility()
+
+    # -- the edit and its draft ----------------------------------------------------------
+    def _draft_key(self) -> str:
+        session = self.window.session
+        return DRAFT_KEY.format(session.conversation.id if session.saved else "_unsaved")
+
+    def edited(self, text: str) -> None:
+        session = self.window.session
+        session.stage_prompt(text)
+        state = self.window.services.ui_state
+        if session.prompt_edited:
+            state.setValue(self._draft_key(), text)
+        else:
+            state.remove(self._draft_key())
+        self._show_state()
+
+    def save(self) -> None:
+        self.window.commands.guard(self.window.session.commit_prompt)
+        self.refresh()
+
+    def revert(self) -> None:
+        session = self.window.session
+        session.revert_prompt()
+        self.window.services.ui_state.remove(self._draft_key())
+        self.window.working.show_prompt(session.state.working_prompt)
+        self._show_state()
+
+    def conversation_shown(self) -> None:
+        """Another conversation is on screen: its recorded prompt, or its draft."""
+        window = self.window
+        session = window.session
+        session.revert_prompt()
+        state, key = window.services.ui_state, self._draft_key()
+        draft = str(state.value(key, "", type=str)) if state.contains(key) else None
+        window.working.show_prompt(session.state.working_prompt)
+        if draft is not None and draft != session.state.working_prompt:
+            window.working.show_prompt(draft)
+            session.stage_prompt(draft)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """After any change: the recorded prompt unless the user is editing it."""
+        window = self.window
+        session = window.session
+        if not session.prompt_edited:
+            window.working.show_prompt(session.state.working_prompt)
+            window.services.ui_state.remove(self._draft_key())
+        self._show_state()
+        self.apply_visibility()
+
+    def _show_state(self) -> None:
+        edited = self.window.session.prompt_edited
+        self.window.working.set_edited(edited)
+        self.window.send_button.setToolTip(SEND_SAVES_TIP if edited else SEND_TIP)
+
+    # -- history -------------------------------------------------------------------------
+    def show_history(self) -> None:
+        from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
+
+        window = self.window
+        session = window.session
+        dialog = PromptHistoryDialog(
+            session.prompt_versions(), session.state.working_prompt, self.restore, window
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
+        self.history_dialog = dialog
+
+    def restore(self, version: PromptVersion) -> None:
+        session = self.window.session
+        session.revert_prompt()
+        self.window.commands.guard(session.restore_prompt, version)
+        self.refresh()

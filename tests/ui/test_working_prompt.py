@@ -1,0 +1,199 @@
+"""The working-prompt panel (issue 11): shown when it has something to do, explicit
+Save/Revert, drafts that survive a restart, Tab never trapped, and the version history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from ikgui.domain.events import Kind
+from ikgui.ui.main_window import MainWindow
+from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
+from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.wire_server import WireServer
+from tests.ui.test_window import (
+    closed,
+    opened,
+    reply,
+    settle,
+    texts,
+    type_and_send,
+    window,
+    write_config,
+)
+
+__all__ = ["window", "wire_server", "wire_server_session"]
+
+
+def _notices(win: MainWindow) -> list[str]:
+    return [t for t in texts(win) if t.startswith("[user edited prompt")]
+
+
+async def _drafted(win: MainWindow, server: WireServer, qtbot: QtBot, prompt: str) -> None:
+    server.route("/v1/chat/completions", reply(f"Here.\n\nPrompt: {prompt}"))
+    await type_and_send(qtbot, win, "draw")
+    await settle(win)
+
+
+async def test_revert_and_escape_restore_the_recorded_prompt(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    await _drafted(window, wire_server, qtbot, "a tabby cat")
+    editor = window.working.editor
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClicks(editor, "a dog")
+    window.working.revert_button.click()
+    assert editor.toPlainText() == "a tabby cat" and not window.working.indicator.isVisible()
+    qtbot.keyClicks(editor, " and more")
+    assert window.working.indicator.isVisible()
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    assert editor.toPlainText() == "a tabby cat" and not window.working.indicator.isVisible()
+    await settle(window)
+    assert _notices(window) == []
+
+
+async def test_tab_leaves_the_panel_and_ctrl_tab_inserts_a_tab(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    editor = window.working.editor
+    window.activateWindow()
+    editor.setFocus()
+    assert QApplication.focusWidget() is editor
+    qtbot.keyClick(editor, Qt.Key.Key_Tab)
+    assert "\t" not in editor.toPlainText()
+    assert QApplication.focusWidget() is not editor
+    editor.setFocus()
+    qtbot.keyClick(editor, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert editor.toPlainText() == "\t"
+    window.working.revert_button.click()
+
+
+async def test_send_saves_an_unsaved_edit_first_and_says_so(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    await _drafted(window, wire_server, qtbot, "a cat")
+    editor = window.working.editor
+    editor.selectAll()
+    editor.insertPlainText("a cat, watercolor")
+    assert "saves your working-prompt edit" in window.send_button.toolTip()
+    wire_server.route("/v1/chat/completions", reply("Nice."))
+    await type_and_send(qtbot, window, "go on")
+    await settle(window)
+    assert _notices(window) == ['[user edited prompt to: "a cat, watercolor"]']
+    kinds = [e.kind for e in window.session.state.context[-3:]]
+    assert kinds == [Kind.PROMPT_EDIT, Kind.USER, Kind.ASSISTANT]
+    assert "saves" not in window.send_button.toolTip()
+
+
+async def test_an_unsaved_edit_survives_switching_and_a_restart(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    first = await opened(home)
+    await _drafted(first, wire_server, qtbot, "a red fox")
+    conv = first.current_id
+    first.working.editor.selectAll()
+    first.working.editor.insertPlainText("a red fox at dawn")
+    first.toolbar_actions["actionNew"].trigger()
+    await settle(first)
+    assert first.working.editor.toPlainText() == ""
+    first.commands.open_conversation(conv)
+    await settle(first)
+    assert first.working.editor.toPlainText() == "a red fox at dawn"
+    assert first.working.indicator.isVisible()
+    await closed(first)
+    second = await opened(home)
+    try:
+        assert second.current_id == conv
+        assert second.working.editor.toPlainText() == "a red fox at dawn"
+        assert second.working.indicator.isVisible()
+        assert second.session.state.working_prompt == "a red fox"  # nothing was recorded
+        assert _notices(second) == []
+    finally:
+        await closed(second)
+
+
+async def test_panel_is_collapsed_for_an_agent_without_prompt_mode(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url, prompt_mode="off")
+    win = await opened(home)
+    try:
+        assert win.working.collapsed and not win.working.editor.isVisible()
+        assert win.working.toggle.isVisible() and win.working.width() <= 30
+        win.prompt_panel.action.trigger()  # the toggle (Ctrl+Shift+P): the user's choice
+        assert not win.working.collapsed and win.working.editor.isVisible()
+        win.prompt_panel.action.trigger()
+        assert win.working.collapsed
+        await type_and_send(qtbot, win, "/prompt a cat on a mat")
+        await settle(win)
+        assert not win.working.collapsed  # /prompt TEXT opens it
+        assert win.working.editor.toPlainText() == "a cat on a mat"
+    finally:
+        await closed(win)
+    again = await opened(home)
+    try:
+        assert not again.working.collapsed  # remembered by the window
+    finally:
+        await closed(again)
+
+
+async def test_history_lists_every_version_and_restores_one(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    await _drafted(window, wire_server, qtbot, "a cat")
+    await type_and_send(qtbot, window, "/mark m")
+    await settle(window)
+    await _drafted(window, wire_server, qtbot, "a wizard cat")
+    window.working.editor.selectAll()
+    window.working.editor.insertPlainText("a wizard cat, watercolor")
+    window.working.save_button.click()
+    await settle(window)
+    await type_and_send(qtbot, window, "/rewind m")
+    await settle(window)
+    window.working.history_button.click()
+    dialog = window.prompt_panel.history_dialog
+    assert isinstance(dialog, PromptHistoryDialog)
+    rows = [dialog.list.item(i).text().splitlines()[0] for i in range(dialog.list.count())]
+    assert [r.split(" · ")[0] for r in rows] == [
+        "A rewind restored it",
+        "You edited it",
+        "The assistant drafted it",
+        "The assistant drafted it",
+    ]
+    dialog.list.setCurrentRow(1)
+    assert "watercolor" in dialog.diff.toPlainText()
+    dialog.copy_button.click()
+    assert QGuiApplication.clipboard().text() == "a wizard cat, watercolor"
+    before = len(_notices(window))
+    dialog.restore_button.click()
+    await settle(window)
+    assert len(_notices(window)) == before + 1
+    last = window.session.state.context[-1]
+    assert last.kind == Kind.PROMPT_EDIT and last.data["prompt"] == "a wizard cat, watercolor"
+    assert window.working.editor.toPlainText() == "a wizard cat, watercolor"
+
+
+async def test_show_context_shows_what_changed_since_the_last_reply(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    await _drafted(window, wire_server, qtbot, "a cat")
+    window.working.editor.selectAll()
+    window.working.editor.insertPlainText("a black cat")
+    window.working.save_button.click()
+    await settle(window)
+    window.working.context_button.click()
+    dialog = window.context_dialog
+    changes = dialog.changes.toPlainText().splitlines()
+    assert '− [current prompt: "a cat"]' not in changes  # the last request had no prompt yet
+    assert '+ [user edited prompt to: "a black cat"]' in changes
+    assert '+ [current prompt: "a black cat"]' in changes
+    assert "+ Here." in changes  # the reply is new context since it was asked
+    dialog.close()
