@@ -37,7 +37,6 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
-from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain
 from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
@@ -212,17 +211,19 @@ class MainWindow(QMainWindow):
         except ProviderError as exc:
             if getattr(self.store, "read_only", None):
                 return  # its banner matters more: nothing could be saved anyway
-            self.banner.show_message(
-                f"{exc.message} Until a model server answers, ikgui can browse and search "
-                "but not send; start one, or set up a provider in Settings."
+            self.pane.show_banner(
+                f"{exc.window_text} Until a model server answers, ikgui can browse and "
+                "search but not send.",
+                "server",
             )
             self.toolbar_actions.set_models([], self.session.model)
             return
         except TimeoutError:
-            self.banner.show_message(
+            self.pane.show_banner(
                 f"The model server for {name} did not answer within "
-                f"{self.services.check_timeout:g} s. Check it is running, or pick "
-                "another provider in Settings."
+                f"{self.services.check_timeout:g} s. Check it is running, or choose "
+                "another provider in Settings → General.",
+                "server",
             )
             return
         self.toolbar_actions.set_models(
@@ -238,9 +239,9 @@ class MainWindow(QMainWindow):
         return task
 
     def show_feedback(self, text: str, error: bool = False) -> None:
+        """The line under the transcript (said there only: the status bar keeps its short
+        state, issue 10 item 7)."""
         self.pane.show_feedback(text, error)
-        if text:
-            self.statusBar().showMessage(safe_line(text.splitlines()[0]), 8000)
 
     @property
     def read_only(self) -> bool:

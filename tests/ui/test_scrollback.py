@@ -134,7 +134,7 @@ def test_labels_dim_system_text_and_the_stopped_badge(view: ScrollbackView) -> N
     plain = view.document().toPlainText()
     assert "You\nWhat is 2+2?" in plain
     assert "Assistant  m1\nIt is 4." in plain
-    assert "Error  rate_limit 429" in plain
+    assert "Error  rate limited" in plain
     text_colour = view.palette().color(QPalette.ColorRole.Text)
     frame = view.item_frame(1)
     assert frame is not None

@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
+from ikgui.domain.advice import error_text, headline
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
 from ikgui.domain.reading import ROLE_LABELS
@@ -92,10 +93,9 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
     elif kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
         name = event.data.get("name")
         detail = name if isinstance(name, str) else ""
-    elif kind == Kind.ERROR:
-        status = event.data.get("status")
-        category = event.data.get("category")
-        detail = " ".join(str(x) for x in (category, status) if x not in (None, ""))
+    elif kind == Kind.ERROR:  # the window's words; the status is in the sentence
+        detail = headline(event.data.get("category"))
+        shown = error_text(event.content, event.data, "window")
     if text is not None:
         shown = text
     return ItemDisplay(
