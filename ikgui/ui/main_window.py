@@ -119,7 +119,7 @@ class MainWindow(QMainWindow):
         self.scrollback, self.banner = pane.scrollback, pane.banner
         self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
         self.send_button, self.stop_button = pane.send_button, pane.stop_button
-        self.prompt.set_commands((c.name, c.description) for c in self.session.registry)
+        self.prompt.set_commands((c.name, c.description, c.usage) for c in self.session.registry)
         self.working = WorkingPromptPanel(self)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
