@@ -193,6 +193,10 @@ HEADLINES: dict[str, str] = {
 }
 
 
-def headline(category: object) -> str:
-    """An error card's heading words for ``category`` (``""`` when unknown)."""
+def headline(category: object, status: object = None) -> str:
+    """An error card's heading words for ``category`` (``""`` when unknown). Events
+    stored before ``server_error`` existed called every 5xx "overloaded": only a 503 or
+    a 529 (or no status: a provider's own overload error) is headed so."""
+    if category == "overloaded" and isinstance(status, int) and status not in (503, 529):
+        category = "server_error"
     return HEADLINES.get(category, "") if isinstance(category, str) else ""

@@ -115,3 +115,6 @@ def test_every_category_has_a_heading() -> None:
     assert set(HEADLINES) == set(CATEGORIES)
     assert headline("server_error") == "server error" and headline("overloaded") == "overloaded"
     assert headline(None) == headline("unknown") == ""
+    # An older event called a 500 "overloaded": its heading says what it was.
+    assert headline("overloaded", 500) == "server error"
+    assert headline("overloaded", 529) == headline("overloaded", None) == "overloaded"

@@ -119,7 +119,7 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         name = event.data.get("name")
         detail = name if isinstance(name, str) else ""
     elif kind == Kind.ERROR:  # the window's words; the status is in the sentence
-        detail = headline(event.data.get("category"))
+        detail = headline(event.data.get("category"), event.data.get("status"))
         shown = error_text(event.content, event.data, "window")
     elif kind == Kind.MARK:
         shown = mark_line(event)
