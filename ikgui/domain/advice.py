@@ -200,3 +200,42 @@ def headline(category: object, status: object = None) -> str:
     if category == "overloaded" and isinstance(status, int) and status not in (503, 529):
         category = "server_error"
     return HEADLINES.get(category, "") if isinstance(category, str) else ""
+
+
+#: The Settings page whose controls each remedy names (for an error card's "Open
+#: provider settings": the cause is configuration).
+SETTINGS_PAGES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "set_key",
+            "key_permissions",
+            "start_server",
+            "start_ollama",
+            "check_host",
+            "check_tls",
+            "check_url",
+            "check_url_v1",
+            "check_url_model",
+            "check_kind",
+            "check_url_kind",
+            "fix_url",
+            "known_kind",
+            "check_network",
+            "configure_provider",
+        ),
+        "providers",
+    ),
+    "pick_model": "general",
+}
+#: For events stored before their advice was: the categories that are configuration.
+_CONFIG_CATEGORIES = ("auth", "connect", "config")
+
+
+def settings_page(data: Mapping[str, Any]) -> str | None:
+    """The Settings page that fixes the failure an ``error`` event's ``data`` describes
+    ("providers", "general"), or ``None`` when the cause is not configuration (a busy
+    or failing server, a cut stream: retrying is the remedy)."""
+    key = data.get("advice")
+    if isinstance(key, str):
+        return SETTINGS_PAGES.get(key)
+    return "providers" if data.get("category") in _CONFIG_CATEGORIES else None

@@ -118,3 +118,16 @@ def test_every_category_has_a_heading() -> None:
     # An older event called a 500 "overloaded": its heading says what it was.
     assert headline("overloaded", 500) == "server error"
     assert headline("overloaded", 529) == headline("overloaded", None) == "overloaded"
+
+
+def test_the_settings_page_that_fixes_a_failure() -> None:
+    from ikgui.domain.advice import SETTINGS_PAGES, settings_page
+
+    assert set(SETTINGS_PAGES) <= set(ADVICE)
+    for key, page in SETTINGS_PAGES.items():  # each names that page's controls
+        assert f"Settings → {page.capitalize()}" in advice(key, "window", FACTS), key
+    assert settings_page({"advice": "set_key"}) == "providers"
+    assert settings_page({"advice": "pick_model"}) == "general"
+    assert settings_page({"advice": "try_again", "category": "server_error"}) is None
+    assert settings_page({"category": "auth", "status": 401}) == "providers"  # older event
+    assert settings_page({"category": "overloaded", "status": 503}) is None
