@@ -185,7 +185,7 @@ HEADLINES: dict[str, str] = {
     "overloaded": "overloaded",
     "server_error": "server error",
     "bad_request": "refused",
-    "stream_error": "failed during the reply",
+    "stream_error": "server error",
     "cut": "cut off",
     "protocol": "unexpected answer",
     "config": "setup",
