@@ -10,6 +10,7 @@ import asyncio
 import os
 import sys
 
+from ikgui.domain.advice import Advice
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.ports import Store
 from ikgui.domain.reply import recover_unfinished
@@ -61,9 +62,9 @@ class Providers:
         config = self.settings.providers.get(name)
         if config is None:
             raise ProviderError(
-                f"The provider '{name}' is not configured: add [providers.{name}] to "
-                "config.toml (or choose another with -p).",
+                f"The provider '{name}' is not configured.",
                 "config",
+                advice=Advice("configure_provider", {"provider": name}),
             )
         key = self.keys.get(name, config.api_key_env)
         limits = {

@@ -4,11 +4,15 @@
   - ``UserError`` (exit 1): not found, ambiguous ref, nothing to continue, refused action.
     - ``NotFoundError``, ``AmbiguousRefError``
   - ``UsageError`` (exit 2): a malformed command or argument.
-  - ``ProviderError`` (exit 3): the model could not be reached or refused.
+  - ``ProviderError`` (exit 3): the model could not be reached or refused. Its
+    ``message`` is the command line's sentence; ``window_text`` the window's (the same
+    facts, the remedy in the window's words: :mod:`ikgui.domain.advice`).
   - ``StorageError``: the database cannot be opened, migrated or written.
 """
 
 from __future__ import annotations
+
+from ikgui.domain.advice import Advice, join
 
 
 class IkguiError(Exception):
@@ -44,19 +48,39 @@ class UsageError(IkguiError):
 
 
 class ProviderError(IkguiError):
+    """``what`` happened (the facts) and, when the user can act, the ``advice``."""
+
     exit_code = 3
 
     def __init__(
         self,
-        message: str,
+        what: str,
         category: str = "provider",
         status: int | None = None,
         retry_after: float | None = None,
+        advice: Advice | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(join(what, advice.text("cli")) if advice else what)
+        self.what = what
         self.category = category
         self.status = status
         self.retry_after = retry_after
+        self.advice = advice
+
+    @property
+    def window_text(self) -> str:
+        """The sentence the window shows: the remedy names the window's controls."""
+        return join(self.what, self.advice.text("window")) if self.advice else self.what
+
+    def event_data(self) -> dict[str, object]:
+        """What the ``error`` event stores beside the sentence (SPEC §3)."""
+        data: dict[str, object] = {"category": self.category, "status": self.status}
+        if self.retry_after is not None:
+            data["retry_after"] = self.retry_after
+        if self.advice is not None:
+            data["advice"] = self.advice.key
+            data["facts"] = dict(self.advice.facts)
+        return data
 
 
 class StorageError(IkguiError):

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from contextlib import aclosing
 from typing import Any
 
+from ikgui.domain.advice import Advice
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
@@ -36,9 +37,9 @@ YIELD_AFTER = 0.005
 
 def _no_model(provider: str) -> ProviderError:
     return ProviderError(
-        f"No model is chosen and {provider} lists none: pick one with /model NAME "
-        "or set [defaults] model in config.toml (for Ollama: ollama pull llama3.2).",
+        f"No model is chosen and {provider} lists none.",
         "config",
+        advice=Advice("pick_model", {"provider": provider}),
     )
 
 
@@ -177,10 +178,7 @@ async def stream_reply(
     except ProviderError as exc:
         if reply is not None:
             reply.finish(None, interrupted=True, keep_empty=False)
-        data: dict[str, Any] = {"category": exc.category, "status": exc.status}
-        if exc.retry_after is not None:
-            data["retry_after"] = exc.retry_after
-        session.append_to(conv_id, Kind.ERROR, exc.message, data)
+        session.append_to(conv_id, Kind.ERROR, exc.message, exc.event_data())
         raise
     return reply.finish(end, interrupted=False)
 

@@ -2,7 +2,8 @@
 
 Providers (``ikgui.providers``) turn their wire formats into these plain values;
 the session turns them into events. Failures are raised as
-:class:`~ikgui.domain.errors.ProviderError` with a category (SPEC §8).
+:class:`~ikgui.domain.errors.ProviderError` with a category (SPEC §8) and, when the user
+can act, an advice (:mod:`ikgui.domain.advice`).
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ CATEGORIES = (
     "auth",  # 401/403: key rejected or missing
     "not_found",  # 404: unknown model or wrong URL
     "rate_limit",  # 429 (with retry-after when given)
-    "overloaded",  # 5xx / 529
+    "overloaded",  # 503 / 529, or the provider's own overload error
+    "server_error",  # any other 5xx: "The server had an internal error (500)"
     "bad_request",  # 400 (e.g. context overflow)
     "stream_error",  # an error object sent inside the stream
     "cut",  # the stream ended before its end marker
     "protocol",  # a malformed line or a body that is not the expected format
-    "config",  # no provider / no model / no key configured
+    "config",  # no provider / no model configured, an invalid URL or kind
     "limit",  # the reply passed its time or size limit ([limits] in config.toml)
 )
 

@@ -67,9 +67,10 @@ def make_provider(
     if cls is None:
         known = ", ".join(PROVIDER_CLASSES)
         raise errors.make(
-            f'The provider {settings.name} has the unknown kind "{settings.kind}"; '
-            f"use one of {known} in config.toml.",
+            f'The provider {settings.name} has the unknown kind "{settings.kind}".',
             "config",
+            advice="known_kind",
+            kinds=known,
         )
     if not settings.base_url.strip().lower().startswith(("http://", "https://")):
         raise errors.bad_url()

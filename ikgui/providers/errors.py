@@ -11,7 +11,8 @@ helpers they share (quoting, URLs, ``Retry-After``). Categories come from
 - ``auth``: 401/403 — where to set the key
 - ``not_found``: 404/405 — unknown model (named) or wrong URL
 - ``rate_limit``: 429, with the ``Retry-After`` seconds when given
-- ``overloaded``: 5xx and 529
+- ``overloaded``: 503 and 529, or an overload error sent inside the stream
+- ``server_error``: any other 5xx (500 "internal error", 502, 504…)
 - ``bad_request``: other 4xx with the server's own message (e.g. context overflow)
 - ``stream_error``: an error object sent inside the stream, or instead of a reply
 - ``cut``: the body ended before its end marker
@@ -19,7 +20,10 @@ helpers they share (quoting, URLs, ``Retry-After``). Categories come from
 - ``config``: an invalid URL or provider kind
 - ``limit``: the reply passed its time or size limit (``[limits]`` in config.toml)
 
-Every message passes through :func:`redact`, so an API key never appears in it.
+Each error says what happened; what the user can do is an
+:class:`~ikgui.domain.advice.Advice` (a key and its facts), worded by the domain for the
+command line or the window. Every message passes through :func:`redact`, so an API key
+never appears in it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ikgui.domain.advice import Advice
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.safetext import one_line
 from ikgui.providers.error_text import (
@@ -43,6 +48,8 @@ from ikgui.providers.error_text import (
 )
 from ikgui.providers.exception_errors import exception_error
 from ikgui.providers.status_errors import status_error
+
+_OVERLOAD = re.compile(r"\boverload", re.IGNORECASE)
 
 __all__ = [
     "MAX_QUOTE",
@@ -86,58 +93,68 @@ class ErrorContext:
         return f'the provider "{self.provider_name}"'
 
     def make(
-        self, message: str, category: str, status: int | None = None, after: float | None = None
+        self,
+        what: str,
+        category: str,
+        status: int | None = None,
+        after: float | None = None,
+        advice: str | None = None,
+        **facts: str,
     ) -> ProviderError:
-        return ProviderError(redact(message, self.secrets), category, status, after)
+        """The error: ``what`` happened and the ``advice`` key with its ``facts`` (the
+        provider's name is always one)."""
+        remedy = None
+        if advice is not None:
+            facts = {"provider": self.provider_name, **facts}
+            remedy = Advice(advice, {k: redact(v, self.secrets) for k, v in facts.items()})
+        return ProviderError(redact(what, self.secrets), category, status, after, remedy)
 
     # -- before any answer ---------------------------------------------------
     def cannot_connect(self) -> ProviderError:
         if self.kind == "ollama":
-            text = (
-                f"Could not connect to Ollama at {self.url}. "
-                "Is Ollama running? Start it with `ollama serve`."
+            return self.make(
+                f"Could not connect to Ollama at {self.url}.", "connect", advice="start_ollama"
             )
-        else:
-            text = (
-                f"Could not connect to {self.url}; check that the server is running "
-                f"and that the URL of {self.who} in Settings is right."
-            )
-        return self.make(text, "connect")
+        return self.make(f"Could not connect to {self.url}.", "connect", advice="start_server")
 
     def unknown_host(self) -> ProviderError:
         host = urlsplit(self.base_url).hostname or self.url
         return self.make(
-            f"Could not find the server {host} (the name lookup failed); check the URL of "
-            f"{self.provider_name} in Settings and your network connection.",
+            f"Could not find the server {host} (the name lookup failed).",
             "connect",
+            advice="check_host",
         )
 
     def tls_failed(self) -> ProviderError:
         return self.make(
-            f"Could not make a secure connection to {self.url} (its certificate was not "
-            "accepted); check the URL, or use http:// for a server on this machine.",
+            f"Could not make a secure connection to {self.url} (its certificate was not accepted).",
             "connect",
+            advice="check_tls",
         )
 
     def hung_up(self) -> ProviderError:
         return self.make(
-            f"{self.server} closed the connection without answering; check that the URL "
-            f"of {self.who} points to a model server.",
+            f"{self.server} closed the connection without answering.",
             "connect",
+            advice="check_url",
         )
 
     def bad_url(self) -> ProviderError:
         return self.make(
-            f'The URL "{self.url}" of {self.who} is not a valid http(s) address; '
-            "fix it in Settings.",
+            f'The URL "{self.url}" of {self.who} is not a valid http(s) address.',
             "config",
+            advice="fix_url",
         )
 
     def timeout(self, phase: str, seconds: float) -> ProviderError:
         limit = duration(seconds)
         if phase == "connect":
-            text = f"Connecting to {self.url} timed out after {limit}; check the URL and network."
-        elif phase == "first_byte":
+            return self.make(
+                f"Connecting to {self.url} timed out after {limit}.",
+                "timeout",
+                advice="check_network",
+            )
+        if phase == "first_byte":
             text = (
                 f"{self.server} did not start replying within {limit}; the model may still "
                 "be loading or the server is busy, so try again."
@@ -152,6 +169,13 @@ class ErrorContext:
     # -- inside the body -----------------------------------------------------
     def in_stream(self, message: str | None) -> ProviderError:
         message = re.sub(r"^\s*error:\s*", "", message or "", flags=re.IGNORECASE)
+        if message and _OVERLOAD.search(message):  # e.g. Anthropic's overloaded_error
+            said = "" if message.strip(" .!").lower() == "overloaded" else f": {clean(message)}"
+            return self.make(
+                sentence(f"{self.server} is overloaded{said}"),
+                "overloaded",
+                advice="try_again",
+            )
         if message:
             text = sentence(f"{self.server} reported an error during the reply: {clean(message)}")
         else:
@@ -177,9 +201,9 @@ class ErrorContext:
             return self.not_a_stream(content_type, sample)
         excerpt = one_line(clean(sample.decode("utf-8", "replace"))[:40])
         return self.make(
-            f'{self.server} answered with data that is not a model reply ("{excerpt}"); '
-            f"check the URL and the kind of {self.who} in Settings.",
+            f'{self.server} answered with data that is not a model reply ("{excerpt}").',
             "protocol",
+            advice="check_url_kind",
         )
 
     def reply_limit(
@@ -187,15 +211,15 @@ class ErrorContext:
     ) -> ProviderError:
         """The reply passed the longest time or the most bytes one reply may take."""
         if size is not None:
-            what = f"at {size / 1_000_000:g} MB, the most one reply may hold (reply_mb"
+            what, setting = f"at {size / 1_000_000:g} MB, the most one reply may hold", "reply_mb"
         else:
-            what = (
-                f"after {duration(seconds or 0.0)}, the longest one reply may take (reply_minutes"
-            )
+            what = f"after {duration(seconds or 0.0)}, the longest one reply may take"
+            setting = "reply_minutes"
         return self.make(
-            f"The reply from {self.url} was stopped {what} under [limits] in config.toml); "
-            "the text that arrived is kept.",
+            f"The reply from {self.url} was stopped {what}.",
             "limit",
+            advice="reply_limit",
+            setting=setting,
         )
 
     def malformed(self, line: str) -> ProviderError:
@@ -209,17 +233,16 @@ class ErrorContext:
     def not_a_stream(self, content_type: str, sample: bytes = b"") -> ProviderError:
         start = sample.lstrip()[:15].lower()
         if "html" in content_type or start.startswith((b"<!doctype", b"<html", b"<")):
-            hint = " (OpenAI-compatible URLs usually end in /v1)" if self.kind == "openai" else ""
             return self.make(
-                f"{self.server} answered with a web page instead of a model reply; check the "
-                f"URL of {self.who} in Settings{hint}.",
+                f"{self.server} answered with a web page instead of a model reply.",
                 "protocol",
+                advice="check_url_v1" if self.kind == "openai" else "check_url",
             )
         shown = content_type.split(";")[0].strip() or "data"
         return self.make(
-            f"{self.server} answered with {shown} that is not a {self.kind} reply; check that "
-            f"the kind of {self.who} in Settings matches the server.",
+            f"{self.server} answered with {shown} that is not a {self.kind} reply.",
             "protocol",
+            advice="check_kind",
         )
 
     # -- HTTP status and exceptions (status_errors, exception_errors) --------

@@ -27,6 +27,8 @@ _SERVER_TROUBLE = {
     504: "timed out waiting for its model backend",
     529: "is overloaded",
 }
+#: The statuses that mean "overloaded"; any other 5xx is a server error.
+_OVERLOADED = (503, 529)
 
 
 def status_error(
@@ -46,20 +48,14 @@ def status_error(
     if status == 429:
         return _rate_limited(ctx, status, code, retry_after(headers))
     if status >= 500:
-        what = _SERVER_TROUBLE.get(status, "had an internal error")
-        return ctx.make(
-            f"{ctx.server} {what} ({code}); try again in a moment.",
-            "overloaded",
-            status,
-            retry_after(headers),
-        )
+        return _server_trouble(ctx, status, said, retry_after(headers))
     if 300 <= status < 400:
         where = headers.get("location", "another address")
         return ctx.make(
-            f"{ctx.server} redirected the request to {where} (HTTP {status}); put the "
-            f"right address in the URL of {ctx.who} in Settings.",
+            f"{ctx.server} redirected the request to {where} (HTTP {status}).",
             "protocol",
             status,
+            advice="check_url",
         )
     if status >= 400:
         return _refused(ctx, status, code, said)
@@ -68,40 +64,54 @@ def status_error(
     )
 
 
+def _server_trouble(
+    ctx: ErrorContext, status: int, said: str | None, after: float | None
+) -> ProviderError:
+    """5xx: "overloaded" only for 503 and 529; a 500 "had an internal error"."""
+    trouble = _SERVER_TROUBLE.get(status)
+    name = "Ollama" if ctx.kind == "ollama" else "The server"
+    if trouble is None:  # 500 and the rest: the server failed, not the network
+        quoted = f": {said}" if said else ""
+        what = sentence(f"{name} had an internal error ({status}) at {ctx.url}{quoted}")
+    else:
+        what = sentence(f"{ctx.server} {trouble} (HTTP {status}{f': {said}' if said else ''})")
+    category = "overloaded" if status in _OVERLOADED else "server_error"
+    return ctx.make(what, category, status, after, advice="try_again")
+
+
 def _rate_limited(ctx: ErrorContext, status: int, code: str, after: float | None) -> ProviderError:
-    wait = f"wait {duration(after)}" if after is not None and after >= 1 else "wait a moment"
+    wait = duration(after) if after is not None and after >= 1 else "a moment"
     return ctx.make(
-        f"{ctx.server} is limiting how many requests it accepts ({code}); {wait} before retrying.",
+        f"{ctx.server} is limiting how many requests it accepts ({code}).",
         "rate_limit",
         status,
         after,
+        advice="wait",
+        wait=wait,
     )
 
 
 def _refused(ctx: ErrorContext, status: int, code: str, said: str | None) -> ProviderError:
     if said and _OVERFLOW.search(said):
         return ctx.make(
-            f"The conversation is too long for the model at {ctx.url} ({code}); "
-            "shorten it with /rewind or /clear, or choose a model with a larger context.",
+            f"The conversation is too long for the model at {ctx.url} ({code}).",
             "bad_request",
             status,
+            advice="shorten",
         )
     return ctx.make(sentence(f"{ctx.server} refused the request ({code})"), "bad_request", status)
 
 
 def _auth(ctx: ErrorContext, status: int, said: str | None) -> ProviderError:
     code = f"HTTP {status}: {said}" if said else f"HTTP {status}"
-    where = f"`ikgui keys set {ctx.provider_name}` or in Settings"
     if not ctx.secrets:
-        text = f"{ctx.server} needs an API key ({code}) and none is set: set it with {where}."
+        what = f"{ctx.server} needs an API key ({code}) and none is set."
     elif status == 401:
-        text = f"{ctx.server} rejected the API key of {ctx.who} ({code}): set it with {where}."
+        what = f"{ctx.server} rejected the API key of {ctx.who} ({code})."
     else:
-        text = (
-            f"{ctx.server} refused access with the API key of {ctx.who} ({code}): "
-            f"check the key's permissions, or set another with {where}."
-        )
-    return ctx.make(text, "auth", status)
+        what = f"{ctx.server} refused access with the API key of {ctx.who} ({code})."
+        return ctx.make(what, "auth", status, advice="key_permissions")
+    return ctx.make(what, "auth", status, advice="set_key")
 
 
 def _not_found(ctx: ErrorContext, status: int, said: str | None, endpoint: str) -> ProviderError:
@@ -109,15 +119,15 @@ def _not_found(ctx: ErrorContext, status: int, said: str | None, endpoint: str) 
     model = ctx.model
     lowered = (said or "").lower()
     if model and said and ("model" in lowered or model.lower() in lowered):
-        hint = f"pull it with `ollama pull {model}` or " if ctx.kind == "ollama" else ""
         return ctx.make(
-            f'{ctx.server} does not have the model "{model}" ({code}); '
-            f"{hint}choose another with /model.",
+            f'{ctx.server} does not have the model "{model}" ({code}).',
             "not_found",
             status,
+            advice="pull_model" if ctx.kind == "ollama" else "choose_model",
+            model=model,
         )
     place = display_url(endpoint) if endpoint else ctx.url
-    text = f"Nothing answers at {place} ({code}); check the URL of {ctx.who} in Settings"
+    what = f"Nothing answers at {place} ({code})."
     if model:
-        text += f' and that the model "{model}" exists'
-    return ctx.make(text + ".", "not_found", status)
+        return ctx.make(what, "not_found", status, advice="check_url_model", model=model)
+    return ctx.make(what, "not_found", status, advice="check_url")

@@ -36,7 +36,6 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
-from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import make_plain
 from ikgui.ui.prompt.panel_controller import WorkingPromptController
 from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
@@ -121,7 +120,7 @@ class MainWindow(QMainWindow):
         self.scrollback, self.banner = pane.scrollback, pane.banner
         self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
         self.send_button, self.stop_button = pane.send_button, pane.stop_button
-        self.prompt.set_commands((c.name, c.description) for c in self.session.registry)
+        self.prompt.set_commands((c.name, c.description, c.usage) for c in self.session.registry)
         self.working = WorkingPromptPanel(self)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -213,17 +212,19 @@ class MainWindow(QMainWindow):
         except ProviderError as exc:
             if getattr(self.store, "read_only", None):
                 return  # its banner matters more: nothing could be saved anyway
-            self.banner.show_message(
-                f"{exc.message} Until a model server answers, ikgui can browse and search "
-                "but not send; start one, or set up a provider in Settings."
+            self.pane.show_banner(
+                f"{exc.window_text} Until a model server answers, ikgui can browse and "
+                "search but not send.",
+                "server",
             )
             self.toolbar_actions.set_models([], self.session.model)
             return
         except TimeoutError:
-            self.banner.show_message(
+            self.pane.show_banner(
                 f"The model server for {name} did not answer within "
-                f"{self.services.check_timeout:g} s. Check it is running, or pick "
-                "another provider in Settings."
+                f"{self.services.check_timeout:g} s. Check it is running, or choose "
+                "another provider in Settings → General.",
+                "server",
             )
             return
         self.toolbar_actions.set_models(
@@ -239,9 +240,9 @@ class MainWindow(QMainWindow):
         return task
 
     def show_feedback(self, text: str, error: bool = False) -> None:
+        """The line under the transcript (said there only: the status bar keeps its short
+        state, issue 10 item 7)."""
         self.pane.show_feedback(text, error)
-        if text:
-            self.statusBar().showMessage(safe_line(text.splitlines()[0]), 8000)
 
     @property
     def read_only(self) -> bool:

@@ -177,6 +177,7 @@ def test_every_provider_kind_end_to_end(
         (Reply.error(429, "slow down", retry_after=20), "20 seconds"),
         (Reply.error(404, "model not found"), "mock-gpt"),
         (Reply.error(529, "overloaded"), "overloaded"),
+        (Reply.error(500, "boom"), "The server had an internal error (500)"),
         (Reply.html(), "web page"),
     ],
 )
@@ -205,6 +206,27 @@ def test_a_cut_stream_keeps_the_partial_reply(cli: Cli, local: WireServer) -> No
     assert reply["content"].endswith("(stopped)") and len(reply["content"]) > 20
     assert result.out.startswith(reply["content"].removesuffix(" (stopped)")[:20])
     assert error["kind"] == "error"
+
+
+def test_a_provider_no_longer_configured_is_said_in_the_command_line_s_words(
+    cli: Cli, local: WireServer
+) -> None:
+    """The same advice the window words as "Add it in Settings → Providers" (issue 10,
+    item 7): here it names config.toml and -p, and the log keeps that sentence."""
+    local.route("/v1/chat/completions", sse_reply("hi"))
+    cli.ok("run", "hello")
+    config = cli.home / "config.toml"
+    config.write_text(config.read_text().replace("local", "work"))
+    result = cli("run", "-c", "again")
+    assert result.code == 3
+    said = (
+        "The provider 'local' is not configured. "
+        "Add [providers.local] to config.toml (or choose another with -p)."
+    )
+    assert result.err.splitlines()[0] == f"Error: {said}"
+    shown = cli.ok("conv", "show", "-l", "--json").json["scrollback"]
+    assert (shown[-1]["kind"], shown[-1]["content"]) == ("error", said)
+    assert shown[-1]["data"]["advice"] == "configure_provider"
 
 
 def test_nothing_listening(cli: Cli, closed_url: str) -> None:

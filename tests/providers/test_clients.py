@@ -269,9 +269,9 @@ async def test_cannot_connect(closed_url: str) -> None:
         (Reply.error(401, f"Incorrect API key provided: {KEY}"), "auth", "`ikgui keys set my-"),
         (Reply.error(403, "no access"), "auth", "permissions"),
         (Reply.error(404, "The model `nope` does not exist"), "not_found", '"nope"'),
-        (Reply.error(429, "slow down", retry_after=20), "rate_limit", "wait 20 seconds"),
-        (Reply.error(500, "kaput"), "overloaded", "internal error (HTTP 500: kaput)"),
-        (Reply.error(502), "overloaded", "HTTP 502"),
+        (Reply.error(429, "slow down", retry_after=20), "rate_limit", "Wait 20 seconds"),
+        (Reply.error(500, "kaput"), "server_error", "had an internal error (500) at"),
+        (Reply.error(502), "server_error", "HTTP 502"),
         (Reply.error(503), "overloaded", "HTTP 503"),
         (Reply.json({"type": "error", "error": {"message": "Overloaded"}}, 529), "overloaded", ""),
         (Reply.error(400, "max_tokens: must be positive"), "bad_request", "must be positive"),
@@ -303,7 +303,9 @@ async def test_missing_key_says_where_to_set_it(wire_server: WireServer, kind: s
     wire_server.route(CHAT_PATHS[kind], Reply.error(401, "missing key"))
     _, error = await collect(provider(kind, wire_server.url))
     assert error is not None and error.category == "auth"
-    assert f"none is set: set it with `ikgui keys set {kind}` or in Settings" in error.message
+    assert f"none is set. Set it with `ikgui keys set {kind}` or in Settings." in error.message
+    window = "none is set. Open Settings → Providers → API key to set it."
+    assert error.window_text.endswith(window)
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -99,10 +99,10 @@ def _http(status: int, body: bytes = b"", **headers: str) -> ProviderError:
         (413, "bad_request"),
         (422, "bad_request"),
         (429, "rate_limit"),
-        (500, "overloaded"),
-        (502, "overloaded"),
+        (500, "server_error"),
+        (502, "server_error"),
         (503, "overloaded"),
-        (504, "overloaded"),
+        (504, "server_error"),
         (529, "overloaded"),
         (204, "protocol"),
     ],
@@ -119,18 +119,18 @@ def test_every_status_has_a_category_and_one_plain_line(status: int, category: s
 def test_status_wording() -> None:
     assert _http(401).message == (
         "The server at https://api.example.com/v1 rejected the API key of the provider "
-        '"work" (HTTP 401): set it with `ikgui keys set work` or in Settings.'
+        '"work" (HTTP 401). Set it with `ikgui keys set work` or in Settings.'
     )
-    assert "wait 2 minutes before retrying" in _http(429, **{"retry-after": "120"}).message
+    assert "Wait 2 minutes before retrying" in _http(429, **{"retry-after": "120"}).message
     assert _http(429, **{"retry-after": "7"}).retry_after == 7.0
     assert "redirected the request to https://x/v1" in _http(301, location="https://x/v1").message
     assert _http(404, b'{"error":{"message":"model gpt-x does not exist"}}').message == (
         'The server at https://api.example.com/v1 does not have the model "gpt-x" '
-        "(HTTP 404: model gpt-x does not exist); choose another with /model."
+        "(HTTP 404: model gpt-x does not exist). Choose another with /model."
     )
     ollama = ErrorContext("http://localhost:11434", "ollama", "ollama", "llama3")
     missing = ollama.http_status(404, b'{"error":"model \\"llama3\\" not found"}', {})
-    assert "pull it with `ollama pull llama3`" in missing.message
+    assert "Pull it with `ollama pull llama3`" in missing.message
     overflow = _http(400, b'{"error":{"message":"prompt is too long: 204658 tokens > 200000"}}')
     assert overflow.message.startswith("The conversation is too long for the model")
 

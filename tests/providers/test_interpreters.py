@@ -90,8 +90,8 @@ def test_anthropic_basic_streams_with_ping(heading: str, text: str, end: StreamE
 def test_anthropic_error_event() -> None:
     items, error = run("anthropic", docs_block("### 3b."))
     assert items == []
-    assert error is not None and error.category == "stream_error"
-    assert error.message.endswith("during the reply: Overloaded.")
+    assert error is not None and error.category == "overloaded"  # a provider's overload error
+    assert error.message.endswith(" is overloaded. Try again in a moment.")
 
 
 @needs_docs

@@ -79,7 +79,11 @@ async def hostile(
     wire_server.route("/v1/chat/completions", html_error(502, f"Bad gateway {IMG} {BOLD} {RLO}"))
     await win.run_line("and again")
     await quiet(win)
-    await wait_until(lambda: "Bad gateway" in win.feedback.text())
+    # The error card says a failure (issue 10, item 7); the line under the prompt says
+    # what a command refused, quoting what was typed.
+    await win.run_line(f'/model "nope {IMG} {BOLD} {RLO}"')
+    await quiet(win)
+    await wait_until(lambda: "nope" in win.feedback.text())
     yield win
     wire_server.models = ["tiny", "mock-gpt"]
     await closed(win)
@@ -127,7 +131,7 @@ async def test_hostile_strings_are_shown_as_plain_text_everywhere(
     hostile: MainWindow, wire_server: WireServer, qtbot: QtBot
 ) -> None:
     win = hostile
-    # The line under the prompt: the quoted error page, literally.
+    # The line under the prompt: the quoted words, literally.
     assert win.feedback.textFormat() == Qt.TextFormat.PlainText
     assert IMG in win.feedback.text() and BOLD in win.feedback.text()
     assert SHOWN_RLO in win.feedback.text()

@@ -90,8 +90,8 @@ def test_every_kind_shows_its_text_and_role(view: ScrollbackView) -> None:
         'calc({"x": 2})',
         "4",
         '[user edited prompt to: "p"]',
-        "/mark start",
-        "/mark",
+        "⚑ start",
+        "⚑ mark",
         "Rewound to start",
         "Rewound to last mark",
         "Forked child chat-abc",
@@ -134,7 +134,7 @@ def test_labels_dim_system_text_and_the_stopped_badge(view: ScrollbackView) -> N
     plain = view.document().toPlainText()
     assert "You\nWhat is 2+2?" in plain
     assert "Assistant  m1\nIt is 4." in plain
-    assert "Error  rate_limit 429" in plain
+    assert "Error  rate limited" in plain
     text_colour = view.palette().color(QPalette.ColorRole.Text)
     frame = view.item_frame(1)
     assert frame is not None
@@ -191,7 +191,7 @@ def test_failed_empty_reply_is_removed_and_never_shown(view: ScrollbackView) -> 
     view.update_event(ev(3, "assistant", "", {"interrupted": True, "failed": True}))
     view.append_event(ev(5, "error", "Connection refused"))
     assert view.item_kinds() == ["user", "mark", "error"]
-    assert view.item_texts() == ["hi", "/mark m", "Connection refused"]
+    assert view.item_texts() == ["hi", "⚑ m", "Connection refused"]
     view.append_event(ev(6, "clear"))
     assert view.item_texts() == []
 
@@ -303,7 +303,7 @@ def test_ten_thousand_events_show_fast_and_earlier_pages_load_at_the_top(
     print(f"\n10,000 events shown and painted in {elapsed * 1000:.1f} ms")
     assert elapsed < 1.0
     assert len(view.item_kinds()) == PAGE_SIZE and view.has_earlier()
-    assert view.item_texts()[-1] == "/mark"  # event 10,000 is a mark
+    assert view.item_texts()[-1] == "⚑ mark"  # event 10,000 is a mark
     assert view.item_texts()[-2].startswith("message 9999")
     bar = view.verticalScrollBar()
     assert bar.value() == bar.maximum()

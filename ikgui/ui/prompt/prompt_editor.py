@@ -1,5 +1,9 @@
 """The prompt editor: Enter sends, Shift+Enter adds a line, Up/Down recall earlier
-inputs, ``/`` opens a completion list of the commands, Escape asks to stop a stream."""
+inputs, ``/`` opens a completion list of the commands, Escape asks to stop a stream.
+
+With the list open, Enter on a complete command name runs it (``/help⏎``), unless the
+command needs an argument (``/load <ref>``) or another entry was picked in the list;
+Enter on a partial name, or Tab, completes it."""
 
 from __future__ import annotations
 
@@ -41,6 +45,8 @@ class PromptEditor(QPlainTextEdit):
         self.completer.activated.connect(self._complete)
         self.textChanged.connect(self._maybe_complete)
         self._commands: list[tuple[str, str]] = []
+        #: Commands that run on Enter as soon as their name is complete.
+        self._runnable: set[str] = set()
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         layout = self.document().documentLayout()
         layout.documentSizeChanged.connect(lambda _size: self._fit())
@@ -54,10 +60,21 @@ class PromptEditor(QPlainTextEdit):
         self.setFixedHeight(lines * self.fontMetrics().lineSpacing() + frame + 6)
 
     # -- commands ----------------------------------------------------------------
-    def set_commands(self, commands: Iterable[tuple[str, str]]) -> None:
-        """``(name, description)`` pairs offered after a ``/``."""
-        self._commands = list(commands)
+    def set_commands(self, commands: Iterable[tuple[str, str] | tuple[str, str, str]]) -> None:
+        """``(name, description)`` or ``(name, description, usage)`` offered after a ``/``;
+        a usage with a required argument (``/load <ref>``) completes on Enter, not runs."""
+        listed = list(commands)
+        self._commands = [(c[0], c[1]) for c in listed]
+        self._runnable = {c[0] for c in listed if len(c) < 3 or "<" not in c[2]}
         self._completion_model.setStringList([f"/{n} — {d}" for n, d in self._commands])
+
+    def _runs_as_typed(self, picked: str | None) -> bool:
+        """Whether Enter runs the typed line: a complete command name that needs no
+        argument, and no other entry ``picked`` in the list."""
+        typed = self.toPlainText().strip()
+        name = typed[1:]
+        chosen = picked.split(" — ", 1)[0] if picked else typed
+        return typed.startswith("/") and name in self._runnable and chosen == typed
 
     def _maybe_complete(self) -> None:
         text = self.toPlainText()
@@ -117,9 +134,12 @@ class PromptEditor(QPlainTextEdit):
         popup = self.popup()
         if popup.isVisible() and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab):
             index = popup.currentIndex()
-            choice = index.data() if index.isValid() else self.completer.currentCompletion()
+            picked = str(index.data()) if index.isValid() else None
+            choice = picked or self.completer.currentCompletion()
             popup.hide()
-            if choice:
+            if key != Qt.Key.Key_Tab and self._runs_as_typed(picked):
+                self.submit()
+            elif choice:
                 self._complete(str(choice))
             return
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

@@ -343,7 +343,7 @@ class ProvidersPage(QWidget):
         except asyncio.CancelledError:
             raise
         except ProviderError as exc:
-            self._finish_test(exc.message, "error")
+            self._finish_test(exc.window_text, "error")
         except Exception as exc:  # a bug or an unexpected failure: still one plain line
             self._finish_test(f"Test failed: {exc or type(exc).__name__}", "error")
         else:

@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
+from ikgui.domain.advice import error_text, headline
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
 from ikgui.domain.reading import ROLE_LABELS
@@ -32,6 +33,13 @@ ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
 
 BADGE = "(stopped)"
 PLACEHOLDER = "…"
+#: A mark reads as a flag line: "⚑ label", or "⚑ mark" when unnamed.
+FLAG = "⚑"
+#: The lines a command's output shows before "Show all" (a first look that fits the
+#: transcript of a small window; see :mod:`ikgui.ui.transcript.command_output`), and
+#: the fewest a fold may hide (folding away a line or two would only add a click).
+COMMAND_LINES = 12
+FOLD_AT_LEAST = 3
 NOTICE_KINDS = frozenset(
     {Kind.PROMPT_EDIT, Kind.REWIND, Kind.FORK, Kind.COMMAND, Kind.AGENT_KILLED, Kind.CLEAR}
 )
@@ -66,6 +74,24 @@ class ItemDisplay:
     markdown: bool = False
     badge: str = ""
     streaming: bool = False
+    #: A long command output: the head shown and how many lines "Show all" adds.
+    fold: tuple[str, int] | None = None
+
+
+def mark_line(event: Event) -> str:
+    """A mark as the transcript shows it: ``⚑ label`` (``⚑ mark`` when unnamed); the
+    command line keeps ``/mark label`` (``describe``)."""
+    label = event.data.get("label")
+    return f"{FLAG} {label}" if isinstance(label, str) and label else f"{FLAG} mark"
+
+
+def folded(text: str) -> tuple[str, int] | None:
+    """The first :data:`COMMAND_LINES` lines of a longer output and how many more there
+    are; ``None`` when it is short enough to show whole."""
+    lines = text.split("\n")
+    if len(lines) < COMMAND_LINES + FOLD_AT_LEAST:
+        return None
+    return "\n".join(lines[:COMMAND_LINES]), len(lines) - COMMAND_LINES
 
 
 def role_of(kind: str) -> str:
@@ -92,10 +118,11 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
     elif kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
         name = event.data.get("name")
         detail = name if isinstance(name, str) else ""
-    elif kind == Kind.ERROR:
-        status = event.data.get("status")
-        category = event.data.get("category")
-        detail = " ".join(str(x) for x in (category, status) if x not in (None, ""))
+    elif kind == Kind.ERROR:  # the window's words; the status is in the sentence
+        detail = headline(event.data.get("category"), event.data.get("status"))
+        shown = error_text(event.content, event.data, "window")
+    elif kind == Kind.MARK:
+        shown = mark_line(event)
     if text is not None:
         shown = text
     return ItemDisplay(
@@ -106,6 +133,7 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         markdown=kind in (Kind.USER, Kind.ASSISTANT) and not streaming,
         badge=badge,
         streaming=streaming,
+        fold=folded(shown) if kind == Kind.COMMAND and text is None else None,
     )
 
 

@@ -12,16 +12,18 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor, QTextF
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.command_output import expand, expand_link
 from ikgui.ui.transcript.markdown import is_safe_link
 from ikgui.ui.transcript.render_budget import table_at
 from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
 from ikgui.ui.transcript.scrollback_body import FULL_SCHEME, internal_link
 from ikgui.ui.transcript.scrollback_items import EVENT_ID_PROPERTY, copy_text
-from ikgui.ui.transcript.scrollback_render import Item
+from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
 
 
 class _View(Protocol):
     _by_id: dict[int, Item]
+    _writer: ItemWriter
     fork_requested: Any
     edit_resend_requested: Any
     retry_requested: Any
@@ -70,7 +72,11 @@ class MenuMixin:
 
     def _open_link(self: _View, url: QUrl) -> None:
         link = internal_link(url)
-        if link is not None:
+        expanded = expand_link(url)
+        if expanded is not None:  # a command's "Show all": the rest, in place
+            if expanded in self._by_id:
+                expand(self._writer, self._by_id[expanded])
+        elif link is not None:
             self.open_viewer(*link)
         elif is_safe_link(url):
             QDesktopServices.openUrl(url)

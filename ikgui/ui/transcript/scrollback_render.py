@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 
 from ikgui.domain.events import Event
 from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.transcript.command_output import write_show_all
 from ikgui.ui.transcript.markdown import is_code_block
 from ikgui.ui.transcript.render_budget import STREAM_LIMIT
 from ikgui.ui.transcript.scrollback_body import BodyWriter
@@ -225,6 +226,9 @@ class ItemWriter:
                 cursor.insertText(reveal_bidi(display.text[:STREAM_LIMIT]), char)
                 if len(display.text) >= STREAM_LIMIT:
                     self.body.still_arriving(cursor)
+            elif display.fold is not None:  # a long command output: its first screenful
+                self.body.plain(cursor, display.fold[0], char, event_id, False)
+                write_show_all(cursor, event_id, display.fold[1], colors, font)
             else:
                 self.body.plain(cursor, display.text, char, event_id, display.role == "assistant")
         if display.badge:

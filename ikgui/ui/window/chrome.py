@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ikgui.domain.events import Kind
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
 
@@ -42,7 +43,9 @@ class ChromePresenter:
             if tokens
             else "no tokens yet"
         )
-        window.status_stream.setText("Streaming…" if streaming else "Ready")
+        shown = session.state.scrollback
+        failed = bool(shown) and shown[-1].kind == Kind.ERROR  # its card says why
+        window.status_stream.setText("Streaming…" if streaming else "Failed" if failed else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
         window.setWindowTitle(f"{window_title(title)} — ikgui{window.policy.title_suffix}")
         window.policy.restrict(window)

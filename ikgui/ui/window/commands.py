@@ -118,7 +118,7 @@ class WindowCommands:
         try:
             output = await work()
         except ProviderError as exc:
-            window.show_feedback(exc.line, error=True)  # also saved as an error event
+            self._failed(exc, before)
             return
         except IkguiError as exc:
             window.show_feedback(exc.line, error=True)
@@ -141,6 +141,16 @@ class WindowCommands:
             window.statusBar().showMessage(safe_line(output.splitlines()[0]), 6000)
         elif after == before:  # nothing was recorded: the output is shown only here
             window.show_feedback(output)
+
+    def _failed(self, exc: ProviderError, before: tuple[str, int | None]) -> None:
+        """A provider failure is said once, in the window's words: by its error card when
+        one was recorded (the start-up banner about the server steps aside, the status
+        bar only says "Failed"), else (a command that asked a server) by the feedback line."""
+        self.window.pane.retire_banner("server")
+        shown = self.session.state.scrollback
+        carded = self._position() != before and shown and shown[-1].kind == Kind.ERROR
+        if not carded:
+            self.window.show_feedback(exc.window_text, error=True)
 
     def mark(self) -> None:
         label = self.window.ask_text("Mark", "Label for this checkpoint (optional):", "")
