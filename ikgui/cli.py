@@ -19,6 +19,7 @@ from typing import NoReturn
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
+from ikgui.cli_tags import TAG_COMMANDS, add_tag_parsers
 from ikgui.cli_view import cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
@@ -134,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     tag = csub.add_parser("tag", help="add (+t) or remove (-t) tags", prefix_chars="\0")
     tag.add_argument("ref")
     tag.add_argument("changes", nargs="*")
+    add_tag_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
     clean = csub.add_parser("clean", help="remove Trash entries for good")
@@ -273,6 +275,7 @@ CONV_COMMANDS = {
     "clean": cmd_clean,
     "export": cmd_export,
     "import": cmd_import,
+    **TAG_COMMANDS,
 }
 
 

@@ -40,6 +40,24 @@ class Library:
         """Apply ``+a -b`` changes atomically (see :func:`ikgui.domain.library.retag`)."""
         return self.current.adopt(library.retag(self.store, conv_id, changes))
 
+    def rename_tag(self, old: str, new: str) -> int:
+        """Rename (or merge) a tag everywhere (see :func:`ikgui.domain.library.rename_tag`);
+        the conversation on screen takes its new tags. Returns how many changed."""
+        changed = library.rename_tag(self.store, old, new)
+        self._reread_current()
+        return changed
+
+    def delete_tag(self, name: str) -> int:
+        """Remove a tag everywhere (see :func:`ikgui.domain.library.delete_tag`)."""
+        changed = library.delete_tag(self.store, name)
+        self._reread_current()
+        return changed
+
+    def _reread_current(self) -> None:
+        conv = self.store.get_conversation(self.current.conversation.id)
+        if conv is not None:
+            self.current.adopt(conv)
+
     def trash(self, conv_id: str) -> Conversation:
         return self.current.adopt(library.trash(self.store, conv_id, self.current.clock()))
 
