@@ -63,6 +63,19 @@ def retag(store: Store, conv_id: str, changes: list[str]) -> Conversation:
     return _get(store, conv_id)
 
 
+def retag_many(store: Store, conv_ids: list[str], changes: list[str]) -> list[Conversation]:
+    """Apply ``+a -b`` changes to every conversation of ``conv_ids`` in one transaction."""
+    apply_tag_changes((), changes)  # a bad tag is refused before anything is locked
+    with store.transaction():
+        return [retag(store, conv_id, changes) for conv_id in conv_ids]
+
+
+def trash_many(store: Store, conv_ids: list[str], now: float) -> list[Conversation]:
+    """Move every conversation of ``conv_ids`` to the Trash in one transaction."""
+    with store.transaction():
+        return [trash(store, conv_id, now) for conv_id in conv_ids]
+
+
 def rename_tag(store: Store, old: str, new: str) -> int:
     """Rename the tag ``old`` to ``new`` on every conversation (Trash included) in one
     transaction; onto a tag in use it is a merge. Returns how many conversations had it."""

@@ -309,15 +309,18 @@ def test_tag_filter(store: SqliteStore, make_sidebar: Make) -> None:
     add(store, "chat-fork", ago=5, parent="chat-bbbb", tags=["work"])
     sidebar = make_sidebar()
     combo = sidebar.tag_filter
-    assert [combo.itemText(i) for i in range(combo.count())] == ["All tags", "#home", "#work"]
+    texts = lambda: [combo.itemText(i) for i in range(combo.count())]  # noqa: E731
+    assert texts() == ["Filter by tag", "#home  (2)", "#work  (3)"]
 
     combo.setCurrentIndex(combo.findData("work"))
+    assert sidebar.tag_filters.chosen == ("work",) and combo.currentIndex() == 0
     # the fork's parent lacks the tag, so the fork is a top-level row here
     assert top_ids(sidebar.model) == ["chat-fork", "chat-aaaa", "chat-cccc"]
+    sidebar.tag_filters.remove("work")
     combo.setCurrentIndex(combo.findData("home"))
     assert top_ids(sidebar.model) == ["chat-bbbb", "chat-cccc"]
     assert not sidebar.model.hasChildren(sidebar.model.index(0, 0))
-    combo.setCurrentIndex(0)
+    sidebar.tag_filters.choose(())
     assert top_ids(sidebar.model) == ["chat-aaaa", "chat-bbbb", "chat-cccc"]
     assert child_ids(sidebar.model, sidebar.model.index(1, 0)) == ["chat-fork"]
 

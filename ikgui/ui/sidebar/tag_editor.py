@@ -69,30 +69,43 @@ class TagCompleter(QCompleter):
         return f"{head}{index.data()}, "
 
 
+def _heading(conv: Conversation | None, count: int) -> str:
+    if conv is None:
+        return f"Add tags to {count} conversations"
+    title = line(conv.title) if conv.title else "Untitled"
+    if len(title) > HEADING_CHARS:
+        title = title[: HEADING_CHARS - 1].rstrip() + "…"
+    return f"Tags of “{title}”"
+
+
 class TagEditorDialog(QDialog):
-    """Edit one conversation's tags; ``tags_accepted(list)`` on OK."""
+    """Edit one conversation's tags, or (``conv`` None) choose tags to add to ``count``
+    selected conversations; ``tags_accepted(list)`` on OK."""
 
     tags_accepted = Signal(list)
 
     def __init__(
-        self, conv: Conversation, known_tags: Sequence[str], parent: QWidget | None = None
+        self,
+        conv: Conversation | None,
+        known_tags: Sequence[str],
+        parent: QWidget | None = None,
+        *,
+        count: int = 1,
     ) -> None:
         super().__init__(parent)
-        self.conversation_id = conv.id
+        self.conversation_id = conv.id if conv is not None else None
         self.setObjectName("tagEditor")
         self.setAccessibleName("tagEditor")
-        self.setWindowTitle(f"Tags — {line(conv.id)}")
+        self.setWindowTitle(f"Tags — {line(conv.id)}" if conv is not None else "Add tags")
         self.setMinimumWidth(420)
+        current = conv.tags if conv is not None else ()
 
-        title = line(conv.title) if conv.title else "Untitled"
-        if len(title) > HEADING_CHARS:
-            title = title[: HEADING_CHARS - 1].rstrip() + "…"
-        heading = plain_label(f"Tags of “{title}”")  # a title is untrusted: never HTML
+        heading = plain_label(_heading(conv, count))  # a title is untrusted: never HTML
         heading.setObjectName("tagHeading")
         bold = heading.font()
         bold.setBold(True)
         heading.setFont(bold)
-        self.line = QLineEdit(", ".join(conv.tags) + (", " if conv.tags else ""))
+        self.line = QLineEdit(", ".join(current) + (", " if current else ""))
         self.line.setObjectName("tagEdit")
         self.line.setAccessibleName("tagEdit")
         self.line.setPlaceholderText("e.g. work, ideas, draft")

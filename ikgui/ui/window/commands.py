@@ -18,6 +18,7 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.window.selection_commands import SelectionCommands
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -64,6 +65,7 @@ class WindowCommands:
         bar.trash_requested.connect(self.trash)
         bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
+        SelectionCommands(self).connect()  # several rows at once; tags across conversations
 
         v = w.scrollback
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
