@@ -65,7 +65,8 @@ class WindowCommands:
         bar.trash_requested.connect(self.trash)
         bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
-        SelectionCommands(self).connect()  # several rows at once; tags across conversations
+        self.selection = SelectionCommands(self)  # several rows; tags across conversations
+        self.selection.connect()
 
         v = w.scrollback
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
