@@ -19,8 +19,7 @@ from typing import NoReturn
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
-from ikgui.cli_tags import TAG_COMMANDS, add_tag_parsers
-from ikgui.cli_view import cmd_context, cmd_show, conv_json
+from ikgui.cli_view import TAG_COMMANDS, add_tag_parsers, cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
 from ikgui.domain.command_handlers import build_tree, default_registry

@@ -315,9 +315,10 @@ class SqliteStore(SqliteConnection):
         if agent is not None:
             where.append("c.agent = ?")
             params.append(agent)
-        for name in tags_sql.wanted(tag, tags):
-            where.append(tags_sql.HAS_TAG)
-            params.append(name)
+        names = tags_sql.wanted(tag, tags)
+        if names:
+            where.append(tags_sql.having_all(names))
+            params.extend(names)
         if before is not None:
             where.append("(c.updated_at, c.id) < (?, ?)")
             params.extend(before)

@@ -13,9 +13,6 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-#: A ``WHERE`` term: conversation ``c`` has the tag bound to ``?``.
-HAS_TAG = "EXISTS (SELECT 1 FROM tag t WHERE t.conversation_id = c.id AND t.name = ?)"
-
 
 def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
     """The tags a listing must all have (``tag`` and ``tags`` together), lowercased."""
@@ -23,23 +20,44 @@ def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
     return sorted({t.strip().lower() for t in names})
 
 
+def having_all(names: Sequence[str]) -> str:
+    """A ``WHERE`` term: conversation ``c`` has every one of ``len(names)`` tags (bound to
+    ``?`` in order). The ids come from the ``tag_name`` index (an intersection), so a
+    filter costs what its tags' rows cost, not a scan of every conversation."""
+    picks = " INTERSECT ".join(["SELECT conversation_id FROM tag WHERE name = ?"] * len(names))
+    return f"c.id IN ({picks})"
+
+
+_TRASHED = "SELECT id FROM conversation WHERE trashed_at IS NOT NULL"
+
+
 def counts(
     conn: sqlite3.Connection, within: Sequence[str], trashed: bool | None
 ) -> list[tuple[str, int]]:
     """Each tag with the number of conversations carrying it, among those that have every
     tag of ``within`` and are in the Trash (``True``), not (``False``) or either (``None``)."""
-    where: list[str] = []
-    if trashed is not None:
-        where.append("c.trashed_at IS NOT NULL" if trashed else "c.trashed_at IS NULL")
-    params: list[Any] = []
-    for name in wanted(None, within):
-        where.append(HAS_TAG)
-        params.append(name)
-    sql = "SELECT g.name, count(*) FROM tag g JOIN conversation c ON c.id = g.conversation_id"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    rows = conn.execute(sql + " GROUP BY g.name ORDER BY g.name", params).fetchall()
-    return [(str(r[0]), int(r[1])) for r in rows]
+    names = wanted(None, within)
+    if names:
+        where = [having_all(names)]
+        if trashed is not None:
+            where.append("c.trashed_at IS NOT NULL" if trashed else "c.trashed_at IS NULL")
+        scope = f"SELECT c.id FROM conversation c WHERE {' AND '.join(where)}"
+        return _grouped(conn, f"WHERE conversation_id IN ({scope})", names)
+    # Without a filter: every tag row (the covering index), less those in the Trash (few).
+    everything = _grouped(conn, "", [])
+    if trashed is None:
+        return everything
+    gone = _grouped(conn, f"WHERE conversation_id IN ({_TRASHED})", [])
+    if trashed:
+        return gone
+    minus = dict(gone)
+    left = [(t, n - minus.get(t, 0)) for t, n in everything]
+    return [(t, n) for t, n in left if n > 0]
+
+
+def _grouped(conn: sqlite3.Connection, where: str, params: list[Any]) -> list[tuple[str, int]]:
+    sql = f"SELECT name, count(*) FROM tag {where} GROUP BY name ORDER BY name"
+    return [(str(r[0]), int(r[1])) for r in conn.execute(sql, params).fetchall()]
 
 
 def rename(conn: sqlite3.Connection, old: str, new: str) -> int:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
+    QLabel,
     QLayout,
     QLayoutItem,
     QSizePolicy,
@@ -23,8 +25,9 @@ from PySide6.QtWidgets import (
 
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import set_icon
-from ikgui.ui.plain import action_text, line, tooltip
+from ikgui.ui.plain import action_text, line, make_plain, tooltip
 from ikgui.ui.sidebar.parts import name_widget
+from ikgui.ui.sidebar.sidebar_delegate import mix
 
 
 def count_label(count: int) -> str:
@@ -149,7 +152,31 @@ class TagFilterChips(QWidget):
         self._flow = FlowLayout(self)
         self.chips: dict[str, QToolButton] = {}
         self.summary = ""
+        self._restyle()
         self.hide()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._restyle()
+
+    def _restyle(self) -> None:
+        """Chips like the rows' (accent-tinted pills), in the palette's colours."""
+        palette = self.palette()
+        role = QPalette.ColorRole
+        ground, text = palette.color(role.Base), palette.color(role.Text)
+        accent = palette.color(role.Accent)
+        fill, hover = mix(ground, accent, 0.18), mix(ground, accent, 0.32)
+        ink, muted = mix(text, accent, 0.35), mix(text, ground, 0.4)
+        self.setStyleSheet(
+            f"QToolButton#filterChip {{ border: none; border-radius: 10px; padding: 2px 9px;"
+            f" background: {fill.name()}; color: {ink.name()}; }}"
+            f" QToolButton#filterChip:hover {{ background: {hover.name()}; }}"
+            f" QToolButton#clearTagFilter {{ border: none; background: transparent;"
+            f" color: {muted.name()}; padding: 2px 4px; }}"
+            f" QToolButton#clearTagFilter:hover {{ color: {text.name()}; }}"
+            f" QLabel#tagFilterSummary {{ color: {muted.name()}; padding: 2px 2px; }}"
+        )
 
     def set_tags(self, counts: Sequence[tuple[str, int]], matching: int) -> None:
         """Show one chip per ``(tag, count)``; ``matching``: conversations with them all."""
@@ -166,8 +193,12 @@ class TagFilterChips(QWidget):
         self.summary = f"{count_label(matching)} with all" if len(counts) > 1 else ""
         if counts:
             clear = self._chip("clearTagFilter", "Clear")
-            clear.setToolTip(tooltip(self.summary or "Show every conversation again"))
+            clear.setToolTip(tooltip("Show every conversation again"))
             clear.clicked.connect(self.cleared)
+        if self.summary:
+            label = make_plain(QLabel(self.summary, self))
+            label.setObjectName("tagFilterSummary")
+            self._flow.addWidget(label)
         self.setVisible(bool(counts))
         self.updateGeometry()
 
