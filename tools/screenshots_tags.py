@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Screenshots of the sidebar's tag filter chips and the Manage tags dialog, offscreen,
+"""Screenshots of the sidebar's tag filter chips, the Manage tags dialog and the tag editor,
+offscreen,
 in light and dark (issue 12's README pictures).
 
     .venv/bin/python tools/screenshots_tags.py [OUT_DIR]     # default resources/screenshots
@@ -80,6 +81,14 @@ def main() -> None:
                 QApplication.processEvents()
             dialog.grab().save(str(out / f"manage-tags-{theme}.png"))
             dialog.close()
+            bar.edit_tags("coder-0002")
+            editor = bar.tag_editor
+            assert editor is not None
+            editor.line.setText("rel")
+            for _ in range(5):
+                QApplication.processEvents()
+            editor.grab().save(str(out / f"tag-editor-{theme}.png"))
+            editor.reject()
             bar.close()
             print(f"wrote {out}/tag-filter-{theme}.png and manage-tags-{theme}.png")
         store.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
@@ -407,9 +407,8 @@ def test_tag_editor_completes_known_tags_and_refuses_bad_ones(
     sidebar.edit_tags("chat-aaaa")
     dialog = sidebar.tag_editor
     assert dialog is not None and dialog.isVisible()
-    assert dialog.line.text() == "work, "
+    assert dialog.chip_tags == ["work"] and dialog.line.text() == ""
 
-    dialog.line.end(False)
     qtbot.keyClicks(dialog.line, "de")
     completer = dialog.completer
     completer.setCompletionPrefix(dialog.line.text())  # what the line edit does on typing
@@ -419,7 +418,7 @@ def test_tag_editor_completes_known_tags_and_refuses_bad_ones(
     ]
     assert found == ["deploy", "design"]
     completer.setCurrentRow(1)
-    assert completer.currentCompletion() == "work, design, "
+    assert completer.currentCompletion() == "design, "
 
     ok = dialog.buttons.buttons()[0]
     dialog.line.setText("work, bad tag!")
@@ -429,6 +428,15 @@ def test_tag_editor_completes_known_tags_and_refuses_bad_ones(
     with qtbot.assertNotEmitted(sidebar.tags_requested):
         dialog.accept()
     assert dialog.isVisible()
+    assert dialog.chip_tags == ["bad", "work"]  # the allowed words became chips
+    chip = next(c for c in dialog.findChildren(QToolButton, "tagChip") if "bad" in c.text())
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert dialog.chip_tags == ["work"]
+    qtbot.keyClick(dialog.line, Qt.Key.Key_Backspace)  # "tag!" loses its "!"
+    assert dialog.error_text == "" and dialog.line.text() == "tag"
+    dialog.line.clear()
+    qtbot.keyClick(dialog.line, Qt.Key.Key_Backspace)  # in the empty line: the last chip
+    assert dialog.chip_tags == []
 
     dialog.line.setText("Work, #Design deploy,, ")
     assert dialog.error_text == ""

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
-    QLayout,
-    QLayoutItem,
     QSizePolicy,
     QToolButton,
     QWidget,
@@ -27,7 +24,7 @@ from ikgui.domain.ports import Store
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, line, make_plain, tooltip
 from ikgui.ui.sidebar.parts import name_widget
-from ikgui.ui.sidebar.sidebar_delegate import mix
+from ikgui.ui.sidebar.tag_chips import FlowLayout, chip_style
 
 
 def count_label(count: int) -> str:
@@ -80,62 +77,6 @@ class TagFilterBox(QComboBox):
             self.tag_chosen.emit(tag)
 
 
-class FlowLayout(QLayout):
-    """Children left to right, wrapping onto new lines (the chips)."""
-
-    def __init__(self, parent: QWidget | None = None, spacing: int = 4) -> None:
-        super().__init__(parent)
-        self._items: list[QLayoutItem] = []
-        self._gap = spacing
-        self.setContentsMargins(0, 0, 0, 0)
-
-    def addItem(self, item: QLayoutItem) -> None:
-        self._items.append(item)
-
-    def count(self) -> int:
-        return len(self._items)
-
-    def itemAt(self, index: int) -> QLayoutItem | None:
-        return self._items[index] if 0 <= index < len(self._items) else None
-
-    def takeAt(self, index: int) -> QLayoutItem | None:
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def expandingDirections(self) -> Qt.Orientation:
-        return Qt.Orientation(0)
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        return self._arrange(QRect(0, 0, width, 0), move=False)
-
-    def setGeometry(self, rect: QRect) -> None:
-        super().setGeometry(rect)
-        self._arrange(rect, move=True)
-
-    def sizeHint(self) -> QSize:
-        return self.minimumSize()
-
-    def minimumSize(self) -> QSize:
-        size = QSize()
-        for item in self._items:
-            size = size.expandedTo(item.minimumSize())
-        return size
-
-    def _arrange(self, rect: QRect, *, move: bool) -> int:
-        x, y, line_h = rect.x(), rect.y(), 0
-        for item in self._items:
-            hint = item.sizeHint()
-            if x + hint.width() > rect.right() + 1 and line_h:
-                x, y, line_h = rect.x(), y + line_h + self._gap, 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self._gap
-            line_h = max(line_h, hint.height())
-        return y + line_h - rect.y()
-
-
 class TagFilterChips(QWidget):
     """The chosen tags as chips (``#work 12 ✕``: click to remove) and a Clear chip;
     hidden while no tag is chosen."""
@@ -161,22 +102,7 @@ class TagFilterChips(QWidget):
             self._restyle()
 
     def _restyle(self) -> None:
-        """Chips like the rows' (accent-tinted pills), in the palette's colours."""
-        palette = self.palette()
-        role = QPalette.ColorRole
-        ground, text = palette.color(role.Base), palette.color(role.Text)
-        accent = palette.color(role.Accent)
-        fill, hover = mix(ground, accent, 0.18), mix(ground, accent, 0.32)
-        ink, muted = mix(text, accent, 0.35), mix(text, ground, 0.4)
-        self.setStyleSheet(
-            f"QToolButton#filterChip {{ border: none; border-radius: 10px; padding: 2px 9px;"
-            f" background: {fill.name()}; color: {ink.name()}; }}"
-            f" QToolButton#filterChip:hover {{ background: {hover.name()}; }}"
-            f" QToolButton#clearTagFilter {{ border: none; background: transparent;"
-            f" color: {muted.name()}; padding: 2px 4px; }}"
-            f" QToolButton#clearTagFilter:hover {{ color: {text.name()}; }}"
-            f" QLabel#tagFilterSummary {{ color: {muted.name()}; padding: 2px 2px; }}"
-        )
+        self.setStyleSheet(chip_style(self.palette(), "filterChip", "clearTagFilter"))
 
     def set_tags(self, counts: Sequence[tuple[str, int]], matching: int) -> None:
         """Show one chip per ``(tag, count)``; ``matching``: conversations with them all."""
