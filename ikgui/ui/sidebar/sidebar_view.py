@@ -75,6 +75,15 @@ class ConversationTreeView(QTreeView):
             return
         super().mouseReleaseEvent(event)
 
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        over_chip = self.tag_at(event.position().toPoint()) is not None
+        if over_chip != (self.viewport().cursor().shape() == Qt.CursorShape.PointingHandCursor):
+            if over_chip:
+                self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
+            else:
+                self.viewport().unsetCursor()
+        super().mouseMoveEvent(event)
+
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.tag_at(event.position().toPoint()) is not None:
             event.accept()  # a chip is not the title: no rename
