@@ -168,3 +168,32 @@ async def test_a_selection_is_tagged_untagged_exported_and_trashed_at_once(
         assert "Moved 3 conversations to the Trash" in win.statusBar().currentMessage()
     finally:
         await closed(win)
+
+
+async def test_the_toolbar_s_tags_and_delete_act_on_a_selection(
+    tmp_path: Path, closed_url: str, qtbot: QtBot
+) -> None:
+    win = await seeded_window(tmp_path, closed_url)
+    try:
+        bar, actions = win.sidebar, win.toolbar_actions
+        _ctrl_click(bar, qtbot, "chat-bbbb", True)
+        await wait_until(lambda: win.current_id == "chat-bbbb")
+        actions["actionTags"].trigger()  # one row selected: its own tag editor
+        editor = bar.tag_editor
+        assert editor is not None and editor.conversation_id == "chat-bbbb"
+        editor.reject()
+        _ctrl_click(bar, qtbot, "chat-dddd", False)
+        actions["actionTags"].trigger()
+        editor = bar.tag_editor
+        assert editor is not None and editor.conversation_id is None
+        editor.line.setText("both ")
+        editor.accept()
+        assert [t for t in tags_of(win).values() if "both" in t] == [
+            ("both", "work"),
+            ("api", "both", "ideas", "work"),
+        ]
+        actions["actionDelete"].trigger()
+        await wait_until(lambda: len(_trash(win)) == 2)
+        assert sorted(c.id for c in _trash(win)) == ["chat-bbbb", "chat-dddd"]
+    finally:
+        await closed(win)

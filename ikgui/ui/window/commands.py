@@ -40,9 +40,9 @@ class WindowCommands:
         a["actionClear"].triggered.connect(lambda: self.run("clear"))
         a["actionStop"].triggered.connect(self.stop)
         a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
-        a["actionTags"].triggered.connect(lambda: w.sidebar.edit_tags(w.current_id))
+        a["actionTags"].triggered.connect(lambda: self.selection.edit_tags(w.current_id))
         a["actionExport"].triggered.connect(lambda: self.export(w.current_id))
-        a["actionDelete"].triggered.connect(lambda: self.trash(w.current_id))
+        a["actionDelete"].triggered.connect(lambda: self.selection.trash(w.current_id))
         a["actionSettings"].triggered.connect(lambda: w.open_settings())
         a.model_selector.activated.connect(
             lambda i: self.run("model", name=str(a.model_selector.itemData(i)))

@@ -34,6 +34,26 @@ class SelectionCommands:
         bar.tag_rename_requested.connect(self.rename_tag)
         bar.tag_delete_requested.connect(self.delete_tag)
 
+    def several(self) -> list[str]:
+        """The ids of the selected rows when there are several (the toolbar's Tags and
+        Delete then act on all of them), else nothing."""
+        chosen = self.window.sidebar.selected_conversations()
+        return [c.id for c in chosen if c.trashed_at is None] if len(chosen) > 1 else []
+
+    def edit_tags(self, current: str) -> None:
+        ids = self.several()
+        if ids:
+            self.window.sidebar.add_tag_to(ids)
+        else:
+            self.window.sidebar.edit_tags(current)
+
+    def trash(self, current: str) -> None:
+        ids = self.several()
+        if ids:
+            self.trash_many(ids)
+        else:
+            self.commands.trash(current)
+
     def _status(self, text: str) -> None:
         self.window.statusBar().showMessage(safe_line(text), 6000)
 
