@@ -28,6 +28,7 @@ class WindowCommands:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.session = window.session
+        self.selection = SelectionCommands(self)  # several rows; tags across conversations
 
     def connect(self) -> None:
         """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
@@ -65,7 +66,6 @@ class WindowCommands:
         bar.trash_requested.connect(self.trash)
         bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
-        self.selection = SelectionCommands(self)  # several rows; tags across conversations
         self.selection.connect()
 
         v = w.scrollback
