@@ -214,3 +214,16 @@ def test_ctrl_and_shift_extend_the_selection_without_opening(
     )
     menu = sidebar.menu_for(row_of(sidebar, "chat-bbbb"))
     assert menu is not None and menu.objectName() == "conversationMenu"
+
+
+def test_counts_follow_a_conversation_tagged_with_a_tag_in_use(
+    sidebar: ConversationSidebar, store: SqliteStore
+) -> None:
+    sidebar.tag_filters.choose(["ideas"])
+    chips = sidebar.tag_filters.chips
+    assert chips.chips["ideas"].text() == "#ideas  2  ✕"
+    store.set_tags("chat-bbbb", ["work", "ideas"])
+    sidebar.refresh_conversation("chat-bbbb")  # what the window does after a retag
+    assert chips.chips["ideas"].text() == "#ideas  3  ✕"
+    assert box_texts(sidebar) == ["Filter by tag", "#api  (2)", "#work  (2)"]
+    assert top_ids(sidebar.model) == ["chat-bbbb", "chat-cccc", "chat-dddd"]

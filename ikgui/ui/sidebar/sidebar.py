@@ -178,11 +178,12 @@ class ConversationSidebar(SidebarSelection, QWidget):
 
     def refresh_conversation(self, conv_id: str) -> None:
         """Show one conversation's new state (inserted at its place if it is new)."""
+        shown = self.model.conversation(self.model.index_of(conv_id))
         conv = self.model.refresh(conv_id)
         if conv is not None:
             self.search_model.update_conversation(conv)
-            if not self.tag_filter.knows(conv.tags):
-                self._fill_tags()
+            if shown is None or shown.tags != conv.tags or not self.tag_filter.knows(conv.tags):
+                self._fill_tags()  # the counts changed
         self._update_placeholder()
 
     def set_current(self, conv_id: str | None) -> None:

@@ -93,6 +93,7 @@ class TagFilterChips(QWidget):
         self._flow = FlowLayout(self)
         self.chips: dict[str, QToolButton] = {}
         self.summary = ""
+        self._shown: tuple[list[tuple[str, int]], int] = ([], 0)
         self._restyle()
         self.hide()
 
@@ -106,6 +107,9 @@ class TagFilterChips(QWidget):
 
     def set_tags(self, counts: Sequence[tuple[str, int]], matching: int) -> None:
         """Show one chip per ``(tag, count)``; ``matching``: conversations with them all."""
+        if (list(counts), matching) == self._shown:
+            return  # unchanged: keep the buttons (and the keyboard focus on one)
+        self._shown = (list(counts), matching)
         while (item := self._flow.takeAt(0)) is not None:
             widget = item.widget()
             if widget is not None:
