@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     lst = csub.add_parser("list", help="list conversations, newest first")
     lst.add_argument("-n", type=count, default=None, help="show at most N")
     lst.add_argument("-a", "--agent")
-    lst.add_argument("-t", "--tag")
+    lst.add_argument("-t", "--tag", action="append", help="with this tag (repeat: all of them)")
     lst.add_argument("--trash", action="store_true", help="list the Trash")
     lst.add_argument("--json", action="store_true")
     for name, text in (
@@ -156,7 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_list(env: Env, args: argparse.Namespace) -> int:
-    rows = env.store.list_conversations(args.n, agent=args.agent, tag=args.tag, trashed=args.trash)
+    rows = env.store.list_conversations(
+        args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
+    )
     if args.json:
         print_json([conv_json(env.store, c.id, with_state=False) for c in rows])
     else:

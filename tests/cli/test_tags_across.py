@@ -22,6 +22,9 @@ def test_tags_lists_counts_and_rename_merge_delete_apply_everywhere(cli: Cli) ->
     assert lines[2].endswith("(+1 in the Trash)")
     assert cli.ok("conv", "tags", "--json").json[2] == {"tag": "work", "count": 2, "trashed": 1}
 
+    both = cli.ok("conv", "list", "-t", "work", "-t", "API", "--json").json
+    assert [c["id"] for c in both] == [ids[0]]
+    assert len(cli.ok("conv", "list", "-t", "api", "--json").json) == 2
     out = cli.ok("conv", "tag-rename", "work", "job").out.strip()
     assert out == "Merged 'work' into 'job' on 3 conversations"
     tags = _tagged(cli)
