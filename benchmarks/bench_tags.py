@@ -121,7 +121,7 @@ def run(store: SqliteStore, runs: int) -> None:
 
     app = application()
     bar = ConversationSidebar(store)
-    bar.resize(340, 900)
+    bar.resize(300, 720)  # the sidebar of the 1340x820 window
     bar.show()
     app.processEvents()
     view = bar.view
