@@ -19,7 +19,7 @@ from typing import NoReturn
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
-from ikgui.cli_view import cmd_context, cmd_show, conv_json
+from ikgui.cli_view import TAG_COMMANDS, add_tag_parsers, cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
 from ikgui.domain.command_handlers import build_tree, default_registry
@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     lst = csub.add_parser("list", help="list conversations, newest first")
     lst.add_argument("-n", type=count, default=None, help="show at most N")
     lst.add_argument("-a", "--agent")
-    lst.add_argument("-t", "--tag")
+    lst.add_argument("-t", "--tag", action="append", help="with this tag (repeat: all of them)")
     lst.add_argument("--trash", action="store_true", help="list the Trash")
     lst.add_argument("--json", action="store_true")
     for name, text in (
@@ -134,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     tag = csub.add_parser("tag", help="add (+t) or remove (-t) tags", prefix_chars="\0")
     tag.add_argument("ref")
     tag.add_argument("changes", nargs="*")
+    add_tag_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
     clean = csub.add_parser("clean", help="remove Trash entries for good")
@@ -155,7 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_list(env: Env, args: argparse.Namespace) -> int:
-    rows = env.store.list_conversations(args.n, agent=args.agent, tag=args.tag, trashed=args.trash)
+    rows = env.store.list_conversations(
+        args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
+    )
     if args.json:
         print_json([conv_json(env.store, c.id, with_state=False) for c in rows])
     else:
@@ -273,6 +276,7 @@ CONV_COMMANDS = {
     "clean": cmd_clean,
     "export": cmd_export,
     "import": cmd_import,
+    **TAG_COMMANDS,
 }
 
 

@@ -40,6 +40,38 @@ class Library:
         """Apply ``+a -b`` changes atomically (see :func:`ikgui.domain.library.retag`)."""
         return self.current.adopt(library.retag(self.store, conv_id, changes))
 
+    def retag_many(self, conv_ids: list[str], changes: list[str]) -> list[Conversation]:
+        """``+a -b`` changes to several conversations at once (one transaction)."""
+        changed = library.retag_many(self.store, conv_ids, changes)
+        return [self.current.adopt(conv) for conv in changed]
+
+    def trash_many(self, conv_ids: list[str]) -> list[Conversation]:
+        """Move several conversations to the Trash at once (one transaction). Only the one
+        on screen is announced: the caller reloads its list once, not row by row."""
+        changed = library.trash_many(self.store, conv_ids, self.current.clock())
+        for conv in changed:
+            if conv.id == self.current.conversation.id:
+                self.current.adopt(conv)
+        return changed
+
+    def rename_tag(self, old: str, new: str) -> int:
+        """Rename (or merge) a tag everywhere (see :func:`ikgui.domain.library.rename_tag`);
+        the conversation on screen takes its new tags. Returns how many changed."""
+        changed = library.rename_tag(self.store, old, new)
+        self._reread_current()
+        return changed
+
+    def delete_tag(self, name: str) -> int:
+        """Remove a tag everywhere (see :func:`ikgui.domain.library.delete_tag`)."""
+        changed = library.delete_tag(self.store, name)
+        self._reread_current()
+        return changed
+
+    def _reread_current(self) -> None:
+        conv = self.store.get_conversation(self.current.conversation.id)
+        if conv is not None:
+            self.current.adopt(conv)
+
     def trash(self, conv_id: str) -> Conversation:
         return self.current.adopt(library.trash(self.store, conv_id, self.current.clock()))
 

@@ -1,4 +1,5 @@
-"""Managing conversations as a whole: Trash, restore, clean, rename and tags.
+"""Managing conversations as a whole: Trash, restore, clean, rename and tags (one
+conversation's, or a tag renamed, merged or deleted across all of them).
 
 These are point-and-click operations in the sidebar and ``ikgui conv`` subcommands;
 they change conversation fields, never the event log.
@@ -60,6 +61,39 @@ def retag(store: Store, conv_id: str, changes: list[str]) -> Conversation:
         conv = _get(store, conv_id)
         store.set_tags(conv_id, apply_tag_changes(conv.tags, changes))
     return _get(store, conv_id)
+
+
+def retag_many(store: Store, conv_ids: list[str], changes: list[str]) -> list[Conversation]:
+    """Apply ``+a -b`` changes to every conversation of ``conv_ids`` in one transaction."""
+    apply_tag_changes((), changes)  # a bad tag is refused before anything is locked
+    with store.transaction():
+        return [retag(store, conv_id, changes) for conv_id in conv_ids]
+
+
+def trash_many(store: Store, conv_ids: list[str], now: float) -> list[Conversation]:
+    """Move every conversation of ``conv_ids`` to the Trash in one transaction."""
+    with store.transaction():
+        return [trash(store, conv_id, now) for conv_id in conv_ids]
+
+
+def rename_tag(store: Store, old: str, new: str) -> int:
+    """Rename the tag ``old`` to ``new`` on every conversation (Trash included) in one
+    transaction; onto a tag in use it is a merge. Returns how many conversations had it."""
+    source, target = normalize_tag(old), normalize_tag(new)
+    changed = store.rename_tag(source, target)
+    if not changed:
+        raise UserError(f"No conversation has the tag '{source}'")
+    return changed
+
+
+def delete_tag(store: Store, name: str) -> int:
+    """Remove the tag ``name`` from every conversation in one transaction; returns how
+    many had it."""
+    tag = normalize_tag(name)
+    changed = store.delete_tag(tag)
+    if not changed:
+        raise UserError(f"No conversation has the tag '{tag}'")
+    return changed
 
 
 def lineage(store: Store, conv_id: str) -> list[Conversation]:

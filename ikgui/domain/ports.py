@@ -124,9 +124,11 @@ class Store(Protocol):
         tag: str | None = None,
         trashed: bool = False,
         before: tuple[float, str] | None = None,
+        tags: Sequence[str] = (),
     ) -> list[Conversation]:
         """Newest first by (updated_at, id). ``trashed=False`` lists everything not in
-        the Trash, ``True`` only the Trash. ``before`` is a keyset cursor."""
+        the Trash, ``True`` only the Trash. ``before`` is a keyset cursor. ``tag`` and
+        ``tags``: only conversations having every one of them."""
         ...
 
     def search(self, words: str, limit: int = 50) -> list[SearchHit]:
@@ -136,4 +138,23 @@ class Store(Protocol):
 
     def all_tags(self) -> list[str]:
         """Every tag in use, sorted."""
+        ...
+
+    # -- tags across conversations (tags given normalized) -------------------
+    def tag_counts(
+        self, within: Sequence[str] = (), *, trashed: bool | None = False
+    ) -> list[tuple[str, int]]:
+        """Every tag with how many conversations carry it, sorted by tag: among those
+        having all tags of ``within``, in the Trash (``True``), not (``False``) or
+        either (``None``)."""
+        ...
+
+    def rename_tag(self, old: str, new: str) -> int:
+        """Replace ``old`` by ``new`` on every conversation in one transaction (a merge
+        when ``new`` is in use). Returns how many conversations had ``old``."""
+        ...
+
+    def delete_tag(self, name: str) -> int:
+        """Remove ``name`` from every conversation in one transaction; returns how many
+        had it."""
         ...

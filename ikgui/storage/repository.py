@@ -17,6 +17,7 @@ from typing import Any, cast
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import MESSAGE_KINDS, Conversation, Event, SearchHit
 from ikgui.storage import search as fts
+from ikgui.storage import tags as tags_sql
 from ikgui.storage.models import (
     CONVERSATION_COLUMNS,
     STATUSES,
@@ -305,6 +306,7 @@ class SqliteStore(SqliteConnection):
         tag: str | None = None,
         trashed: bool = False,
         before: tuple[float, str] | None = None,
+        tags: Sequence[str] = (),
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
@@ -313,11 +315,10 @@ class SqliteStore(SqliteConnection):
         if agent is not None:
             where.append("c.agent = ?")
             params.append(agent)
-        if tag is not None:
-            where.append(
-                "EXISTS (SELECT 1 FROM tag t WHERE t.conversation_id = c.id AND t.name = ?)"
-            )
-            params.append(tag.strip().lower())
+        names = tags_sql.wanted(tag, tags)
+        if names:
+            where.append(tags_sql.having_all(names))
+            params.extend(names)
         if before is not None:
             where.append("(c.updated_at, c.id) < (?, ?)")
             params.extend(before)
@@ -334,3 +335,19 @@ class SqliteStore(SqliteConnection):
         with self._reading() as conn:
             rows = conn.execute("SELECT DISTINCT name FROM tag ORDER BY name").fetchall()
         return [r[0] for r in rows]
+
+    # -- tags across conversations (the queries are ikgui.storage.tags) ----------------
+
+    def tag_counts(
+        self, within: Sequence[str] = (), *, trashed: bool | None = False
+    ) -> list[tuple[str, int]]:
+        with self._reading() as conn:
+            return tags_sql.counts(conn, within, trashed)
+
+    def rename_tag(self, old: str, new: str) -> int:
+        with self._writing() as conn:
+            return tags_sql.rename(conn, old, new)
+
+    def delete_tag(self, name: str) -> int:
+        with self._writing() as conn:
+            return tags_sql.delete(conn, name)

@@ -68,6 +68,13 @@ from tests.storage.test_store_search import (
     test_two_words_must_both_match,
     test_user_text_is_never_query_syntax,
 )
+from tests.storage.test_store_tags import (
+    test_a_listing_by_several_tags_matches_all_of_them,
+    test_deleting_a_tag_removes_it_everywhere_and_keeps_the_rest,
+    test_renaming_a_tag_changes_every_conversation_including_the_trash,
+    test_renaming_onto_a_tag_in_use_merges_without_duplicates,
+    test_tag_counts_count_conversations_within_a_filter,
+)
 from tests.support.memstore import MemoryStore
 
 # Collected here again: these run on the ``store`` fixture below (a MemoryStore).
@@ -114,6 +121,11 @@ PORT_TESTS = [
     test_trashed_conversations_are_excluded,
     test_two_words_must_both_match,
     test_user_text_is_never_query_syntax,
+    test_a_listing_by_several_tags_matches_all_of_them,
+    test_deleting_a_tag_removes_it_everywhere_and_keeps_the_rest,
+    test_renaming_a_tag_changes_every_conversation_including_the_trash,
+    test_renaming_onto_a_tag_in_use_merges_without_duplicates,
+    test_tag_counts_count_conversations_within_a_filter,
 ]
 
 
@@ -220,6 +232,19 @@ def test_a_reply_counts_once_its_first_text_arrives(either: Store) -> None:
     either.update_event(reply.id, "", {"failed": True})
     counts.append(either.get_conversation("chat-aaaa").message_count)  # type: ignore[union-attr]
     assert counts == [0, 1, 0]
+
+
+def test_a_tag_rename_is_one_transaction(either: Store) -> None:
+    _add(either, "chat-aaaa", tags=("old",))
+    _add(either, "chat-bbbb", tags=("old", "keep"))
+    try:
+        with either.transaction():
+            assert either.rename_tag("old", "new") == 2
+            assert either.delete_tag("keep") == 1
+            raise RuntimeError("undo")
+    except RuntimeError:
+        pass
+    assert either.tag_counts() == [("keep", 1), ("old", 2)]
 
 
 def test_a_send_lock_has_one_holder_at_a_time(either: Store) -> None:

@@ -334,16 +334,17 @@ class MemoryStore:
         tag: str | None = None,
         trashed: bool = False,
         before: tuple[float, str] | None = None,
+        tags: Sequence[str] = (),
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
-        wanted = tag.strip().lower() if tag is not None else None
+        wanted = {t.strip().lower() for t in ([tag] if tag is not None else []) + list(tags)}
         found = [
             c
             for c in self._conversations.values()
             if (c.trashed_at is not None) == trashed
             and (agent is None or c.agent == agent)
-            and (wanted is None or wanted in c.tags)
+            and wanted <= set(c.tags)
             and (before is None or (c.updated_at, c.id) < before)
         ]
         found.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
@@ -380,3 +381,32 @@ class MemoryStore:
 
     def all_tags(self) -> list[str]:
         return sorted({t for c in self._conversations.values() for t in c.tags})
+
+    # -- tags across conversations -----------------------------------------------------
+
+    def tag_counts(
+        self, within: Sequence[str] = (), *, trashed: bool | None = False
+    ) -> list[tuple[str, int]]:
+        must = {t.strip().lower() for t in within}
+        counts: dict[str, int] = {}
+        for conv in self._conversations.values():
+            if trashed is not None and (conv.trashed_at is not None) != trashed:
+                continue
+            if must <= set(conv.tags):
+                for name in conv.tags:
+                    counts[name] = counts.get(name, 0) + 1
+        return sorted(counts.items())
+
+    def rename_tag(self, old: str, new: str) -> int:
+        with self._writing():
+            having = [c for c in self._conversations.values() if old in c.tags]
+            for conv in having:
+                conv.tags = _normalize_tags([new if t == old else t for t in conv.tags])
+        return len(having)
+
+    def delete_tag(self, name: str) -> int:
+        with self._writing():
+            having = [c for c in self._conversations.values() if name in c.tags]
+            for conv in having:
+                conv.tags = tuple(t for t in conv.tags if t != name)
+        return len(having)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
@@ -309,15 +309,18 @@ def test_tag_filter(store: SqliteStore, make_sidebar: Make) -> None:
     add(store, "chat-fork", ago=5, parent="chat-bbbb", tags=["work"])
     sidebar = make_sidebar()
     combo = sidebar.tag_filter
-    assert [combo.itemText(i) for i in range(combo.count())] == ["All tags", "#home", "#work"]
+    texts = lambda: [combo.itemText(i) for i in range(combo.count())]  # noqa: E731
+    assert texts() == ["Filter by tag", "#home  (2)", "#work  (3)"]
 
     combo.setCurrentIndex(combo.findData("work"))
+    assert sidebar.tag_filters.chosen == ("work",) and combo.currentIndex() == 0
     # the fork's parent lacks the tag, so the fork is a top-level row here
     assert top_ids(sidebar.model) == ["chat-fork", "chat-aaaa", "chat-cccc"]
+    sidebar.tag_filters.remove("work")
     combo.setCurrentIndex(combo.findData("home"))
     assert top_ids(sidebar.model) == ["chat-bbbb", "chat-cccc"]
     assert not sidebar.model.hasChildren(sidebar.model.index(0, 0))
-    combo.setCurrentIndex(0)
+    sidebar.tag_filters.choose(())
     assert top_ids(sidebar.model) == ["chat-aaaa", "chat-bbbb", "chat-cccc"]
     assert child_ids(sidebar.model, sidebar.model.index(1, 0)) == ["chat-fork"]
 
@@ -404,9 +407,8 @@ def test_tag_editor_completes_known_tags_and_refuses_bad_ones(
     sidebar.edit_tags("chat-aaaa")
     dialog = sidebar.tag_editor
     assert dialog is not None and dialog.isVisible()
-    assert dialog.line.text() == "work, "
+    assert dialog.chip_tags == ["work"] and dialog.line.text() == ""
 
-    dialog.line.end(False)
     qtbot.keyClicks(dialog.line, "de")
     completer = dialog.completer
     completer.setCompletionPrefix(dialog.line.text())  # what the line edit does on typing
@@ -416,7 +418,7 @@ def test_tag_editor_completes_known_tags_and_refuses_bad_ones(
     ]
     assert found == ["deploy", "design"]
     completer.setCurrentRow(1)
-    assert completer.currentCompletion() == "work, design, "
+    assert completer.currentCompletion() == "design, "
 
     ok = dialog.buttons.buttons()[0]
     dialog.line.setText("work, bad tag!")
@@ -426,6 +428,15 @@ def test_tag_editor_completes_known_tags_and_refuses_bad_ones(
     with qtbot.assertNotEmitted(sidebar.tags_requested):
         dialog.accept()
     assert dialog.isVisible()
+    assert dialog.chip_tags == ["bad", "work"]  # the allowed words became chips
+    chip = next(c for c in dialog.findChildren(QToolButton, "tagChip") if "bad" in c.text())
+    qtbot.mouseClick(chip, Qt.MouseButton.LeftButton)
+    assert dialog.chip_tags == ["work"]
+    qtbot.keyClick(dialog.line, Qt.Key.Key_Backspace)  # "tag!" loses its "!"
+    assert dialog.error_text == "" and dialog.line.text() == "tag"
+    dialog.line.clear()
+    qtbot.keyClick(dialog.line, Qt.Key.Key_Backspace)  # in the empty line: the last chip
+    assert dialog.chip_tags == []
 
     dialog.line.setText("Work, #Design deploy,, ")
     assert dialog.error_text == ""

@@ -2,7 +2,7 @@
 loaded lazily page by page and updated in place.
 
 Which rows are top-level: the model shows every conversation that matches its filter
-(in the Trash or not, and the tag if one is chosen). A matching conversation is nested
+(in the Trash or not, and every tag chosen, if any). A matching conversation is nested
 under its parent when the parent matches the filter too; otherwise (a root, or a fork
 whose parent is in the Trash, lacks the tag, or was deleted) it is a top-level row.
 Top-level rows come from ``store.list_conversations`` by keyset pages (newest first by
@@ -22,7 +22,7 @@ The item roles (``ConversationRole``, ``StreamingRole``...) are defined in
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from PySide6.QtCore import QModelIndex, QObject
@@ -69,7 +69,7 @@ class ConversationListModel(ConversationTree):
         self._page_size = page_size
         #: The size of the first page read (a window reads what its first paint shows).
         self._first_page = first_page
-        self._tag: str | None = None
+        self._tags: tuple[str, ...] = ()
         self._trashed = False
         #: True while the model announces a page or a reset: a slot on those signals
         #: (Qt's model tester, a view) may ask for more rows, which must wait until
@@ -85,19 +85,23 @@ class ConversationListModel(ConversationTree):
 
     # -- filter ---------------------------------------------------------------------------
     @property
-    def tag(self) -> str | None:
-        return self._tag
+    def tags(self) -> tuple[str, ...]:
+        """The tags a row must all have (none: every row), sorted."""
+        return self._tags
 
     @property
     def trashed(self) -> bool:
         return self._trashed
 
-    def set_filter(self, *, tag: str | None = None, trashed: bool = False) -> None:
-        """Show the Trash or the live list, all or one tag's conversations (resets; the
-        caller fetches the first page)."""
+    def set_filter(
+        self, *, tag: str | None = None, tags: Sequence[str] = (), trashed: bool = False
+    ) -> None:
+        """Show the Trash or the live list, all conversations or those with every tag of
+        ``tag`` and ``tags`` (resets; the caller fetches the first page)."""
         with self._announcing():
             self.beginResetModel()
-            self._tag, self._trashed = tag, trashed
+            chosen = ([tag] if tag is not None else []) + list(tags)
+            self._tags, self._trashed = tuple(sorted(set(chosen))), trashed
             self._clear_nodes()
             self._reset_listing()
             self.endResetModel()
@@ -113,7 +117,7 @@ class ConversationListModel(ConversationTree):
     def _matches(self, conv: Conversation) -> bool:
         if (conv.trashed_at is not None) != self._trashed:
             return False
-        return self._tag is None or self._tag in conv.tags
+        return all(t in conv.tags for t in self._tags)
 
     def _lookup(self, conv_id: str) -> Conversation | None:
         node = self._by_id.get(conv_id)
@@ -163,7 +167,7 @@ class ConversationListModel(ConversationTree):
         while not added and not self._exhausted:
             size, self._first_page = self._first_page or self._page_size, None
             page = self._store.list_conversations(
-                size, tag=self._tag, trashed=self._trashed, before=self._cursor
+                size, tags=self._tags, trashed=self._trashed, before=self._cursor
             )
             self._scanned += len(page)
             self._exhausted = len(page) < size
@@ -241,7 +245,7 @@ class ConversationListModel(ConversationTree):
     def reload(self) -> None:
         """Re-read everything loaded and apply the differences row by row."""
         limit = max(self._scanned, self._page_size)
-        page = self._store.list_conversations(limit, tag=self._tag, trashed=self._trashed)
+        page = self._store.list_conversations(limit, tags=self._tags, trashed=self._trashed)
         self._reset_listing()
         self._scanned = len(page)
         self._exhausted = len(page) < limit

@@ -1,5 +1,6 @@
-"""The conversation sidebar (SPEC §10, left): search, tag filter, the conversation tree and
-the Trash view.
+"""The conversation sidebar (SPEC §10, left): search, the tag filter (several tags, shown as
+chips; a click on a row's tag chip adds it), the conversation tree (extended selection:
+the context menu and Delete act on every selected row) and the Trash view.
 
 It only reads through the store. Every change the user asks for (rename, tags, fork,
 export, trash, restore) is an ``..._requested`` signal the main window carries out through
@@ -9,8 +10,6 @@ picked up by :meth:`poll`, which the window calls from a timer.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt
 from PySide6.QtCore import Signal as _Signal
@@ -26,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.errors import IkguiError
-from ikgui.domain.events import STATUS_KILLED, Conversation
+from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
 from ikgui.ui.plain import line, make_plain
@@ -34,21 +33,24 @@ from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
 from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
+from ikgui.ui.sidebar.sidebar_menu import conversation_menu, selection_menu
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
-from ikgui.ui.sidebar.sidebar_view import ConversationTreeView, TagFilterBox
+from ikgui.ui.sidebar.sidebar_selection import SidebarSelection
+from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
 from ikgui.ui.sidebar.tag_editor import TagEditorDialog
+from ikgui.ui.sidebar.tag_filter import TagFilterControl
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
 
 _EMPTY_LIST = "No conversations yet.\nStart one with New."
-_EMPTY_TAG = "No conversations tagged “{tag}”."
+_EMPTY_TAG = "No conversations tagged {tags}."
 _EMPTY_TRASH = "The Trash is empty."
 _NO_MATCHES = "No conversation matches “{query}”."
 
 
-class ConversationSidebar(QWidget):
+class ConversationSidebar(SidebarSelection, QWidget):
     conversation_activated = _Signal(str, object)  # conv id, event id of a search hit or None
     rename_requested = _Signal(str, str)  # conv id, new title
     tags_requested = _Signal(str, list)  # conv id, the complete new tag list
@@ -57,6 +59,15 @@ class ConversationSidebar(QWidget):
     trash_requested = _Signal(str)
     restore_requested = _Signal(str)
     close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
+    # -- several rows at once (the selection), and tags across every conversation
+    retag_many_requested = _Signal(list, list)  # conv ids, changes like ["+a", "-b"]
+    trash_many_requested = _Signal(list)
+    export_many_requested = _Signal(list)
+    #: The pinning hook: the selection menu offers "Pin N" once ``pinning`` is set True
+    #: (by the window, when pins exist); the window connects this to pin the ids.
+    pin_requested = _Signal(list)
+    tag_rename_requested = _Signal(str, str)  # old, new (onto a tag in use: a merge)
+    tag_delete_requested = _Signal(str)
 
     def __init__(
         self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
@@ -67,6 +78,8 @@ class ConversationSidebar(QWidget):
         self._store = store
         self._current: str | None = None
         self._tag_dialog: TagEditorDialog | None = None
+        self.manage_dialog = None
+        self.pinning = False
         self.tags_shown: dict[str, tuple[str, ...]] = {}  # each tag editor's starting tags
         self._search_error = ""
         self.model = ConversationListModel(store, self, first_page=first_page)
@@ -90,8 +103,11 @@ class ConversationSidebar(QWidget):
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
 
-        self.tag_filter = TagFilterBox(self)
-        self.tag_filter.currentIndexChanged.connect(self._on_tag_chosen)
+        self.tag_filters = TagFilterControl(self._store, self)
+        self.tag_filters.changed.connect(self._on_tags_chosen)
+        self.tag_filter = self.tag_filters.box
+        self.manage_button = self.tag_filters.manage_button
+        self.manage_button.clicked.connect(self.open_manage_tags)
 
         self.trash_toggle = QToolButton(self)
         _name(self.trash_toggle, "trashToggle")
@@ -118,17 +134,20 @@ class ConversationSidebar(QWidget):
         self.view.activation_requested.connect(self._activate)
         self.view.delete_requested.connect(self._on_delete_key)
         self.view.menu_requested.connect(self._popup_menu)
+        self.view.tag_clicked.connect(self.tag_filters.add)
         self.delegate.rename_committed.connect(self.rename_requested)
 
         filters = QHBoxLayout()
         filters.setSpacing(6)
         filters.addWidget(self.tag_filter, 1)
+        filters.addWidget(self.manage_button)
         filters.addWidget(self.trash_toggle)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
         layout.addWidget(self.search_box)
         layout.addLayout(filters)
+        layout.addWidget(self.tag_filters.chips)
         layout.addWidget(self.trash_banner)
         layout.addWidget(self.view, 1)
 
@@ -159,11 +178,12 @@ class ConversationSidebar(QWidget):
 
     def refresh_conversation(self, conv_id: str) -> None:
         """Show one conversation's new state (inserted at its place if it is new)."""
+        shown = self.model.conversation(self.model.index_of(conv_id))
         conv = self.model.refresh(conv_id)
         if conv is not None:
             self.search_model.update_conversation(conv)
-            if not self.tag_filter.knows(conv.tags):
-                self._fill_tags()
+            if shown is None or shown.tags != conv.tags or not self.tag_filter.knows(conv.tags):
+                self._fill_tags()  # the counts changed
         self._update_placeholder()
 
     def set_current(self, conv_id: str | None) -> None:
@@ -212,33 +232,15 @@ class ConversationSidebar(QWidget):
         return True
 
     def menu_for(self, index: QModelIndex) -> QMenu | None:
-        """The context menu of a row (not shown; the caller pops it up)."""
+        """The context menu of a row, or of the selection when the row is one of several
+        selected (not shown; the caller pops it up)."""
         conv = index.data(ConversationRole)
         if not isinstance(conv, Conversation):
             return None
-        cid = conv.id
-        menu = QMenu(self)
-        menu.setObjectName("conversationMenu")
-
-        def add(name: str, text: str, icon_name: str, slot: Callable[[], None]) -> None:
-            action = menu.addAction(text)
-            action.setObjectName(name)
-            set_icon(action, icon_name)
-            action.triggered.connect(slot)
-
-        if conv.trashed_at is not None:
-            add("restoreAction", "Restore", "restore", lambda: self.restore_requested.emit(cid))
-            add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
-            return menu
-        add("renameAction", "Rename\tF2", "rename", lambda: self.start_rename(cid))
-        add("tagsAction", "Tags…", "tags", lambda: self.edit_tags(cid))
-        add("forkAction", "Fork", "fork", lambda: self.fork_requested.emit(cid))
-        add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
-        if conv.parent is not None and conv.status != STATUS_KILLED:
-            add("closeAction", "Close branch", "stop", lambda: self.close_requested.emit(cid))
-        menu.addSeparator()
-        add("trashAction", "Move to Trash\tDel", "trash", lambda: self.trash_requested.emit(cid))
-        return menu
+        chosen = self.selected_conversations()
+        if len(chosen) > 1 and conv.id in {c.id for c in chosen}:
+            return selection_menu(self, chosen)
+        return conversation_menu(self, conv)
 
     # -- selection ---------------------------------------------------------------------------
     def _index_for(self, conv_id: str) -> QModelIndex:
@@ -266,7 +268,7 @@ class ConversationSidebar(QWidget):
     # -- user actions ------------------------------------------------------------------------
     def _activate(self, index: QModelIndex) -> None:
         conv = index.data(ConversationRole)
-        if not isinstance(conv, Conversation):
+        if not isinstance(conv, Conversation) or self._extending():
             return
         event_id = index.data(EventIdRole) if self.searching else None
         self._current = conv.id
@@ -274,7 +276,10 @@ class ConversationSidebar(QWidget):
 
     def _on_delete_key(self, index: QModelIndex) -> None:
         conv = index.data(ConversationRole)
-        if isinstance(conv, Conversation) and conv.trashed_at is None:
+        chosen = [c for c in self.selected_conversations() if c.trashed_at is None]
+        if len(chosen) > 1:
+            self.trash_many([c.id for c in chosen])
+        elif isinstance(conv, Conversation) and conv.trashed_at is None:
             self.trash_requested.emit(conv.id)
 
     def _popup_menu(self, index: QModelIndex, where: QPoint) -> None:
@@ -328,9 +333,8 @@ class ConversationSidebar(QWidget):
             hits = self._store.search(query)
         except IkguiError as exc:  # e.g. the database is locked for a moment
             hits, self._search_error = [], exc.line
-        tag = self.model.tag
-        if tag is not None:
-            hits = [h for h in hits if tag in h.conversation.tags]
+        tags = self.model.tags
+        hits = [h for h in hits if all(t in h.conversation.tags for t in tags)]
         self.search_model.set_hits(query, hits)
         self._set_view_model(self.search_model)
         self._select(self._current)
@@ -351,21 +355,21 @@ class ConversationSidebar(QWidget):
         if old is not None:
             old.deleteLater()
 
-    def _on_tag_chosen(self, row: int) -> None:
-        tag = self.tag_filter.itemData(row)
-        tag = tag if isinstance(tag, str) else None
-        if tag != self.model.tag:
-            self._apply_filter(tag, self.model.trashed)
+    def _on_tags_chosen(self, tags: tuple[str, ...]) -> None:
+        if tags != self.model.tags:
+            self._apply_filter(tags, self.model.trashed)
+            self._fill_tags()
 
     def _on_trash_toggled(self, trashed: bool) -> None:
         if trashed:
             self.search_box.clear()
         self.search_box.setEnabled(not trashed)
         self.trash_banner.setVisible(trashed)
-        self._apply_filter(self.model.tag, trashed)
+        self._apply_filter(self.model.tags, trashed)
+        self._fill_tags()
 
-    def _apply_filter(self, tag: str | None, trashed: bool) -> None:
-        self.model.set_filter(tag=tag, trashed=trashed)
+    def _apply_filter(self, tags: tuple[str, ...], trashed: bool) -> None:
+        self.model.set_filter(tags=tags, trashed=trashed)
         self.model.fetchMore(QModelIndex())
         if self.searching:
             self._run_search()
@@ -374,15 +378,17 @@ class ConversationSidebar(QWidget):
         self._update_placeholder()
 
     def _fill_tags(self) -> None:
-        self.tag_filter.set_tags(self._store.all_tags(), self.model.tag)
+        self.tag_filters.refresh(self.model.trashed)
+        if self.manage_dialog is not None:
+            self.manage_dialog.refresh()
 
     def _update_placeholder(self) -> None:
         if self.searching:
             text = self._search_error or _NO_MATCHES.format(query=line(self.search_model.query))
         elif self.model.trashed:
             text = _EMPTY_TRASH
-        elif self.model.tag is not None:
-            text = _EMPTY_TAG.format(tag=line(self.model.tag))
+        elif self.model.tags:
+            text = _EMPTY_TAG.format(tags=" and ".join(f"“{line(t)}”" for t in self.model.tags))
         else:
             text = _EMPTY_LIST
         self.view.set_placeholder(text)

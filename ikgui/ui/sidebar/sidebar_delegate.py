@@ -16,6 +16,8 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
+    QPoint,
+    QPointF,
     QRect,
     QRectF,
     Qt,
@@ -31,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.ui.plain import line as _line
+from ikgui.ui.sidebar.sidebar_chips import CHIP_GAP, chip_layout
 from ikgui.ui.sidebar.sidebar_rows import (
     ClosedRole,
     DetailRole,
@@ -49,8 +51,6 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 PAD_X = 10
 PAD_Y = 7
 LINE_GAP = 3
-CHIP_PAD = 6
-CHIP_GAP = 4
 STREAMING_TEXT = "replying"
 
 
@@ -258,44 +258,36 @@ class ConversationDelegate(QStyledItemDelegate):
         ground: QColor,
         accent: QColor,
     ) -> int:
-        """Tag chips right-aligned on ``line`` (as many as fit in 55 %); returns their left x."""
-        tags = [_line(str(t)) for t in index.data(TagsRole) or ()]
-        if not tags:
-            return line.right() + 1
-        fm = fonts.small_fm
-        room = int(line.width() * 0.55)
-
-        def width_of(label: str) -> int:
-            return fm.horizontalAdvance(label) + 2 * CHIP_PAD
-
-        labels = list(tags)
-        while labels:
-            hidden = len(tags) - len(labels)
-            shown = labels + ([f"+{hidden}"] if hidden else [])
-            total = sum(width_of(t) for t in shown) + CHIP_GAP * (len(shown) - 1)
-            if total <= room:
-                break
-            labels.pop()
-        hidden = len(tags) - len(labels)
-        shown = labels + ([f"+{hidden}"] if hidden else [])
-        total = sum(width_of(t) for t in shown) + CHIP_GAP * (len(shown) - 1)
-        if total > room:
+        """Tag chips right-aligned on ``line`` (see ``sidebar_chips``); returns their left x."""
+        chips = chip_layout(index.data(TagsRole) or (), fonts.small_fm, fonts.chip_h, line)
+        if not chips:
             return line.right() + 1
         fill = mix(ground, accent, 0.16)
         ink = mix(text, accent, 0.35)
         painter.setFont(fonts.small)
-        x = line.right() + 1 - total
-        left = x
-        for label in shown:
-            w = width_of(label)
-            chip = QRectF(x, line.top(), w, fonts.chip_h)
+        for chip in chips:
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)
-            painter.drawRoundedRect(chip, fonts.chip_h / 2, fonts.chip_h / 2)
+            painter.drawRoundedRect(chip.rect, fonts.chip_h / 2, fonts.chip_h / 2)
             painter.setPen(ink)
-            painter.drawText(chip, Qt.AlignmentFlag.AlignCenter, label)
-            x += w + CHIP_GAP
-        return left
+            painter.drawText(chip.rect, Qt.AlignmentFlag.AlignCenter, chip.label)
+        return int(chips[0].rect.left())
+
+    def tag_at(self, option: QStyleOptionViewItem, index: AnyIndex, pos: QPoint) -> str | None:
+        """The tag of the chip under ``pos`` in the row painted in ``option.rect``."""
+        if self._editing.isValid() and self._editing == index:
+            return None
+        fonts = _Fonts(option.font)
+        rect: QRect = option.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
+        y = rect.top() + fonts.title_fm.height() + LINE_GAP
+        if index.data(SnippetRole) is not None:
+            y += fonts.small_fm.height() + LINE_GAP
+        line = QRect(rect.left(), y, rect.width(), fonts.chip_h)
+        tags = index.data(TagsRole) or ()
+        for chip in chip_layout(tags, fonts.small_fm, fonts.chip_h, line):
+            if chip.tag is not None and chip.rect.contains(QPointF(pos)):
+                return chip.tag
+        return None
 
     # -- inline rename -------------------------------------------------------------------
     def createEditor(

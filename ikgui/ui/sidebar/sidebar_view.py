@@ -1,22 +1,29 @@
 """The sidebar's tree view (keyboard handling: Enter activates, Delete asks to trash,
-F2 renames; the context-menu request; a placeholder text when the list is empty) and its
-tag filter box."""
+F2 renames; the context-menu request; a placeholder text when the list is empty).
+
+Selection is extended (Shift/Ctrl-click, Shift+arrows) for actions on several rows. A
+press on a tag chip of a row (the delegate's ``tag_at``) does not select the row: its
+release emits ``tag_clicked`` instead."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
-from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QPainter, QPaintEvent, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QComboBox, QTreeView, QWidget
-
-from ikgui.ui.plain import line
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+)
+from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
 
 
 class ConversationTreeView(QTreeView):
     activation_requested = Signal(QModelIndex)  # Enter / Return on the current row
     delete_requested = Signal(QModelIndex)  # the Delete key on the current row
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
+    tag_clicked = Signal(str)  # a tag chip on a row was clicked
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -31,11 +38,57 @@ class ConversationTreeView(QTreeView):
             QAbstractItemView.EditTrigger.EditKeyPressed
             | QAbstractItemView.EditTrigger.DoubleClicked
         )
-        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMouseTracking(True)
         self.placeholder = ""
+        self._chip_pressed: str | None = None
+
+    def tag_at(self, pos: QPoint) -> str | None:
+        """The tag of the chip under ``pos`` (viewport coordinates), if any."""
+        index = self.indexAt(pos)
+        tag_at = getattr(self.itemDelegate(), "tag_at", None)
+        if not index.isValid() or tag_at is None:
+            return None
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        found = tag_at(option, index, pos)
+        return found if isinstance(found, str) else None
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        plain = event.modifiers() == Qt.KeyboardModifier.NoModifier
+        if event.button() == Qt.MouseButton.LeftButton and plain:
+            self._chip_pressed = self.tag_at(event.position().toPoint())
+            if self._chip_pressed is not None:
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        pressed, self._chip_pressed = self._chip_pressed, None
+        if pressed is not None:
+            event.accept()
+            if self.tag_at(event.position().toPoint()) == pressed:
+                self.tag_clicked.emit(pressed)
+            return
+        super().mouseReleaseEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        over_chip = self.tag_at(event.position().toPoint()) is not None
+        if over_chip != (self.viewport().cursor().shape() == Qt.CursorShape.PointingHandCursor):
+            if over_chip:
+                self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
+            else:
+                self.viewport().unsetCursor()
+        super().mouseMoveEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if self.tag_at(event.position().toPoint()) is not None:
+            event.accept()  # a chip is not the title: no rename
+            return
+        super().mouseDoubleClickEvent(event)
 
     def set_placeholder(self, text: str) -> None:
         self.placeholder = text
@@ -85,36 +138,3 @@ class ConversationTreeView(QTreeView):
         flags = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
         painter.drawText(area, int(flags), self.placeholder)
         painter.end()
-
-
-class TagFilterBox(QComboBox):
-    """ "All tags" and every tag in use; ``itemData`` is the tag (``None`` for all)."""
-
-    ALL_TAGS = "All tags"
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("tagFilter")
-        self.setAccessibleName("tagFilter")
-        self.setToolTip("Show only conversations with this tag")
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(8)
-        self._tags: set[str] = set()
-
-    def knows(self, tags: Collection[str]) -> bool:
-        return all(t in self._tags for t in tags)
-
-    def set_tags(self, tags: Sequence[str], chosen: str | None) -> None:
-        """List ``tags`` with ``chosen`` selected, without emitting index changes."""
-        if set(tags) == self._tags and self.count() > len(tags):
-            return  # unchanged: leave the box (and its open popup) alone
-        self._tags = set(tags)
-        self.blockSignals(True)
-        self.clear()
-        self.addItem(self.ALL_TAGS, None)
-        for tag in tags:
-            self.addItem(f"#{line(tag)}", tag)
-        if chosen is not None and chosen not in self._tags:
-            self.addItem(f"#{line(chosen)}", chosen)  # keep showing the filter the user chose
-        self.setCurrentIndex(max(0, self.findData(chosen)) if chosen is not None else 0)
-        self.blockSignals(False)

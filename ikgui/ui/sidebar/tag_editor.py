@@ -1,5 +1,7 @@
-"""The tag editor: one line of comma- or space-separated tags, completion of the tags
-already in use, and a visible message for a tag that is not allowed.
+"""The tag editor: the tags as chips (click one's ✕, or Backspace in the empty line, to
+remove it) and a line to type more, completing the tags already in use; a comma, a space
+or a chosen completion turns what was typed into a chip. A tag that is not allowed stays
+in the line with a visible message.
 
 It only *asks*: accepting emits ``tags_accepted`` with the complete new list (normalized,
 sorted, without duplicates); the window applies it through the domain session.
@@ -10,14 +12,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QStringListModel, Qt, QTimer, Signal
-from PySide6.QtGui import QPalette, QShowEvent
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QStringListModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QCompleter,
     QDialog,
     QDialogButtonBox,
     QLabel,
     QLineEdit,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -25,15 +36,18 @@ from PySide6.QtWidgets import (
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation
 from ikgui.domain.ids import normalize_tag
-from ikgui.ui.plain import block, line, make_plain, plain_label
+from ikgui.ui.plain import action_text, block, line, make_plain, plain_label, tooltip
+from ikgui.ui.sidebar.tag_chips import FlowLayout, chip_style
 
 #: The error text colour on a light and on a dark background.
 ERROR_LIGHT = "#b3261e"
 ERROR_DARK = "#f08a82"
-HINT = "Separate tags with commas or spaces: letters, digits and - _ . + (up to 32)."
+HINT = "A comma or space adds the tag: letters, digits and - _ . + (up to 32)."
 HEADING_CHARS = 48
 _SEPARATORS = re.compile(r"[,\s]+")
 _LAST_WORD = re.compile(r"[^,\s]*$")
+#: What was typed: the words up to the last separator (done), and the word after it.
+_TYPED = re.compile(r"(.*[,\s])([^,\s]*)", re.DOTALL)
 
 
 def parse_tags(text: str) -> list[str]:
@@ -69,34 +83,53 @@ class TagCompleter(QCompleter):
         return f"{head}{index.data()}, "
 
 
+def _heading(conv: Conversation | None, count: int) -> str:
+    if conv is None:
+        return f"Add tags to {count} conversations"
+    title = line(conv.title) if conv.title else "Untitled"
+    if len(title) > HEADING_CHARS:
+        title = title[: HEADING_CHARS - 1].rstrip() + "…"
+    return f"Tags of “{title}”"
+
+
 class TagEditorDialog(QDialog):
-    """Edit one conversation's tags; ``tags_accepted(list)`` on OK."""
+    """Edit one conversation's tags, or (``conv`` None) choose tags to add to ``count``
+    selected conversations; ``tags_accepted(list)`` on OK."""
 
     tags_accepted = Signal(list)
 
     def __init__(
-        self, conv: Conversation, known_tags: Sequence[str], parent: QWidget | None = None
+        self,
+        conv: Conversation | None,
+        known_tags: Sequence[str],
+        parent: QWidget | None = None,
+        *,
+        count: int = 1,
     ) -> None:
         super().__init__(parent)
-        self.conversation_id = conv.id
+        self.conversation_id = conv.id if conv is not None else None
         self.setObjectName("tagEditor")
         self.setAccessibleName("tagEditor")
-        self.setWindowTitle(f"Tags — {line(conv.id)}")
+        self.setWindowTitle(f"Tags — {line(conv.id)}" if conv is not None else "Add tags")
         self.setMinimumWidth(420)
+        current = conv.tags if conv is not None else ()
 
-        title = line(conv.title) if conv.title else "Untitled"
-        if len(title) > HEADING_CHARS:
-            title = title[: HEADING_CHARS - 1].rstrip() + "…"
-        heading = plain_label(f"Tags of “{title}”")  # a title is untrusted: never HTML
+        heading = plain_label(_heading(conv, count))  # a title is untrusted: never HTML
         heading.setObjectName("tagHeading")
         bold = heading.font()
         bold.setBold(True)
         heading.setFont(bold)
-        self.line = QLineEdit(", ".join(conv.tags) + (", " if conv.tags else ""))
+        self.chip_tags: list[str] = []
+        self.chip_box = QWidget(self)
+        self.chip_box.setObjectName("tagChips")
+        self.chip_box.setStyleSheet(chip_style(self.palette(), "tagChip", "tagChipQuiet"))
+        self._flow = FlowLayout(self.chip_box)
+        self.line = QLineEdit("")
         self.line.setObjectName("tagEdit")
         self.line.setAccessibleName("tagEdit")
-        self.line.setPlaceholderText("e.g. work, ideas, draft")
+        self.line.setPlaceholderText("Add a tag: e.g. work, ideas, draft")
         self.line.setClearButtonEnabled(True)
+        self.line.installEventFilter(self)
         self.completer = TagCompleter(known_tags, self)
         self.line.setCompleter(self.completer)
         # One label for the hint and the error, two lines tall: the dialog never jumps.
@@ -117,16 +150,60 @@ class TagEditorDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(8)
-        for widget in (heading, self.line, self.message, self.buttons):
+        for widget in (heading, self.chip_box, self.line, self.message, self.buttons):
             layout.addWidget(widget)
         self._show_message("")
-        self.line.textChanged.connect(self._validate)
+        self.line.textChanged.connect(self._on_typed)
+        self._set_chips(list(current))
         self.line.setFocus()
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        # Focusing selected the whole line; typing should add a tag, not replace them all.
-        QTimer.singleShot(0, lambda: self.line.end(False))
+    # -- chips -----------------------------------------------------------------------------
+    def _set_chips(self, tags: list[str]) -> None:
+        self.chip_tags = sorted(set(tags))
+        while (item := self._flow.takeAt(0)) is not None:
+            widget = item.widget()
+            if widget is not None:
+                widget.deleteLater()
+        for tag in self.chip_tags:
+            chip = QToolButton(self.chip_box)
+            chip.setObjectName("tagChip")
+            chip.setAccessibleName(f"Remove tag {line(tag)}")
+            chip.setText(action_text(f"#{tag}  ✕"))
+            chip.setToolTip(tooltip(f"Remove “{tag}”"))
+            chip.setCursor(Qt.CursorShape.PointingHandCursor)
+            chip.clicked.connect(lambda _=False, t=tag: self.remove_tag(t))
+            self._flow.addWidget(chip)
+        self.chip_box.setVisible(bool(self.chip_tags))
+        self._validate()
+
+    def remove_tag(self, tag: str) -> None:
+        self._set_chips([t for t in self.chip_tags if t != tag])
+        self.line.setFocus()
+
+    def _on_typed(self, text: str) -> None:
+        """Words followed by a separator become chips once they are all allowed."""
+        split = _TYPED.fullmatch(text)
+        done, rest = (split.group(1), split.group(2)) if split else ("", text)
+        if done.strip():
+            try:
+                typed = parse_tags(done)
+            except UserError:
+                typed = None
+            if typed is not None:
+                self.line.blockSignals(True)
+                self.line.setText(rest.lstrip())
+                self.line.blockSignals(False)
+                self._set_chips([*self.chip_tags, *typed])
+                return
+        self._validate()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.line and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Backspace and not self.line.text() and self.chip_tags:
+                self.remove_tag(self.chip_tags[-1])
+                return True
+        return super().eventFilter(watched, event)
 
     def _show_message(self, error: str) -> None:
         self.error_text = error
@@ -142,7 +219,7 @@ class TagEditorDialog(QDialog):
     def tags(self) -> list[str] | None:
         """The tags written, or ``None`` (with the reason shown) if one is not allowed."""
         try:
-            tags = parse_tags(self.line.text())
+            tags = sorted({*self.chip_tags, *parse_tags(self.line.text())})
         except UserError as exc:
             self._show_message(exc.message)
             return None

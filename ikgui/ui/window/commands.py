@@ -18,6 +18,7 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.window.selection_commands import SelectionCommands
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -27,6 +28,7 @@ class WindowCommands:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.session = window.session
+        self.selection = SelectionCommands(self)  # several rows; tags across conversations
 
     def connect(self) -> None:
         """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
@@ -39,9 +41,9 @@ class WindowCommands:
         a["actionClear"].triggered.connect(lambda: self.run("clear"))
         a["actionStop"].triggered.connect(self.stop)
         a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
-        a["actionTags"].triggered.connect(lambda: w.sidebar.edit_tags(w.current_id))
+        a["actionTags"].triggered.connect(lambda: self.selection.edit_tags(w.current_id))
         a["actionExport"].triggered.connect(lambda: self.export(w.current_id))
-        a["actionDelete"].triggered.connect(lambda: self.trash(w.current_id))
+        a["actionDelete"].triggered.connect(lambda: self.selection.trash(w.current_id))
         a["actionSettings"].triggered.connect(lambda: w.open_settings())
         a.model_selector.activated.connect(
             lambda i: self.run("model", name=str(a.model_selector.itemData(i)))
@@ -64,6 +66,7 @@ class WindowCommands:
         bar.trash_requested.connect(self.trash)
         bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
+        self.selection.connect()
 
         v = w.scrollback
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))

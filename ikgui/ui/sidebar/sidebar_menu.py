@@ -1,0 +1,81 @@
+"""The sidebar's context menus: one conversation's, and the selection's when several rows
+are selected (tag, untag, export, Trash and — once pinning exists — pin all of them).
+
+Menus only ask: each entry emits one of the sidebar's ``..._requested`` signals (or opens
+one of its editors); the window carries it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QMenu
+
+from ikgui.domain.events import STATUS_KILLED, Conversation
+from ikgui.ui.icons import set_icon
+from ikgui.ui.plain import action_text
+
+if TYPE_CHECKING:
+    from ikgui.ui.sidebar.sidebar import ConversationSidebar
+
+
+def _adder(menu: QMenu) -> Callable[[str, str, str, Callable[[], None]], None]:
+    def add(name: str, text: str, icon_name: str, slot: Callable[[], None]) -> None:
+        action = menu.addAction(action_text(text))
+        action.setObjectName(name)
+        if icon_name:
+            set_icon(action, icon_name)
+        action.triggered.connect(slot)
+
+    return add
+
+
+def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
+    """The menu of one row."""
+    cid = conv.id
+    menu = QMenu(bar)
+    menu.setObjectName("conversationMenu")
+    add = _adder(menu)
+    if conv.trashed_at is not None:
+        add("restoreAction", "Restore", "restore", lambda: bar.restore_requested.emit(cid))
+        add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
+        return menu
+    add("renameAction", "Rename\tF2", "rename", lambda: bar.start_rename(cid))
+    add("tagsAction", "Tags…", "tags", lambda: bar.edit_tags(cid))
+    add("forkAction", "Fork", "fork", lambda: bar.fork_requested.emit(cid))
+    add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
+    if conv.parent is not None and conv.status != STATUS_KILLED:
+        add("closeAction", "Close branch", "stop", lambda: bar.close_requested.emit(cid))
+    menu.addSeparator()
+    add("trashAction", "Move to Trash\tDel", "trash", lambda: bar.trash_requested.emit(cid))
+    return menu
+
+
+def selection_menu(bar: ConversationSidebar, convs: Sequence[Conversation]) -> QMenu:
+    """The menu of several selected rows: every entry applies to all of them."""
+    ids = [c.id for c in convs]
+    n = len(ids)
+    menu = QMenu(bar)
+    menu.setObjectName("selectionMenu")
+    add = _adder(menu)
+    if all(c.trashed_at is not None for c in convs):
+        add("restoreAction", f"Restore {n}", "restore", lambda: bar.restore_many(ids))
+        return menu
+    add("addTagAction", f"Add tag to {n}…", "tags", lambda: bar.add_tag_to(ids))
+    used = sorted({t for c in convs for t in c.tags})
+    if used:
+        untag = menu.addMenu(action_text(f"Remove tag from {n}"))
+        untag.setObjectName("removeTagMenu")
+        for tag in used:
+            action = untag.addAction(action_text(f"#{tag}"))
+            action.setObjectName(f"removeTag:{tag}")
+            action.triggered.connect(
+                lambda _=False, t=tag: bar.retag_many_requested.emit(ids, [f"-{t}"])
+            )
+    if bar.pinning:  # the hook for pinning: the window sets it when pins exist
+        add("pinAction", f"Pin {n}", "", lambda: bar.pin_requested.emit(ids))
+    add("exportAction", f"Export {n}…", "export", lambda: bar.export_many_requested.emit(ids))
+    menu.addSeparator()
+    add("trashAction", f"Move {n} to Trash\tDel", "trash", lambda: bar.trash_many(ids))
+    return menu

@@ -1,0 +1,87 @@
+"""What the sidebar does with several rows at once (the extended selection) and with tags
+across every conversation (the Manage tags dialog). A base of
+:class:`~ikgui.ui.sidebar.sidebar.ConversationSidebar`, which holds the signals: these
+methods only ask, the window carries the requests out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from ikgui.domain.events import Conversation
+from ikgui.ui.sidebar.manage_tags import ManageTagsDialog
+from ikgui.ui.sidebar.sidebar_rows import ConversationRole
+from ikgui.ui.sidebar.tag_editor import TagEditorDialog
+
+if TYPE_CHECKING:
+    from ikgui.domain.ports import Store
+    from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
+
+
+class SidebarSelection:
+    # Provided by ConversationSidebar:
+    view: ConversationTreeView
+    _store: Store
+    _tag_dialog: TagEditorDialog | None
+    manage_dialog: ManageTagsDialog | None
+    restore_requested: Any
+    retag_many_requested: Any
+    trash_many_requested: Any
+    tag_rename_requested: Any
+    tag_delete_requested: Any
+
+    _forget_dialog: Callable[[TagEditorDialog], None]
+
+    def selected_conversations(self) -> list[Conversation]:
+        """The selected rows' conversations, in the order shown."""
+        rows = sorted(
+            self.view.selectionModel().selectedIndexes(),
+            key=lambda i: self.view.visualRect(i).top(),
+        )
+        found = [i.data(ConversationRole) for i in rows]
+        return [c for c in found if isinstance(c, Conversation)]
+
+    def trash_many(self, conv_ids: list[str]) -> None:
+        self.trash_many_requested.emit(conv_ids)
+
+    def restore_many(self, conv_ids: list[str]) -> None:
+        for conv_id in conv_ids:
+            self.restore_requested.emit(conv_id)
+
+    def add_tag_to(self, conv_ids: list[str]) -> None:
+        """Ask for tags to add to every conversation of ``conv_ids``."""
+        if self._tag_dialog is not None:
+            self._tag_dialog.close()
+        dialog = TagEditorDialog(None, self._store.all_tags(), self._widget(), count=len(conv_ids))
+        dialog.tags_accepted.connect(
+            lambda tags: self.retag_many_requested.emit(conv_ids, [f"+{t}" for t in tags])
+        )
+        dialog.finished.connect(lambda _result: self._forget_dialog(dialog))
+        self._tag_dialog = dialog
+        dialog.open()
+
+    def open_manage_tags(self) -> ManageTagsDialog:
+        """The Manage tags dialog (one at a time); its requests come out of the sidebar's
+        ``tag_rename_requested`` / ``tag_delete_requested``."""
+        if self.manage_dialog is None:
+            dialog = ManageTagsDialog(self._store, self._widget())
+            dialog.rename_requested.connect(self.tag_rename_requested)
+            dialog.delete_requested.connect(self.tag_delete_requested)
+            dialog.finished.connect(lambda _result: setattr(self, "manage_dialog", None))
+            self.manage_dialog = dialog
+        self.manage_dialog.refresh()
+        self.manage_dialog.open()
+        return self.manage_dialog
+
+    def _extending(self) -> bool:
+        """A Shift- or Ctrl-click extends the selection: it opens nothing."""
+        held = QApplication.keyboardModifiers()
+        return bool(
+            held & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.ControlModifier)
+        )
+
+    def _widget(self) -> Any:
+        return self  # the sidebar itself: the dialogs' parent
