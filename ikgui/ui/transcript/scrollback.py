@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QShowEvent,
@@ -29,6 +29,7 @@ from ikgui.ui.transcript.scrollback_menu import MenuMixin
 from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
 from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
 from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
+from ikgui.ui.transcript.selection import fragment_text
 
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
@@ -269,6 +270,13 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         menu = self.menu_for(event_id)
         menu.aboutToHide.connect(menu.deleteLater)
         menu.popup(event.globalPos())
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """Copy: tables as tab-separated rows, code without its header line."""
+        mime = super().createMimeDataFromSelection()  # (Qt's: the clipboard owns it)
+        mime.text()  # Qt fills its formats in when first read, then leaves them alone
+        mime.setText(fragment_text(self.textCursor().selection()))
+        return mime
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         return None  # nothing is ever fetched: not the network, not files

@@ -8,6 +8,8 @@ scrollback handles itself; they never reach ``QDesktopServices``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QFont,
@@ -66,12 +68,16 @@ class BodyWriter:
     def __init__(self, colors: Colors, font: QFont) -> None:
         self.colors = colors
         self.font = font
+        #: Whether code is coloured (not until the window's first paint: Pygments loads
+        #: then, and the code already shown is coloured in one pass).
+        self.highlight = True
 
     def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
         """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
         line breaks are kept."""
-        style = self.colors.markdown()
+        style = replace(self.colors.markdown(), font=self.font, highlight=self.highlight)
         shown = head_of(text)
+        code = 0  # the fenced code blocks so far (their Copy links count them)
         for index, segment in enumerate(plan(shown)):
             if segment.table is not None:
                 cut = len(shown) < len(text) and segment.table.end >= len(shown.rstrip()) - 1
@@ -79,7 +85,14 @@ class BodyWriter:
                 continue
             if index:
                 cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            document = render_markdown(reveal_bidi(segment.text), style, keep_breaks=user)
+            document = render_markdown(
+                reveal_bidi(segment.text),
+                style,
+                keep_breaks=user,
+                code_id=event_id,
+                first_code=code,
+            )
+            code += document.code_blocks
             # The document starts with an empty block, which merges into the one at the
             # cursor (the label's, or the empty one just inserted).
             cursor.insertFragment(QTextDocumentFragment(document))

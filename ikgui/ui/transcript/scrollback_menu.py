@@ -12,6 +12,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor, QTextF
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.code_blocks import code_source, copy_link
 from ikgui.ui.transcript.markdown import is_safe_link
 from ikgui.ui.transcript.render_budget import table_at
 from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
@@ -31,6 +32,7 @@ class _View(Protocol):
     def copy(self) -> None: ...
     def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None: ...
     def _copy_item(self, event_id: int) -> None: ...
+    def copy_code(self, event_id: int, number: int) -> None: ...
     def _event(self, event_id: int) -> Event: ...
 
 
@@ -70,8 +72,11 @@ class MenuMixin:
 
     def _open_link(self: _View, url: QUrl) -> None:
         link = internal_link(url)
+        code = copy_link(url)
         if link is not None:
             self.open_viewer(*link)
+        elif code is not None:
+            self.copy_code(*code)
         elif is_safe_link(url):
             QDesktopServices.openUrl(url)
 
@@ -90,6 +95,15 @@ class MenuMixin:
             viewer = TableDialog(table_at(text, start), cast(QWidget, self))
         viewer.show()
         return viewer
+
+    def copy_code(self: _View, event_id: int, number: int) -> None:
+        """A code block's Copy link: that block's exact source to the clipboard."""
+        item = self._by_id.get(event_id)
+        if item is not None:
+            text = item.stream if item.stream is not None else copy_text(item.event)
+            source = code_source(text, number)
+            if source is not None:
+                QGuiApplication.clipboard().setText(source)
 
     def _copy_item(self: _View, event_id: int) -> None:
         item = self._by_id.get(event_id)

@@ -35,6 +35,7 @@ from ikgui.ui.transcript.scrollback_items import (
     mark_format,
     rule_format,
 )
+from ikgui.ui.transcript.selection import fragment_text
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
@@ -165,7 +166,7 @@ class ItemWriter:
         cursor = QTextCursor(self.document)
         cursor.setPosition(self.body_start(item))
         cursor.setPosition(item.frame.lastPosition(), _KEEP)
-        return cursor.selection().toPlainText().strip("\n")
+        return fragment_text(cursor.selection(), tables=False).strip("\n")
 
     def body_start(self, item: Item) -> int:
         first = item.frame.firstCursorPosition().block()

@@ -5,11 +5,15 @@ above right after that paint."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QScrollBar
 
 from ikgui.ui.first_paint import FirstPaint
+
+if TYPE_CHECKING:
+    from ikgui.ui.transcript.scrollback_render import ItemWriter
 
 PAGE_SIZE = 150
 #: Items laid out before the window's first paint: enough to fill a screen (more are
@@ -22,12 +26,15 @@ class _View(Protocol):
     _last: int
     _page: int
     _bottom_when_shown: bool
+    _writer: ItemWriter
 
     def has_later(self) -> bool: ...
     def load_earlier(self, count: int = PAGE_SIZE) -> int: ...
     def scroll_to_bottom(self) -> None: ...
     def verticalScrollBar(self) -> QScrollBar: ...
     def _fill_page(self) -> None: ...
+    def _highlight_code(self) -> None: ...
+    def document(self) -> QTextDocument: ...
 
 
 class StartMixin:
@@ -40,7 +47,15 @@ class StartMixin:
         """Until ``first_paint``, ``show_events`` lays out about a screenful; the rest of
         the last page is added above right after it."""
         self._page = FIRST_SCREEN
+        self._writer.body.highlight = False  # Pygments loads after the paint...
+        first_paint.then(self._highlight_code)  # ...and colours the code shown so far
         first_paint.then(self._fill_page)
+
+    def _highlight_code(self: _View) -> None:
+        from ikgui.ui.transcript.highlight import highlight_document
+
+        self._writer.body.highlight = True
+        highlight_document(self.document(), self._writer.colors.dark)
 
     def _fill_page(self: _View) -> None:
         self._page = PAGE_SIZE
