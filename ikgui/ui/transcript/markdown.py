@@ -288,4 +288,6 @@ def _space_out(document: QTextDocument, style: MarkdownStyle) -> None:
         table_format = table.format()
         table_format.setTopMargin(em * 0.5)
         table_format.setBottomMargin(em * 0.6)
+        table_format.setBorderBrush(style.border)
+        table_format.setCellPadding(max(table_format.cellPadding(), 3))
         table.setFormat(table_format)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QEvent, QMimeData, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
+    QResizeEvent,
     QShowEvent,
     QTextCursor,
     QTextFrame,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
 from ikgui.ui.transcript.markdown import SafeDocument
+from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
 from ikgui.ui.transcript.scrollback_items import Colors
 from ikgui.ui.transcript.scrollback_menu import MenuMixin
 from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
@@ -37,7 +39,7 @@ MAX_LOADED = 6 * PAGE_SIZE
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
 
-class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
+class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
@@ -60,6 +62,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         document.setUndoRedoEnabled(False)
         document.setDocumentMargin(14)
         self.setDocument(document)
+        self.setFont(body_font(self.text_size))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._open_link)
@@ -258,6 +261,11 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # The column first, so that Qt lays the document out once for the new width.
+        self.apply_column(event.size().width() - (self.width() - self.viewport().width()))
+        super().resizeEvent(event)
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._shown()
@@ -302,6 +310,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     # -- the document ------------------------------------------------------------------
     def _rebuild(self) -> None:
         self.document().clear()
+        self.apply_column()  # (clear() resets the margins)
         self._writer.style_gap(0)
         self._items = []
         self._by_id = {}
