@@ -135,10 +135,19 @@ def test_copying_a_table_gives_tab_separated_cells(view: ScrollbackView) -> None
     assert copied.startswith("Options:") and copied.endswith("Done")
 
 
-def test_highlighting_stops_at_its_budget(view: ScrollbackView, monkeypatch: Any) -> None:
+def test_code_past_the_budget_is_coloured_later(
+    view: ScrollbackView, qtbot: Any, monkeypatch: Any
+) -> None:
     monkeypatch.setattr(highlight, "HIGHLIGHT_LIMIT", 200)
     small = "def small(): pass"
     big = "\n".join(f"def f{i}(): pass" for i in range(40))
     view.show_events([reply(f"```python\n{small}\n```\n\n```python\n{big}\n```")])
     assert colour_at(view, "def small") is not None
+    assert colour_at(view, "def f0") is not None  # the budget's worth at once...
     assert colour_at(view, "def f39") is None
+    qtbot.waitUntil(lambda: colour_at(view, "def f39") is not None)  # ...the rest soon after
+    # A reply re-rendered meanwhile: the old jobs stop (they colour nothing stale).
+    view.show_events([reply(f"```python\n{big}\n```")])
+    view.show_events([reply("No code now.")])
+    qtbot.wait(50)
+    assert view.item_texts() == ["No code now."]

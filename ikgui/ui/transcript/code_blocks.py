@@ -85,16 +85,19 @@ def is_code_block(fmt: QTextBlockFormat) -> bool:
     return fmt.hasProperty(_FENCE) or fmt.hasProperty(_LANGUAGE)
 
 
-def code_runs(document: QTextDocument, sizes: list[int] | None = None) -> list[Run]:
-    """The code blocks of ``document`` in order (a change of language starts a new one).
+def code_runs(
+    document: QTextDocument, sizes: list[int] | None = None, start: int = 0, end: int = -1
+) -> list[Run]:
+    """The code blocks of ``document`` in order (a change of language starts a new one),
+    or of its part from ``start`` to ``end``.
 
     Qt's reader leaves no trace of where two fenced blocks of one language meet; given
     ``sizes`` (the line counts of the source's fenced blocks, :func:`fenced_blocks`),
     runs of fenced lines are split and numbered by them."""
     runs: list[Run] = []
     previous = -2
-    block = document.begin()
-    while block.isValid():
+    block = document.findBlock(start) if start else document.begin()
+    while block.isValid() and (end < 0 or block.position() <= end):
         fmt = block.blockFormat()
         if is_code_block(fmt) and not fmt.hasProperty(HEADER_PROPERTY):
             language = str(fmt.property(_LANGUAGE) or "")
@@ -269,10 +272,13 @@ def copy_link(url: QUrl) -> tuple[int, int] | None:
     return int(parts[0]), int(parts[1])
 
 
-def fenced_blocks(text: str) -> list[str]:
+def fenced_blocks(text: str, dedent: bool = True) -> list[str]:
     """The source of each fenced code block of ``text`` (Markdown), in order: the lines
-    between its fences, less the fence's indentation, exactly as written."""
+    between its fences, less the fence's indentation (unless not ``dedent``), exactly as
+    written."""
     blocks: list[str] = []
+    if "```" not in text and "~~~" not in text:
+        return blocks
     lines = text.split("\n")
     if len(lines) > 1 and not lines[-1]:
         del lines[-1]  # the text's final line end
@@ -292,7 +298,7 @@ def fenced_blocks(text: str) -> list[str]:
             stripped = content.strip()
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
                 break
-            body.append(_dedent(content, width))
+            body.append(_dedent(content, width) if dedent and width else content)
         blocks.append("\n".join(body))
     return blocks
 

@@ -9,6 +9,7 @@ not even local files), links other than http(s) lose their anchor, and code is s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
@@ -80,6 +81,8 @@ class SafeDocument(QTextDocument):
     code_blocks = 0
     #: The Markdown it was read from (by :func:`render_markdown`).
     source: str | None = None
+    #: Code left to colour later: (index among its code blocks, a highlight.Job).
+    pending: list[tuple[int, Any]] = []  # noqa: RUF012  (replaced, never mutated)
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         return None
@@ -240,13 +243,16 @@ def _style_blocks(
         _size_code(document, code_point_size(style.font))
     sizes = None
     if isinstance(document, SafeDocument) and document.source is not None:
-        sizes = [block.count("\n") + 1 for block in fenced_blocks(document.source)]
+        blocks = fenced_blocks(document.source, dedent=False)
+        sizes = [block.count("\n") + 1 for block in blocks]
         document.code_blocks = len(sizes)
     runs = frame_code_blocks(document, style.code_look(), sizes, code_id, first_code)
     if runs and style.highlight:
         from ikgui.ui.transcript.highlight import highlight_runs
 
-        highlight_runs(document, runs, style.dark)
+        left = highlight_runs(document, runs, style.dark)
+        if isinstance(document, SafeDocument):
+            document.pending = left
     _space_out(document, style)
 
 

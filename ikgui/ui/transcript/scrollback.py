@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
+from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.markdown import SafeDocument
 from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
 from ikgui.ui.transcript.scrollback_items import Colors
@@ -68,6 +69,8 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
         self.anchorClicked.connect(self._open_link)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._writer = ItemWriter(document, Colors.from_palette(self.palette()), self.font())
+        self._writer.late = LateHighlighter(document, self)
+        self._writer.alive = lambda item: self._by_id.get(item.event.id) is item
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------

@@ -9,6 +9,7 @@ scrollback handles itself; they never reach ``QDesktopServices``.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
@@ -20,6 +21,7 @@ from PySide6.QtGui import (
 )
 
 from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.transcript.code_blocks import code_runs
 from ikgui.ui.transcript.markdown import monospace_family, render_markdown
 from ikgui.ui.transcript.render_budget import Segment, head_of, plan
 from ikgui.ui.transcript.scrollback_items import Colors, blend
@@ -71,6 +73,8 @@ class BodyWriter:
         #: Whether code is coloured (not until the window's first paint: Pygments loads
         #: then, and the code already shown is coloured in one pass).
         self.highlight = True
+        #: Code left to colour (``highlight.Job``), taken by the item writer.
+        self.pending: list[Any] = []
 
     def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
         """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
@@ -95,7 +99,14 @@ class BodyWriter:
             code += document.code_blocks
             # The document starts with an empty block, which merges into the one at the
             # cursor (the label's, or the empty one just inserted).
+            start = cursor.position()
             cursor.insertFragment(QTextDocumentFragment(document))
+            if document.pending:  # code to colour later: where it is now
+                runs = code_runs(cursor.document(), start=start, end=cursor.position())
+                for number, job in document.pending:
+                    if number < len(runs):
+                        job.first = runs[number].first
+                        self.pending.append(job)
         self.more(cursor, text, len(shown), event_id, reply=not user)
 
     def plain(

@@ -7,7 +7,9 @@ no HTML is ever inserted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import (
     QFont,
@@ -36,6 +38,9 @@ from ikgui.ui.transcript.scrollback_items import (
     rule_format,
 )
 from ikgui.ui.transcript.selection import fragment_text
+
+if TYPE_CHECKING:
+    from ikgui.ui.transcript.highlight import LateHighlighter
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
@@ -76,6 +81,10 @@ class ItemWriter:
     def __init__(self, document: QTextDocument, colors: Colors, font: QFont) -> None:
         self.document = document
         self.body = BodyWriter(colors, font)
+        #: Colours code left over by the render (set by the view, with ``alive``: whether
+        #: an item is still shown).
+        self.late: LateHighlighter | None = None
+        self.alive: Callable[[Item], bool] = lambda item: False
 
     @property
     def colors(self) -> Colors:
@@ -111,6 +120,12 @@ class ItemWriter:
             item.shown = min(len(event.content), STREAM_LIMIT)
         if display.role != "mark":
             self._fill(cursor, item, display)
+        if self.body.pending:  # code left to colour: from the event loop, while it lasts
+            jobs, self.body.pending = self.body.pending, []
+            if self.late is not None:
+                for job in jobs:
+                    job.alive = partial(self.alive, item)
+                self.late.add(jobs)
         self.style_gap(frame.lastPosition() + 1)
         return item
 

@@ -5,6 +5,7 @@ above right after that paint."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtGui import QTextDocument
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import QScrollBar
 from ikgui.ui.first_paint import FirstPaint
 
 if TYPE_CHECKING:
-    from ikgui.ui.transcript.scrollback_render import ItemWriter
+    from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
 
 PAGE_SIZE = 150
 #: Items laid out before the window's first paint: enough to fill a screen (more are
@@ -27,6 +28,7 @@ class _View(Protocol):
     _page: int
     _bottom_when_shown: bool
     _writer: ItemWriter
+    _items: list[Item]
 
     def has_later(self) -> bool: ...
     def load_earlier(self, count: int = PAGE_SIZE) -> int: ...
@@ -52,10 +54,15 @@ class StartMixin:
         first_paint.then(self._fill_page)
 
     def _highlight_code(self: _View) -> None:
-        from ikgui.ui.transcript.highlight import highlight_document
+        from ikgui.ui.transcript.highlight import highlight_frames, warm_up
 
-        self._writer.body.highlight = True
-        highlight_document(self.document(), self._writer.colors.dark)
+        writer = self._writer
+        writer.body.highlight = True
+        warm_up(writer.colors.dark)
+        frames = [(item.frame, partial(writer.alive, item)) for item in self._items]
+        left = highlight_frames(self.document(), frames, writer.colors.dark)
+        if writer.late is not None:
+            writer.late.add(left)
 
     def _fill_page(self: _View) -> None:
         self._page = PAGE_SIZE
