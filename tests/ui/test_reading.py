@@ -122,5 +122,10 @@ async def test_ctrl_plus_enlarges_the_text_and_the_size_survives_a_restart(
         qtbot.keyClick(view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
         assert view.font().pointSizeF() == normal
         assert load_settings(home / "config.toml").text_size == 100
+        dialog = win.open_settings("general")  # Settings → General → Text size
+        dialog.general_page.text_size_spin.setValue(150)
+        dialog.save()
+        assert view.text_size == 150 and view.font().pointSizeF() > normal * 1.4
+        assert load_settings(home / "config.toml").text_size == 150
     finally:
         await closed(win)

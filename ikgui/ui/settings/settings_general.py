@@ -60,6 +60,8 @@ class GeneralPage(QWidget):
         self.text_size_spin.setSingleStep(TEXT_SIZE_STEP)
         self.text_size_spin.setSuffix(" %")
         self.text_size_spin.setValue(settings.text_size)
+        self.text_size_spin.setMinimumHeight(self.theme_combo.sizeHint().height())
+        self.text_size_spin.setMaximumWidth(140)
 
         chosen = next((d.id for d in providers() if d.original == settings.default_provider), None)
         fill_provider_combo(self.provider_combo, providers(), None)
