@@ -141,7 +141,7 @@ def test_code_past_the_budget_is_coloured_later(
     monkeypatch.setattr(highlight, "HIGHLIGHT_LIMIT", 200)
     small = "def small(): pass"
     big = "\n".join(f"def f{i}(): pass" for i in range(40))
-    view.show_events([reply(f"```python\n{small}\n```\n\n```python\n{big}\n```")])
+    view.append_event(reply(f"```python\n{small}\n```\n\n```python\n{big}\n```"))
     assert colour_at(view, "def small") is not None
     assert colour_at(view, "def f0") is not None  # the budget's worth at once...
     assert colour_at(view, "def f39") is None
@@ -151,3 +151,15 @@ def test_code_past_the_budget_is_coloured_later(
     view.show_events([reply("No code now.")])
     qtbot.wait(50)
     assert view.item_texts() == ["No code now."]
+
+
+def test_a_page_of_code_shows_at_once_and_is_coloured_from_the_bottom(
+    view: ScrollbackView, qtbot: Any
+) -> None:
+    highlight.lexer_for("python")  # (Pygments loaded: the slice is not spent importing)
+    body = "\n".join(f"    value_{i} = compute({i})  # step {i}" for i in range(40))
+    events = [reply(f"```python\ndef item_{n}():\n{body}\n```", n) for n in range(1, 61)]
+    view.show_events(events)
+    assert colour_at(view, "def item_60") is not None  # the bottom: in the first slice
+    assert colour_at(view, "def item_1(") is None  # the top: later, from the event loop
+    qtbot.waitUntil(lambda: colour_at(view, "def item_1(") is not None, timeout=20_000)

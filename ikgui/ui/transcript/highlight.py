@@ -176,44 +176,56 @@ def highlight_runs(
 def highlight_frames(
     document: QTextDocument, frames: Iterable[tuple[QTextFrame, Callable[[], bool]]], dark: bool
 ) -> list[Job]:
-    """Colour the code of each frame (the transcript's items, after a start-up that left
-    them plain) at once up to the limit; returns the rest, each job knowing whether its
-    frame is still there by the callable paired with the frame."""
+    """Jobs colouring the code of each frame (the transcript's items, after a start-up
+    that left them plain), each knowing whether its frame is still there by the callable
+    paired with the frame; for :class:`LateHighlighter`."""
     left = []
     for frame, alive in frames:
         runs = code_runs(document, start=frame.firstPosition(), end=frame.lastPosition())
-        for _, job in highlight_runs(document, runs, dark):
+        for _, job in highlight_runs(document, runs, dark, limit=0):
             job.alive = alive
             left.append(job)
     return left
 
 
 class LateHighlighter(QObject):
-    """Colours what was left of code blocks, a slice at a time, from the event loop."""
+    """Colours what was left of code blocks, a slice at a time, from the event loop: the
+    batch added last first (the items at the bottom of a page inserted in order), each
+    batch's blocks in order."""
 
     def __init__(self, document: QTextDocument, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.document = document
-        self.jobs: list[Job] = []
+        self.batches: list[list[Job]] = []
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.step)
 
+    @property
+    def jobs(self) -> list[Job]:
+        return [job for batch in self.batches for job in batch]
+
     def add(self, jobs: Iterable[Job]) -> None:
-        self.jobs.extend(jobs)
-        if self.jobs and not self._timer.isActive():
+        batch = list(jobs)
+        if batch:
+            self.batches.append(batch)
+        if self.batches and not self._timer.isActive():
             self._timer.start()
 
     def step(self) -> None:
+        """One slice of :data:`SLICE_MS`."""
         deadline = perf_counter() + SLICE_MS / 1000
         cursor = QTextCursor(self.document)
         cursor.beginEditBlock()
         try:
-            while self.jobs and perf_counter() < deadline:
-                job = self.jobs[0]
+            while self.batches and perf_counter() < deadline:
+                batch = self.batches[-1]
+                job = batch[0]
                 if not job.alive() or job.advance(cursor, lambda: perf_counter() >= deadline):
-                    self.jobs.pop(0)
+                    batch.pop(0)
+                    if not batch:
+                        self.batches.pop()
         finally:
             cursor.endEditBlock()
-        if not self.jobs:
+        if not self.batches:
             self._timer.stop()

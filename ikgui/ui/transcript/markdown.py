@@ -55,7 +55,8 @@ __all__ = ["is_code_block", "monospace_family"]  # (re-exported: their home is c
 class MarkdownStyle:
     """Colours for code, links and quotes; the scrollback derives them from its palette.
     With a ``font`` (the body's), code is sized to it; ``dark`` picks the colours of
-    code, which is coloured only with ``highlight``."""
+    code, which is coloured only with ``highlight`` (at once up to ``highlight_limit``
+    characters, the rest later)."""
 
     background: QColor
     border: QColor
@@ -65,6 +66,7 @@ class MarkdownStyle:
     font: QFont | None = None
     dark: bool = False
     highlight: bool = True
+    highlight_limit: int | None = None
 
     def code_look(self) -> CodeLook:
         return CodeLook(
@@ -250,7 +252,7 @@ def _style_blocks(
     if runs and style.highlight:
         from ikgui.ui.transcript.highlight import highlight_runs
 
-        left = highlight_runs(document, runs, style.dark)
+        left = highlight_runs(document, runs, style.dark, style.highlight_limit)
         if isinstance(document, SafeDocument):
             document.pending = left
     _space_out(document, style)

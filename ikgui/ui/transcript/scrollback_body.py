@@ -73,13 +73,20 @@ class BodyWriter:
         #: Whether code is coloured (not until the window's first paint: Pygments loads
         #: then, and the code already shown is coloured in one pass).
         self.highlight = True
+        #: Characters of code coloured at once (``None``: the highlighter's default).
+        self.highlight_limit: int | None = None
         #: Code left to colour (``highlight.Job``), taken by the item writer.
         self.pending: list[Any] = []
 
     def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
         """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
         line breaks are kept."""
-        style = replace(self.colors.markdown(), font=self.font, highlight=self.highlight)
+        style = replace(
+            self.colors.markdown(),
+            font=self.font,
+            highlight=self.highlight,
+            highlight_limit=self.highlight_limit,
+        )
         shown = head_of(text)
         code = 0  # the fenced code blocks so far (their Copy links count them)
         for index, segment in enumerate(plan(shown)):

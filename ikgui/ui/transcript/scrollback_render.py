@@ -85,6 +85,7 @@ class ItemWriter:
         #: an item is still shown).
         self.late: LateHighlighter | None = None
         self.alive: Callable[[Item], bool] = lambda item: False
+        self._inserting: list[Item] = []
 
     @property
     def colors(self) -> Colors:
@@ -124,7 +125,7 @@ class ItemWriter:
             jobs, self.body.pending = self.body.pending, []
             if self.late is not None:
                 for job in jobs:
-                    job.alive = partial(self.alive, item)
+                    job.alive = partial(self._alive, item)
                 self.late.add(jobs)
         self.style_gap(frame.lastPosition() + 1)
         return item
@@ -132,15 +133,25 @@ class ItemWriter:
     def insert_many(self, position: int, events: Sequence[Event]) -> list[Item]:
         """Items for ``events`` in order from ``position``, laid out once at the end."""
         items: list[Item] = []
+        self._inserting = items
         self.document.setLayoutEnabled(False)
+        self.body.highlight_limit = 0  # code is coloured after, the last items first
         try:
             for event in events:
                 item = self.insert(position, event)
                 items.append(item)
                 position = item.frame.lastPosition() + 1
+            if self.late is not None:
+                self.late.step()  # one slice now: what shows at the bottom
         finally:
+            self._inserting = []
+            self.body.highlight_limit = None
             self.document.setLayoutEnabled(True)
         return items
+
+    def _alive(self, item: Item) -> bool:
+        """Whether an item is still shown (or being inserted)."""
+        return item in self._inserting or self.alive(item)
 
     def remove(self, first: Item, last: Item | None = None) -> int:
         """Delete the frames from ``first`` to ``last`` (default: just ``first``);
