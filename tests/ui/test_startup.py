@@ -152,7 +152,8 @@ async def test_the_rest_of_the_last_page_follows_the_first_paint(
         assert bar.maximum() > 0 and bar.value() == bar.maximum()
         keyword = win.scrollback.document().find("def " + CODE[4:9])
         keyword.setPosition(keyword.selectionStart() + 2)
-        assert keyword.charFormat().hasProperty(QTextFormat.Property.ForegroundBrush)
+        coloured = QTextFormat.Property.ForegroundBrush
+        qtbot.waitUntil(lambda: keyword.charFormat().hasProperty(coloured))  # after the paint
     finally:
         await closed(win)
 

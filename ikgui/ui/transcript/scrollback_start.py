@@ -59,10 +59,10 @@ class StartMixin:
         writer = self._writer
         writer.body.highlight = True
         warm_up(writer.colors.dark)
-        frames = [(item.frame, partial(writer.alive, item)) for item in self._items]
-        left = highlight_frames(self.document(), frames, writer.colors.dark)
-        if writer.late is not None:
-            writer.late.add(left)
+        for item in self._items:  # one batch each: the last item is coloured first
+            frame = [(item.frame, partial(writer.alive, item))]
+            if writer.late is not None:
+                writer.late.add(highlight_frames(self.document(), frame, writer.colors.dark))
 
     def _fill_page(self: _View) -> None:
         self._page = PAGE_SIZE
