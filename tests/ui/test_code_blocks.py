@@ -163,3 +163,13 @@ def test_a_page_of_code_shows_at_once_and_is_coloured_from_the_bottom(
     assert colour_at(view, "def item_60") is not None  # the bottom: in the first slice
     assert colour_at(view, "def item_1(") is None  # the top: later, from the event loop
     qtbot.waitUntil(lambda: colour_at(view, "def item_1(") is not None, timeout=20_000)
+
+
+def test_a_table_right_after_code_keeps_its_header_cell(view: ScrollbackView) -> None:
+    view.show_events([reply("```\nx\n```\n\n| Option | Meaning |\n|---|---|\n| a | b |")])
+    cursor = found(view, "Option")
+    table = cursor.currentTable()
+    assert table is not None
+    cell = table.cellAt(0, 0)
+    assert cell.firstCursorPosition().block().text() == "Option"  # no empty line above
+    assert cursor.charFormat().fontWeight() == 700  # bold like the other header cells

@@ -293,9 +293,26 @@ def _space_out(document: QTextDocument, style: MarkdownStyle) -> None:
             tables.append(table)
         block = block.next()
     for table in tables:
+        _mend_header(table)
         table_format = table.format()
         table_format.setTopMargin(em * 0.5)
         table_format.setBottomMargin(em * 0.6)
         table_format.setBorderBrush(style.border)
         table_format.setCellPadding(max(table_format.cellPadding(), 3))
         table.setFormat(table_format)
+
+
+def _mend_header(table: QTextTable) -> None:
+    """Qt's reader, given a table right after a code block, starts the first header cell
+    with an empty bold line and puts the cell's text in plain on the next: mend it."""
+    cell = table.cellAt(0, 0)
+    first = cell.firstCursorPosition().block()
+    following = first.next()
+    if first.text() or not following.isValid() or following.position() > cell.lastPosition():
+        return
+    cursor = QTextCursor(first)
+    cursor.deleteChar()  # the line break: the text moves up
+    cursor.setPosition(cell.lastPosition(), _KEEP)
+    bold = QTextCharFormat()
+    bold.setFontWeight(QFont.Weight.Bold)
+    cursor.mergeCharFormat(bold)
