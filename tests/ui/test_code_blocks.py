@@ -88,6 +88,9 @@ def test_copy_puts_the_exact_source_on_the_clipboard(view: ScrollbackView, qtbot
         point = view.cursorRect(link).center()
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
         assert QGuiApplication.clipboard().text() == expected
+        assert "Copied" in found(view, language).block().text()  # for a moment
+    qtbot.waitUntil(lambda: "Copied" not in view.document().toPlainText(), timeout=3000)
+    assert found(view, "python").block().text().endswith("Copy")
 
 
 def test_fenced_sources_are_found_as_written() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -33,6 +33,8 @@ from ikgui.domain.safetext import one_line
 
 COPY_SCHEME = "ikgui-copy"
 COPY_LABEL = "Copy"
+#: What the link says for a moment after a click.
+COPIED_LABEL = "Copied ✓"
 #: The label of a block without a language.
 NO_LANGUAGE = "code"
 #: Block property of a code block's header line (copying a selection leaves it out).
@@ -313,3 +315,30 @@ def code_source(text: str, number: int) -> str | None:
     """The exact source of the ``number``-th fenced block of ``text``, if there is one."""
     blocks = fenced_blocks(text)
     return blocks[number] if 0 <= number < len(blocks) else None
+
+
+def relabel_copy(document: QTextDocument, href: str, label: str) -> bool:
+    """Show ``label`` as the text of the Copy link ``href`` (e.g. "Copied" for a moment);
+    ``False`` if the link is no longer in ``document``."""
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().hasProperty(HEADER_PROPERTY):
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                fmt = fragment.charFormat()
+                if fmt.isAnchor() and fmt.anchorHref() == href:
+                    cursor = QTextCursor(document)
+                    cursor.setPosition(fragment.position())
+                    cursor.setPosition(fragment.position() + fragment.length(), _KEEP)
+                    cursor.insertText(label, fmt)
+                    return True
+                it += 1
+        block = block.next()
+    return False
+
+
+def show_copied(document: QTextDocument, href: str, ms: int = 1500) -> None:
+    """The Copy link ``href`` says "Copied ✓" for ``ms`` milliseconds."""
+    if relabel_copy(document, href, COPIED_LABEL):
+        QTimer.singleShot(ms, document, lambda: relabel_copy(document, href, COPY_LABEL))

@@ -8,11 +8,17 @@ from __future__ import annotations
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QPoint, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor, QTextFrame
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QTextCursor,
+    QTextDocument,
+    QTextFrame,
+)
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.ui.transcript.code_blocks import code_source, copy_link
+from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.markdown import is_safe_link
 from ikgui.ui.transcript.render_budget import table_at
 from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
@@ -28,6 +34,7 @@ class _View(Protocol):
     retry_requested: Any
 
     def textCursor(self) -> QTextCursor: ...
+    def document(self) -> QTextDocument: ...
     def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
     def copy(self) -> None: ...
     def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None: ...
@@ -104,6 +111,7 @@ class MenuMixin:
             source = code_source(text, number)
             if source is not None:
                 QGuiApplication.clipboard().setText(source)
+                show_copied(self.document(), f"{COPY_SCHEME}:{event_id}/{number}")
 
     def _copy_item(self: _View, event_id: int) -> None:
         item = self._by_id.get(event_id)
