@@ -16,6 +16,9 @@ from ikgui.domain.settings import (
     PROVIDER_KINDS,
     REPLY_BYTES,
     REPLY_SECONDS,
+    TEXT_SIZE_DEFAULT,
+    TEXT_SIZE_MAX,
+    TEXT_SIZE_MIN,
     THEMES,
     AgentSettings,
     Price,
@@ -32,6 +35,7 @@ EXAMPLE = """\
 provider = "ollama"
 # model = "llama3.2"
 # agent = "coder"
+# text_size = 100   # the transcript's text, in percent (also Ctrl+= / Ctrl+- / Ctrl+0)
 
 [providers.ollama]
 kind = "ollama"
@@ -228,6 +232,7 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
         problems.add(
             f"defaults.theme must be system, light or dark (got {theme!r})", "defaults", "theme"
         )
+    _load_text_size(section.get("text_size", TEXT_SIZE_DEFAULT), settings, problems)
     settings.default_model = _str(section.get("model"))
     agent = _str(section.get("agent"))
     if agent is not None:
@@ -235,6 +240,19 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
             settings.default_agent = agent
         else:
             problems.add(f"defaults.agent '{agent}' is not a configured agent", "defaults", "agent")
+
+
+def _load_text_size(value: Any, settings: Settings, problems: _Problems) -> None:
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if whole and TEXT_SIZE_MIN <= value <= TEXT_SIZE_MAX:
+        settings.text_size = value
+        return
+    problems.add(
+        f"defaults.text_size must be a whole percentage from {TEXT_SIZE_MIN} to "
+        f"{TEXT_SIZE_MAX} (got {value!r})",
+        "defaults",
+        "text_size",
+    )
 
 
 def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
@@ -284,6 +302,8 @@ def _document(settings: Settings) -> dict[str, Any]:
         defaults["agent"] = settings.default_agent
     if settings.theme != "system":
         defaults["theme"] = settings.theme
+    if settings.text_size != TEXT_SIZE_DEFAULT:
+        defaults["text_size"] = settings.text_size
     providers: dict[str, Any] = {}
     for name, provider in settings.providers.items():
         body: dict[str, Any] = {"kind": provider.kind, "base_url": provider.base_url}

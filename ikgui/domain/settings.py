@@ -10,6 +10,12 @@ DEFAULT_PROVIDER = "ollama"
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
 REPLY_SECONDS = 30 * 60.0
 REPLY_BYTES = 20_000_000
+#: The transcript's text size, in percent of its normal size: the default, the range and
+#: the step of Ctrl+= and Ctrl+-.
+TEXT_SIZE_DEFAULT = 100
+TEXT_SIZE_MIN = 70
+TEXT_SIZE_MAX = 200
+TEXT_SIZE_STEP = 10
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,15 @@ class Price:
     output: float
 
 
+def stepped_text_size(size: int, steps: int) -> int:
+    """``size`` moved by ``steps`` steps of ``TEXT_SIZE_STEP``, within the range (0 steps:
+    back to the default)."""
+    if steps == 0:
+        return TEXT_SIZE_DEFAULT
+    moved = (size // TEXT_SIZE_STEP + steps) * TEXT_SIZE_STEP
+    return max(TEXT_SIZE_MIN, min(TEXT_SIZE_MAX, moved))
+
+
 def default_providers() -> dict[str, ProviderSettings]:
     return {"ollama": ProviderSettings("ollama", "ollama", DEFAULT_OLLAMA_URL)}
 
@@ -49,6 +64,8 @@ class Settings:
     prices: dict[str, Price] = field(default_factory=dict)
     #: The window's theme: follow the system, or force light or dark.
     theme: str = "system"
+    #: The transcript's text size in percent (``[defaults] text_size``).
+    text_size: int = TEXT_SIZE_DEFAULT
     #: The longest one reply may stream, and the most it may hold ([limits]).
     reply_seconds: float = REPLY_SECONDS
     reply_bytes: int = REPLY_BYTES

@@ -41,7 +41,7 @@ from ikgui.ui.prompt.panel_controller import WorkingPromptController
 from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
 from ikgui.ui.unsaved import UnsavedIndicator
-from ikgui.ui.window.actions import WindowActions
+from ikgui.ui.window.actions import TextZoom, WindowActions
 from ikgui.ui.window.chrome import ChromePresenter
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         self.commands = WindowCommands(self)
         self.prompt_panel = WorkingPromptController(self)
         self.dialogs = WindowDialogs(self)
+        self.text_zoom = TextZoom(self)
         self._connect()
         self.unsaved = UnsavedIndicator(self)
         self._restore_layout()

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QTextFormat
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation, Event
@@ -32,6 +33,7 @@ LAZY = (
     "ikgui.domain.demo",
     "PySide6.QtNetwork",
     "importlib.resources",
+    "pygments",
 )
 
 #: ``ikgui`` as a user starts it (``ikgui.__main__.main``), reporting at the window's
@@ -90,6 +92,9 @@ sys.exit(main())
 """
 
 
+CODE = "def shown(): return 1"
+
+
 def make_home(home: Path, messages: int) -> str:
     """A home whose database holds a conversation of ``messages`` messages; returns the
     last message's text."""
@@ -105,7 +110,10 @@ def make_home(home: Path, messages: int) -> str:
         )
         for number in range(messages):
             kind = "user" if number % 2 == 0 else "assistant"
-            store.append_event("chat-long", kind, f"message {number}\n\nwith *a* paragraph")
+            text = f"message {number}\n\nwith *a* paragraph"
+            if number == messages - 3:  # code on the first screen: coloured after the paint
+                text = f"message {number}\n\n```python\n{CODE}\n```"
+            store.append_event("chat-long", kind, text)
     finally:
         store.close()
     return f"message {messages - 1}\nwith a paragraph"
@@ -142,6 +150,10 @@ async def test_the_rest_of_the_last_page_follows_the_first_paint(
         assert texts[0] == f"message {400 - PAGE_SIZE}\nwith a paragraph"
         bar = win.scrollback.verticalScrollBar()
         assert bar.maximum() > 0 and bar.value() == bar.maximum()
+        keyword = win.scrollback.document().find("def " + CODE[4:9])
+        keyword.setPosition(keyword.selectionStart() + 2)
+        coloured = QTextFormat.Property.ForegroundBrush
+        qtbot.waitUntil(lambda: keyword.charFormat().hasProperty(coloured))  # after the paint
     finally:
         await closed(win)
 

@@ -144,6 +144,7 @@ class SettingsDialog(QDialog):
             agents=self.agents_page.agents(),
             prices=self.prices_page.prices(),
             theme=self.general_page.theme(),
+            text_size=self.general_page.text_size(),
             # Not edited here: kept as config.toml has them.
             reply_seconds=self._settings.reply_seconds,
             reply_bytes=self._settings.reply_bytes,

@@ -1,12 +1,21 @@
-"""The Settings dialog's General page: default provider, model and agent, and the theme."""
+"""The Settings dialog's General page: default provider, model and agent, the theme and
+the text size."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QComboBox, QLabel, QLineEdit, QSpacerItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QSpacerItem,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ikgui.domain.settings import Settings
+from ikgui.domain.settings import TEXT_SIZE_MAX, TEXT_SIZE_MIN, TEXT_SIZE_STEP, Settings
 from ikgui.ui.settings.settings_agents import fill_provider_combo
 from ikgui.ui.settings.settings_common import Issue, add_row, form_layout, label, named
 from ikgui.ui.settings.settings_drafts import AgentDraft, ProviderDraft
@@ -46,6 +55,13 @@ class GeneralPage(QWidget):
         for value, text in THEME_LABELS.items():
             self.theme_combo.addItem(text, value)
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(theme)))
+        self.text_size_spin = named(QSpinBox(), "textSize")
+        self.text_size_spin.setRange(TEXT_SIZE_MIN, TEXT_SIZE_MAX)
+        self.text_size_spin.setSingleStep(TEXT_SIZE_STEP)
+        self.text_size_spin.setSuffix(" %")
+        self.text_size_spin.setValue(settings.text_size)
+        self.text_size_spin.setMinimumHeight(self.theme_combo.sizeHint().height())
+        self.text_size_spin.setMaximumWidth(140)
 
         chosen = next((d.id for d in providers() if d.original == settings.default_provider), None)
         fill_provider_combo(self.provider_combo, providers(), None)
@@ -63,6 +79,10 @@ class GeneralPage(QWidget):
         form.addItem(QSpacerItem(0, 12))
         form.addRow(_heading("Appearance"))
         add_row(form, "&Theme", self.theme_combo)
+        add_row(form, "Te&xt size", self.text_size_spin)
+        form.addRow(
+            "", label("The conversation's text; also Ctrl+= and Ctrl+- (Ctrl+0: 100 %).", "hint")
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addLayout(form)
@@ -100,6 +120,9 @@ class GeneralPage(QWidget):
 
     def theme(self) -> str:
         return str(self.theme_combo.currentData())
+
+    def text_size(self) -> int:
+        return self.text_size_spin.value()
 
     def issues(self) -> list[Issue]:
         return []

@@ -9,19 +9,28 @@ not even local files), links other than http(s) lose their anchor, and code is s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QColor,
-    QFontDatabase,
+    QFont,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
     QTextFragment,
-    QTextFrameFormat,
-    QTextLength,
+    QTextTable,
+)
+
+from ikgui.ui.transcript.code_blocks import (
+    CodeLook,
+    code_point_size,
+    fenced_blocks,
+    frame_code_blocks,
+    is_code_block,
+    monospace_family,
 )
 
 SAFE_SCHEMES = frozenset({"http", "https"})
@@ -39,25 +48,43 @@ def is_safe_link(url: QUrl | str) -> bool:
     return url.isValid() and url.scheme().lower() in SAFE_SCHEMES and bool(url.host())
 
 
+__all__ = ["is_code_block", "monospace_family"]  # (re-exported: their home is code_blocks)
+
+
 @dataclass(frozen=True)
 class MarkdownStyle:
-    """Colours for code, links and quotes; the scrollback derives them from its palette."""
+    """Colours for code, links and quotes; the scrollback derives them from its palette.
+    With a ``font`` (the body's), code is sized to it; ``dark`` picks the colours of
+    code, which is coloured only with ``highlight`` (at once up to ``highlight_limit``
+    characters, the rest later)."""
 
     background: QColor
     border: QColor
     link: QColor
     quote: QColor
+    label: QColor | None = None
+    font: QFont | None = None
+    dark: bool = False
+    highlight: bool = True
+    highlight_limit: int | None = None
 
-
-def is_code_block(fmt: QTextBlockFormat) -> bool:
-    """Fenced and indented code alike (Qt marks both with a code language, maybe empty)."""
-    return fmt.hasProperty(QTextFormat.Property.BlockCodeFence) or fmt.hasProperty(
-        QTextFormat.Property.BlockCodeLanguage
-    )
+    def code_look(self) -> CodeLook:
+        return CodeLook(
+            self.background, self.border, self.label or self.quote, self.link, self.font
+        )
 
 
 class SafeDocument(QTextDocument):
-    """A document that loads no resource at all (no network, no files, no data: URLs)."""
+    """A document that loads no resource at all (no network, no files, no data: URLs).
+
+    ``code_blocks``: how many fenced code blocks it holds, once rendered (their Copy
+    links are numbered from the ``first_code`` given to :func:`render_markdown`)."""
+
+    code_blocks = 0
+    #: The Markdown it was read from (by :func:`render_markdown`).
+    source: str | None = None
+    #: Code left to colour later: (index among its code blocks, a highlight.Job).
+    pending: list[tuple[int, Any]] = []  # noqa: RUF012  (replaced, never mutated)
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         return None
@@ -85,9 +112,18 @@ def hard_breaks(text: str) -> str:
 
 
 def render_markdown(
-    text: str, style: MarkdownStyle | None = None, *, keep_breaks: bool = False
-) -> QTextDocument:
+    text: str,
+    style: MarkdownStyle | None = None,
+    *,
+    keep_breaks: bool = False,
+    code_id: int | None = None,
+    first_code: int = 0,
+) -> SafeDocument:
     """``text`` as a sanitised document whose first block is empty.
+
+    With a ``style``, code blocks get a header with their language and (given the
+    ``code_id`` of the item) a Copy link ``ikgui-copy:<code_id>/<n>``, ``n`` counting the
+    fenced blocks from ``first_code``.
 
     The empty first block lets a caller insert the document as a fragment after other
     text (a role label) without the fragment's first block losing its format (Qt merges
@@ -95,8 +131,9 @@ def render_markdown(
     """
     document = SafeDocument()
     document.setUndoRedoEnabled(False)
-    document.setMarkdown(hard_breaks(text) if keep_breaks else text, _FEATURES)
-    sanitize(document, style)
+    document.source = hard_breaks(text) if keep_breaks else text
+    document.setMarkdown(document.source, _FEATURES)
+    sanitize(document, style, code_id=code_id, first_code=first_code)
     cursor = QTextCursor(document)
     cursor.insertBlock(cursor.blockFormat(), cursor.charFormat())
     cursor.movePosition(QTextCursor.MoveOperation.Start)
@@ -141,16 +178,17 @@ def _scan(document: QTextDocument) -> _Found:
     return found
 
 
-def sanitize(document: QTextDocument, style: MarkdownStyle | None = None) -> None:
+def sanitize(
+    document: QTextDocument,
+    style: MarkdownStyle | None = None,
+    *,
+    code_id: int | None = None,
+    first_code: int = 0,
+) -> None:
     """Make ``document`` inert: no images, only http(s) links; with a ``style``, colour
-    links and quotes and put code on a subtle background."""
+    links and quotes, frame and colour code and space out headings, tables and code."""
     found = _scan(document)
-    replacements, anchors, code_spans, quotes = (
-        found.replacements,
-        found.anchors,
-        found.code_spans,
-        found.quotes,
-    )
+    anchors, code_spans, quotes = found.anchors, found.code_spans, found.quotes
     cursor = QTextCursor(document)
     # One edit block: Qt then handles each change in O(1) instead of re-scanning the
     # block (2,000 code spans in one paragraph took 1.2 s one by one, 60 ms together).
@@ -184,9 +222,11 @@ def sanitize(document: QTextDocument, style: MarkdownStyle | None = None) -> Non
             cursor.setPosition(start + length, _KEEP)
             fmt = QTextCharFormat()
             fmt.setBackground(style.background)
+            if style.font is not None:
+                fmt.setFontPointSize(code_point_size(style.font))
             cursor.mergeCharFormat(fmt)
     # Replace from the end so earlier positions stay valid.
-    for start, length, label in reversed(replacements):
+    for start, length, label in reversed(found.replacements):
         cursor.setPosition(start)
         cursor.setPosition(start + length, _KEEP)
         plain = QTextCharFormat()
@@ -194,69 +234,85 @@ def sanitize(document: QTextDocument, style: MarkdownStyle | None = None) -> Non
         cursor.insertText(label, plain)
     cursor.endEditBlock()
     if style is not None:
-        _frame_code_blocks(document, style)
+        _style_blocks(document, style, code_id, first_code)
 
 
-def _frame_code_blocks(document: QTextDocument, style: MarkdownStyle) -> None:
-    """Put each run of code blocks in a padded frame with a subtle background."""
-    runs: list[list[QTextBlockFormat]] = []
-    starts: list[int] = []
-    previous = -2
+def _style_blocks(
+    document: QTextDocument, style: MarkdownStyle, code_id: int | None, first_code: int
+) -> None:
+    """Code in framed, headed blocks (coloured), and room above headings and tables."""
+    if style.font is not None:
+        _size_code(document, code_point_size(style.font))
+    sizes = None
+    if isinstance(document, SafeDocument) and document.source is not None:
+        blocks = fenced_blocks(document.source, dedent=False)
+        sizes = [block.count("\n") + 1 for block in blocks]
+        document.code_blocks = len(sizes)
+    runs = frame_code_blocks(document, style.code_look(), sizes, code_id, first_code)
+    if runs and style.highlight:
+        from ikgui.ui.transcript.highlight import highlight_runs
+
+        left = highlight_runs(document, runs, style.dark, style.highlight_limit)
+        if isinstance(document, SafeDocument):
+            document.pending = left
+    _space_out(document, style)
+
+
+def _size_code(document: QTextDocument, size: float) -> None:
+    """Code blocks in ``size`` points (Qt's reader gives them the system's fixed font
+    size, which would ignore the text size setting)."""
+    fmt = QTextCharFormat()
+    fmt.setFontPointSize(size)
+    cursor = QTextCursor(document)
+    cursor.beginEditBlock()
     block = document.begin()
     while block.isValid():
         if is_code_block(block.blockFormat()):
-            if block.blockNumber() != previous + 1:
-                runs.append([])
-                starts.append(block.position())
-            runs[-1].append(block.blockFormat())
-            previous = block.blockNumber()
+            cursor.setPosition(block.position())
+            cursor.setPosition(block.position() + block.length() - 1, _KEEP)
+            cursor.mergeCharFormat(fmt)
+            cursor.mergeBlockCharFormat(fmt)
         block = block.next()
-    cursor = QTextCursor(document)
-    for start, formats in zip(reversed(starts), reversed(runs), strict=True):
-        cursor.setPosition(start)
-        cursor.movePosition(QTextCursor.MoveOperation.NextBlock, _KEEP, len(formats) - 1)
-        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, _KEEP)
-        frame = cursor.insertFrame(code_frame_format(style))
-        # Qt hands the first block's format to the frame's start; put them back.
-        block = frame.firstCursorPosition().block()
-        for fmt in formats:
-            # Wrap long lines: a non-breaking line would widen the whole transcript.
-            fmt.setNonBreakableLines(False)
-            QTextCursor(block).setBlockFormat(fmt)
-            block = block.next()
-    if starts:
-        _shrink_gaps(document)
+    cursor.endEditBlock()
 
 
-def _shrink_gaps(document: QTextDocument) -> None:
-    """Qt keeps an empty block on each side of a frame; draw those with no height."""
-    root = document.rootFrame()
-    gaps = []
+def _space_out(document: QTextDocument, style: MarkdownStyle) -> None:
+    """Room above headings and around tables, so a heading never sits on a table."""
+    size = style.font.pointSizeF() if style.font is not None else 9.0
+    em = size * 4 / 3  # points to pixels at 96 dpi
     block = document.begin()
+    tables: list[QTextTable] = []
     while block.isValid():
-        if not block.text() and QTextCursor(block).currentFrame() == root:
-            neighbours = (block.previous(), block.next())
-            if any(n.isValid() and QTextCursor(n).currentFrame() != root for n in neighbours):
-                gaps.append(block)
+        fmt = block.blockFormat()
+        if fmt.headingLevel() and block.blockNumber() > 0:
+            fmt.setTopMargin(em * (1.1 if fmt.headingLevel() <= 2 else 0.8))
+            fmt.setBottomMargin(max(fmt.bottomMargin(), em * 0.35))
+            QTextCursor(block).setBlockFormat(fmt)
+        table = QTextCursor(block).currentTable()
+        if table is not None and (not tables or tables[-1] != table):
+            tables.append(table)
         block = block.next()
-    gap = QTextBlockFormat()
-    gap.setLineHeight(0, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
-    for block in gaps:
-        QTextCursor(block).setBlockFormat(gap)
+    for table in tables:
+        _mend_header(table)
+        table_format = table.format()
+        table_format.setTopMargin(em * 0.5)
+        table_format.setBottomMargin(em * 0.6)
+        table_format.setBorderBrush(style.border)
+        table_format.setCellPadding(max(table_format.cellPadding(), 3))
+        table.setFormat(table_format)
 
 
-def code_frame_format(style: MarkdownStyle) -> QTextFrameFormat:
-    fmt = QTextFrameFormat()
-    fmt.setBackground(style.background)
-    fmt.setBorder(1)
-    fmt.setBorderBrush(style.border)
-    fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
-    fmt.setPadding(8)
-    fmt.setTopMargin(4)
-    fmt.setBottomMargin(4)
-    fmt.setWidth(QTextLength(QTextLength.Type.PercentageLength, 100))
-    return fmt
-
-
-def monospace_family() -> str:
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+def _mend_header(table: QTextTable) -> None:
+    """Qt's reader, given a table right after a code block, starts the first header cell
+    with an empty bold line and puts the cell's text in plain on the next: mend it."""
+    cell = table.cellAt(0, 0)
+    first = cell.firstCursorPosition().block()
+    following = first.next()
+    if first.text() or not following.isValid() or following.position() > cell.lastPosition():
+        return
+    cursor = QTextCursor(first)
+    cursor.deleteChar()  # the line break: the text moves up
+    cursor.setPosition(cell.lastPosition(), _KEEP)
+    bold = QTextCharFormat()
+    bold.setFontWeight(QFont.Weight.Bold)
+    cursor.mergeCharFormat(bold)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
+    QResizeEvent,
     QShowEvent,
     QTextCursor,
     QTextFrame,
@@ -23,12 +24,15 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
+from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.markdown import SafeDocument
+from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
 from ikgui.ui.transcript.scrollback_items import Colors
 from ikgui.ui.transcript.scrollback_menu import MenuMixin
 from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
 from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
 from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
+from ikgui.ui.transcript.selection import fragment_text
 
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.
@@ -36,7 +40,7 @@ MAX_LOADED = 6 * PAGE_SIZE
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
 
-class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
+class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
@@ -59,11 +63,14 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         document.setUndoRedoEnabled(False)
         document.setDocumentMargin(14)
         self.setDocument(document)
+        self.setFont(body_font(self.text_size))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.anchorClicked.connect(self._open_link)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._writer = ItemWriter(document, Colors.from_palette(self.palette()), self.font())
+        self._writer.late = LateHighlighter(document, self)
+        self._writer.alive = lambda item: self._by_id.get(item.event.id) is item
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
@@ -257,6 +264,11 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # The column first, so that Qt lays the document out once for the new width.
+        self.apply_column(event.size().width() - (self.width() - self.viewport().width()))
+        super().resizeEvent(event)
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._shown()
@@ -269,6 +281,13 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         menu = self.menu_for(event_id)
         menu.aboutToHide.connect(menu.deleteLater)
         menu.popup(event.globalPos())
+
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """Copy: tables as tab-separated rows, code without its header line."""
+        mime = super().createMimeDataFromSelection()  # (Qt's: the clipboard owns it)
+        mime.text()  # Qt fills its formats in when first read, then leaves them alone
+        mime.setText(fragment_text(self.textCursor().selection()))
+        return mime
 
     def loadResource(self, type: int, name: QUrl | str) -> object:
         return None  # nothing is ever fetched: not the network, not files
@@ -294,6 +313,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     # -- the document ------------------------------------------------------------------
     def _rebuild(self) -> None:
         self.document().clear()
+        self.apply_column()  # (clear() resets the margins)
         self._writer.style_gap(0)
         self._items = []
         self._by_id = {}

@@ -8,6 +8,9 @@ scrollback handles itself; they never reach ``QDesktopServices``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QFont,
@@ -18,6 +21,7 @@ from PySide6.QtGui import (
 )
 
 from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.transcript.code_blocks import code_runs
 from ikgui.ui.transcript.markdown import monospace_family, render_markdown
 from ikgui.ui.transcript.render_budget import Segment, head_of, plan
 from ikgui.ui.transcript.scrollback_items import Colors, blend
@@ -66,12 +70,25 @@ class BodyWriter:
     def __init__(self, colors: Colors, font: QFont) -> None:
         self.colors = colors
         self.font = font
+        #: Whether code is coloured (not until the window's first paint: Pygments loads
+        #: then, and the code already shown is coloured in one pass).
+        self.highlight = True
+        #: Characters of code coloured at once (``None``: the highlighter's default).
+        self.highlight_limit: int | None = None
+        #: Code left to colour (``highlight.Job``), taken by the item writer.
+        self.pending: list[Any] = []
 
     def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
         """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
         line breaks are kept."""
-        style = self.colors.markdown()
+        style = replace(
+            self.colors.markdown(),
+            font=self.font,
+            highlight=self.highlight,
+            highlight_limit=self.highlight_limit,
+        )
         shown = head_of(text)
+        code = 0  # the fenced code blocks so far (their Copy links count them)
         for index, segment in enumerate(plan(shown)):
             if segment.table is not None:
                 cut = len(shown) < len(text) and segment.table.end >= len(shown.rstrip()) - 1
@@ -79,10 +96,24 @@ class BodyWriter:
                 continue
             if index:
                 cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            document = render_markdown(reveal_bidi(segment.text), style, keep_breaks=user)
+            document = render_markdown(
+                reveal_bidi(segment.text),
+                style,
+                keep_breaks=user,
+                code_id=event_id,
+                first_code=code,
+            )
+            code += document.code_blocks
             # The document starts with an empty block, which merges into the one at the
             # cursor (the label's, or the empty one just inserted).
+            start = cursor.position()
             cursor.insertFragment(QTextDocumentFragment(document))
+            if document.pending:  # code to colour later: where it is now
+                runs = code_runs(cursor.document(), start=start, end=cursor.position())
+                for number, job in document.pending:
+                    if number < len(runs):
+                        job.first = runs[number].first
+                        self.pending.append(job)
         self.more(cursor, text, len(shown), event_id, reply=not user)
 
     def plain(

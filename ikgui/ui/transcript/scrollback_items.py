@@ -204,7 +204,8 @@ class Colors:
     def markdown(self) -> MarkdownStyle:
         background = blend(self.base, self.text, 0.10 if self.dark else 0.07)
         border = blend(self.base, self.text, 0.16)
-        return MarkdownStyle(background, border, self.link, blend(self.text, self.base, 0.3))
+        quote = blend(self.text, self.base, 0.3)
+        return MarkdownStyle(background, border, self.link, quote, self.dim, dark=self.dark)
 
 
 def frame_format(role: str, event_id: int, colors: Colors) -> QTextFrameFormat:

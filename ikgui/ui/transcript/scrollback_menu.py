@@ -8,10 +8,17 @@ from __future__ import annotations
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QPoint, QUrl
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor, QTextFrame
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QTextCursor,
+    QTextDocument,
+    QTextFrame,
+)
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
 from ikgui.ui.transcript.markdown import is_safe_link
 from ikgui.ui.transcript.render_budget import table_at
@@ -29,10 +36,12 @@ class _View(Protocol):
     retry_requested: Any
 
     def textCursor(self) -> QTextCursor: ...
+    def document(self) -> QTextDocument: ...
     def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
     def copy(self) -> None: ...
     def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None: ...
     def _copy_item(self, event_id: int) -> None: ...
+    def copy_code(self, event_id: int, number: int) -> None: ...
     def _event(self, event_id: int) -> Event: ...
 
 
@@ -73,11 +82,14 @@ class MenuMixin:
     def _open_link(self: _View, url: QUrl) -> None:
         link = internal_link(url)
         expanded = expand_link(url)
+        code = copy_link(url)
         if expanded is not None:  # a command's "Show all": the rest, in place
             if expanded in self._by_id:
                 expand(self._writer, self._by_id[expanded])
         elif link is not None:
             self.open_viewer(*link)
+        elif code is not None:
+            self.copy_code(*code)
         elif is_safe_link(url):
             QDesktopServices.openUrl(url)
 
@@ -96,6 +108,16 @@ class MenuMixin:
             viewer = TableDialog(table_at(text, start), cast(QWidget, self))
         viewer.show()
         return viewer
+
+    def copy_code(self: _View, event_id: int, number: int) -> None:
+        """A code block's Copy link: that block's exact source to the clipboard."""
+        item = self._by_id.get(event_id)
+        if item is not None:
+            text = item.stream if item.stream is not None else copy_text(item.event)
+            source = code_source(text, number)
+            if source is not None:
+                QGuiApplication.clipboard().setText(source)
+                show_copied(self.document(), f"{COPY_SCHEME}:{event_id}/{number}")
 
     def _copy_item(self: _View, event_id: int) -> None:
         item = self._by_id.get(event_id)

@@ -7,7 +7,9 @@ no HTML is ever inserted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import (
     QFont,
@@ -36,6 +38,10 @@ from ikgui.ui.transcript.scrollback_items import (
     mark_format,
     rule_format,
 )
+from ikgui.ui.transcript.selection import fragment_text
+
+if TYPE_CHECKING:
+    from ikgui.ui.transcript.highlight import LateHighlighter
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
@@ -76,6 +82,11 @@ class ItemWriter:
     def __init__(self, document: QTextDocument, colors: Colors, font: QFont) -> None:
         self.document = document
         self.body = BodyWriter(colors, font)
+        #: Colours code left over by the render (set by the view, with ``alive``: whether
+        #: an item is still shown).
+        self.late: LateHighlighter | None = None
+        self.alive: Callable[[Item], bool] = lambda item: False
+        self._inserting: list[Item] = []
 
     @property
     def colors(self) -> Colors:
@@ -111,21 +122,37 @@ class ItemWriter:
             item.shown = min(len(event.content), STREAM_LIMIT)
         if display.role != "mark":
             self._fill(cursor, item, display)
+        if self.body.pending:  # code left to colour: from the event loop, while it lasts
+            jobs, self.body.pending = self.body.pending, []
+            if self.late is not None:
+                for job in jobs:
+                    job.alive = partial(self._alive, item)
+                self.late.add(jobs)
         self.style_gap(frame.lastPosition() + 1)
         return item
 
     def insert_many(self, position: int, events: Sequence[Event]) -> list[Item]:
         """Items for ``events`` in order from ``position``, laid out once at the end."""
         items: list[Item] = []
+        self._inserting = items
         self.document.setLayoutEnabled(False)
+        self.body.highlight_limit = 0  # code is coloured after, the last items first
         try:
             for event in events:
                 item = self.insert(position, event)
                 items.append(item)
                 position = item.frame.lastPosition() + 1
+            if self.late is not None:
+                self.late.step()  # one slice now: what shows at the bottom
         finally:
+            self._inserting = []
+            self.body.highlight_limit = None
             self.document.setLayoutEnabled(True)
         return items
+
+    def _alive(self, item: Item) -> bool:
+        """Whether an item is still shown (or being inserted)."""
+        return item in self._inserting or self.alive(item)
 
     def remove(self, first: Item, last: Item | None = None) -> int:
         """Delete the frames from ``first`` to ``last`` (default: just ``first``);
@@ -166,7 +193,7 @@ class ItemWriter:
         cursor = QTextCursor(self.document)
         cursor.setPosition(self.body_start(item))
         cursor.setPosition(item.frame.lastPosition(), _KEEP)
-        return cursor.selection().toPlainText().strip("\n")
+        return fragment_text(cursor.selection(), tables=False).strip("\n")
 
     def body_start(self, item: Item) -> int:
         first = item.frame.firstCursorPosition().block()

@@ -5,11 +5,16 @@ above right after that paint."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from functools import partial
+from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QScrollBar
 
 from ikgui.ui.first_paint import FirstPaint
+
+if TYPE_CHECKING:
+    from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
 
 PAGE_SIZE = 150
 #: Items laid out before the window's first paint: enough to fill a screen (more are
@@ -22,12 +27,16 @@ class _View(Protocol):
     _last: int
     _page: int
     _bottom_when_shown: bool
+    _writer: ItemWriter
+    _items: list[Item]
 
     def has_later(self) -> bool: ...
     def load_earlier(self, count: int = PAGE_SIZE) -> int: ...
     def scroll_to_bottom(self) -> None: ...
     def verticalScrollBar(self) -> QScrollBar: ...
     def _fill_page(self) -> None: ...
+    def _highlight_code(self) -> None: ...
+    def document(self) -> QTextDocument: ...
 
 
 class StartMixin:
@@ -40,7 +49,20 @@ class StartMixin:
         """Until ``first_paint``, ``show_events`` lays out about a screenful; the rest of
         the last page is added above right after it."""
         self._page = FIRST_SCREEN
+        self._writer.body.highlight = False  # Pygments loads after the paint...
+        first_paint.then(self._highlight_code)  # ...and colours the code shown so far
         first_paint.then(self._fill_page)
+
+    def _highlight_code(self: _View) -> None:
+        from ikgui.ui.transcript.highlight import highlight_frames, warm_up
+
+        writer = self._writer
+        writer.body.highlight = True
+        warm_up(writer.colors.dark)
+        for item in self._items:  # one batch each: the last item is coloured first
+            frame = [(item.frame, partial(writer.alive, item))]
+            if writer.late is not None:
+                writer.late.add(highlight_frames(self.document(), frame, writer.colors.dark))
 
     def _fill_page(self: _View) -> None:
         self._page = PAGE_SIZE

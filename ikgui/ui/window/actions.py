@@ -3,14 +3,19 @@ and is enabled only when it can act; Rewind carries a menu of the live marks."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QMenu, QToolBar, QToolButton, QWidget
 
 from ikgui.domain.session import Session
+from ikgui.domain.settings import stepped_text_size
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, line, tooltip
+
+if TYPE_CHECKING:
+    from ikgui.ui.main_window import MainWindow
 
 
 @dataclass(frozen=True)
@@ -145,3 +150,41 @@ class WindowActions:
             selector.setCurrentIndex(selector.findData(current))
         selector.setEnabled(bool(names))
         selector.blockSignals(False)
+
+
+#: The text size actions: object name, text, shortcuts, steps (0: back to 100 %).
+_TEXT_SIZE = (
+    ("actionTextLarger", "Larger text", ("Ctrl+=", "Ctrl++"), 1),
+    ("actionTextSmaller", "Smaller text", ("Ctrl+-",), -1),
+    ("actionTextNormal", "Normal text size", ("Ctrl+0",), 0),
+)
+
+
+class TextZoom:
+    """The transcript's text size: shown at the configured size, changed by Ctrl+=,
+    Ctrl+- and Ctrl+0 (window-wide shortcuts) and saved to config.toml at once."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        self.actions: dict[str, QAction] = {}
+        for name, text, keys, steps in _TEXT_SIZE:
+            action = QAction(text, window)
+            action.setObjectName(name)
+            action.setShortcuts([QKeySequence(key) for key in keys])
+            action.triggered.connect(lambda _=False, steps=steps: self.step(steps))
+            window.addAction(action)
+            self.actions[name] = action
+        window.scrollback.set_text_size(window.session.settings.text_size)
+
+    def step(self, steps: int) -> None:
+        """Larger (``steps`` > 0), smaller, or back to the default (0); saved."""
+        window = self.window
+        settings = window.session.settings
+        size = stepped_text_size(settings.text_size, steps)
+        window.scrollback.set_text_size(size)
+        if size == settings.text_size:
+            return
+        try:
+            window.services.save_settings(replace(settings, text_size=size))
+        except Exception as exc:  # a read-only folder: the size holds until closing
+            window.show_feedback(f"Could not save the text size: {exc}", error=True)

@@ -40,6 +40,7 @@ class WindowDialogs:
     def save_settings(self, settings: Settings) -> None:
         window = self.window
         window.services.save_settings(settings)
+        window.scrollback.set_text_size(settings.text_size)
         window.chrome.refresh()
         window.banner.hide()
         window.spawn(window.check_models(), "check-models")
