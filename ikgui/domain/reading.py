@@ -40,8 +40,9 @@ def failed_before_text(event: Event) -> bool:
 
 
 def shown(event: Event) -> bool:
-    """Whether a reader of the scrollback sees ``event`` (a clear only empties it)."""
-    return event.kind != Kind.CLEAR and not failed_before_text(event)
+    """Whether a reader of the scrollback sees ``event`` (a clear only empties it; a
+    retry only turns the attempt it replaces into a collapsed group)."""
+    return event.kind not in (Kind.CLEAR, Kind.RETRY) and not failed_before_text(event)
 
 
 def visible(events: Iterable[Event]) -> list[Event]:

@@ -33,6 +33,26 @@ _COUNTED = frozenset(k.value for k in MESSAGE_KINDS)
 _EVENT_COLUMNS = "id, conversation_id, kind, content, data, created_at"
 
 
+#: A reply that failed before any text (``reading.failed_before_text``): no reader sees it.
+_FAILED_SQL = (
+    "kind = 'assistant' AND content = '' AND "
+    "coalesce(CASE WHEN json_valid(data) THEN json_extract(data, '$.failed') END, 0)"
+)
+#: A conversation's own messages still in its context (``?``: its id, twice): after its
+#: newest clear, and not between a rewind or retry and its target.
+_IN_CONTEXT_SQL = """
+SELECT count(*) FROM event m
+WHERE m.conversation_id = ?
+  AND (m.kind = 'user' OR (m.kind = 'assistant' AND m.content != ''))
+  AND m.id > coalesce((SELECT max(c.id) FROM event c
+                       WHERE c.conversation_id = m.conversation_id AND c.kind = 'clear'), 0)
+  AND NOT EXISTS (
+    SELECT 1 FROM event r
+    WHERE r.conversation_id = ? AND r.kind IN ('rewind', 'retry') AND r.id > m.id
+      AND json_valid(r.data) AND json_extract(r.data, '$.target_event_id') < m.id)
+"""
+
+
 def _event(row: Sequence[Any]) -> Event:
     return Event(row[0], row[1], row[2], row[3], None, row[5], raw_data=row[4])
 
@@ -274,6 +294,23 @@ class SqliteStore(SqliteConnection):
         with self._reading() as conn:
             rows = conn.execute(sql + " ORDER BY id", params).fetchall()
         return [Event(i, conv_id, k, c, None, t, raw_data=d) for i, k, c, d, t in rows]
+
+    def count_shown(self, conv_id: str, after: int, upto: int) -> int:
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM event WHERE conversation_id = ? AND id > ? AND id <= ? "
+                f"AND kind NOT IN ('clear', 'retry') AND NOT ({_FAILED_SQL})",
+                (conv_id, after, upto),
+            ).fetchone()
+        return cast(int, row[0])
+
+    def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        with self._reading() as conn:
+            for conv_id in dict.fromkeys(conv_ids):
+                row = conn.execute(_IN_CONTEXT_SQL, (conv_id, conv_id)).fetchone()
+                counts[conv_id] = cast(int, row[0])
+        return counts
 
     def unfinished_replies(self) -> list[Event]:
         with self._reading() as conn:
