@@ -154,7 +154,12 @@ async def test_mark_rewind_from_the_toolbar(
     assert "second answer" in texts(window)
     window.toolbar_actions.rewind_menu.actions()[0].trigger()
     await settle(window)
-    assert texts(window)[-3:] == ["first answer", "/mark checkpoint", "Rewound to checkpoint"]
+    assert texts(window)[-4:] == [
+        "first answer",
+        "/mark checkpoint",
+        "2 items rewound · Show",
+        "Rewound to checkpoint",
+    ]
     assert [m["content"] for m in window.session.context()] == [
         "You draft image prompts.",
         "one",
