@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLineEdit, QTreeView
 from pytestqt.qtbot import QtBot
 
 from ikgui.ui.main_window import MainWindow
-from ikgui.ui.sidebar.sidebar_rows import EventIdRole
+from ikgui.ui.sidebar.sidebar_rows import DetailRole, EventIdRole
 from ikgui.ui.transcript.groups import GROUP_SCHEME, OUT_OF_CONTEXT
 from ikgui.ui.transcript.scrollback import ScrollbackView
 from tests.support.fixtures import wire_server, wire_server_session
@@ -241,3 +241,27 @@ async def test_retry_of_a_failed_reply_leaves_one_user_message_in_the_context(
         ("user", "the question"),
         ("assistant", "the good answer"),
     ]
+
+
+async def test_the_sidebar_says_how_many_messages_are_in_the_context(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    await chat(qtbot, window, wire_server, "one", "first answer")
+    await run(window, "mark", label="here")
+    await chat(qtbot, window, wire_server, "two", "second answer")
+    model = window.sidebar.model
+    row = model.index_of(window.current_id)
+    await wait_until(lambda: str(row.data(DetailRole)).endswith(" · 4 msgs"))
+    assert "4 messages, all in the model's context" in str(row.data(Qt.ItemDataRole.ToolTipRole))
+    await run(window, "rewind")
+    row = model.index_of(window.current_id)
+    await wait_until(lambda: str(row.data(DetailRole)).endswith(" · 2/4 msgs"))
+    assert "4 messages, 2 of them in the model's context" in str(
+        row.data(Qt.ItemDataRole.ToolTipRole)
+    )
+    assert "rewound, cleared or replaced by Retry" in str(
+        row.data(Qt.ItemDataRole.AccessibleTextRole)
+    )
+    await run(window, "clear")
+    row = model.index_of(window.current_id)
+    await wait_until(lambda: str(row.data(DetailRole)).endswith(" · 0/4 msgs"))
