@@ -140,7 +140,8 @@ def apply(state: ReplayState, event: Event) -> None:
         return  # its error event says why
     if kind in CONVERSATION_KINDS:
         state.context.append(event)
-        _show(state, event)
+        state.scrollback.append(event)  # (inlined: replay runs this for every event)
+        state.transcript.append(event)
         if kind == Kind.ASSISTANT:
             prompt = event.data.get("prompt") if event.may_have("prompt") else None
             if isinstance(prompt, str):
