@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import (
     QFont,
     QTextBlockFormat,
@@ -71,6 +71,7 @@ def insert_header(
     fmt.setBottomMargin(2)
     frame = cursor.insertFrame(fmt)
     block = QTextBlockFormat()
+    block.setAlignment(Qt.AlignmentFlag.AlignHCenter)  # like the notices around it
     cursor.setBlockFormat(block)
     text = note_format(colors, font)
     if group.kind == GroupKind.RETRIED and group.failed:
