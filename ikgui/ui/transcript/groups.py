@@ -145,11 +145,11 @@ class GroupsMixin:
     def _rows(self: _View, entries: Sequence[Entry]) -> list[Event]:
         """The view's rows for display-list entries (expanded groups opened)."""
         # Comprehensions: this runs over every item of a 10,000-event conversation.
-        groups = {e.key: e for e in entries if e.__class__ is Group}  # type: ignore[union-attr]
-        rows = [
-            header_event(e) if e.__class__ is Group else e  # type: ignore[arg-type]
+        groups = {e.key: e for e in entries if isinstance(e, Group)}
+        rows: list[Event] = [
+            header_event(e) if isinstance(e, Group) else e
             for e in entries
-            if e.__class__ is Group or shown(e)  # type: ignore[arg-type]
+            if isinstance(e, Group) or shown(e)
         ]
         self._groups.update(groups)
         for key in [k for k in groups if k in self._expanded]:
