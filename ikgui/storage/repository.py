@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import MESSAGE_KINDS, Conversation, Event, SearchHit
+from ikgui.storage import counts
 from ikgui.storage import search as fts
 from ikgui.storage.models import (
     CONVERSATION_COLUMNS,
@@ -31,38 +32,6 @@ from ikgui.storage.sqlite_connection import SqliteConnection
 
 _COUNTED = frozenset(k.value for k in MESSAGE_KINDS)
 _EVENT_COLUMNS = "id, conversation_id, kind, content, data, created_at"
-
-
-#: A reply that failed before any text (``reading.failed_before_text``): no reader sees it.
-_FAILED_SQL = (
-    "kind = 'assistant' AND content = '' AND "
-    "coalesce(CASE WHEN json_valid(data) THEN json_extract(data, '$.failed') END, 0)"
-)
-#: A conversation's own messages (the message count's rule) with ``? < id <= ?``.
-_MESSAGES_SQL = (
-    "SELECT count(*) FROM event WHERE conversation_id = ? AND id > ? AND id <= ? "
-    "AND (kind = 'user' OR (kind = 'assistant' AND content != ''))"
-)
-
-
-def _cuts(rows: Sequence[Any]) -> list[tuple[int, int]]:
-    """The id ranges rewinds and retries took out of the context (``(target, self)``,
-    both excluded), merged."""
-    ranges: list[tuple[int, int]] = []
-    for event_id, raw in rows:
-        try:
-            target = json.loads(raw).get("target_event_id") if raw else None
-        except (ValueError, AttributeError):
-            target = None
-        if isinstance(target, int) and not isinstance(target, bool) and target < event_id:
-            ranges.append((target, event_id))
-    merged: list[tuple[int, int]] = []
-    for low, high in sorted(ranges):
-        if merged and low < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
-        else:
-            merged.append((low, high))
-    return merged
 
 
 def _event(row: Sequence[Any]) -> Event:
@@ -309,41 +278,11 @@ class SqliteStore(SqliteConnection):
 
     def count_shown(self, conv_id: str, after: int, upto: int) -> int:
         with self._reading() as conn:
-            row = conn.execute(
-                "SELECT count(*) FROM event WHERE conversation_id = ? AND id > ? AND id <= ? "
-                f"AND kind NOT IN ('clear', 'retry') AND NOT ({_FAILED_SQL})",
-                (conv_id, after, upto),
-            ).fetchone()
-        return cast(int, row[0])
+            return counts.count_shown(conn, conv_id, after, upto)
 
     def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
-        # Counted by ranges (after the newest clear, minus what rewinds and retries cut),
-        # each an index range scan: a NOT EXISTS per message took seconds on 10,000 events.
-        counts: dict[str, int] = {}
         with self._reading() as conn:
-            for conv_id in dict.fromkeys(conv_ids):
-                row = conn.execute(
-                    "SELECT max(id) FROM event WHERE conversation_id = ? AND kind = 'clear'",
-                    (conv_id,),
-                ).fetchone()
-                clear = row[0] or 0
-                rows = conn.execute(
-                    "SELECT id, data FROM event WHERE conversation_id = ? AND id > ? "
-                    "AND kind IN ('rewind', 'retry')",
-                    (conv_id, clear),
-                ).fetchall()
-                cuts = _cuts(rows)
-                if not clear and not cuts:  # (the common case: all of them)
-                    row = conn.execute(
-                        "SELECT message_count FROM conversation WHERE id = ?", (conv_id,)
-                    ).fetchone()
-                    counts[conv_id] = cast(int, row[0]) if row else 0
-                    continue
-                total = conn.execute(_MESSAGES_SQL, (conv_id, clear, 2**63 - 1)).fetchone()[0]
-                for low, high in cuts:
-                    total -= conn.execute(_MESSAGES_SQL, (conv_id, low, high - 1)).fetchone()[0]
-                counts[conv_id] = cast(int, total)
-        return counts
+            return counts.context_counts(conn, conv_ids)
 
     def unfinished_replies(self) -> list[Event]:
         with self._reading() as conn:
