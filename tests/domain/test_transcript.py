@@ -207,3 +207,24 @@ def test_a_retry_without_a_user_message_target_is_skipped() -> None:
     )
     assert [e.id for e in state.context] == [1, 2] and state.skipped == [3]
     assert GroupKind.RETRIED not in [getattr(e, "kind", None) for e in state.transcript]
+
+
+def test_an_imported_retry_points_at_the_imported_message() -> None:
+    from ikgui.domain.exchange import export_json
+    from ikgui.domain.importing import import_document
+
+    source = Session(MemoryStore())
+    source.append(Kind.USER, "before")
+    user = source.append(Kind.USER, "question")
+    source.append(Kind.ASSISTANT, "half")
+    source.append(Kind.RETRY, "", {"target_event_id": user.id})
+    source.append(Kind.ASSISTANT, "whole")
+    document = export_json(source.store, [source.conversation.id])
+    target = MemoryStore()
+    target.insert_conversation(source.conversation.__class__(id="chat-pad0"))
+    for _ in range(5):  # the imported events get other ids
+        target.append_event("chat-pad0", "user", "padding")
+    (new_id,) = import_document(target, document, 0.0).ids
+    context = replay_conversation(target, new_id).context
+    assert [e.content for e in context] == ["before", "question", "whole"]
+    assert shape(replay_conversation(target, new_id).transcript) == shape(source.state.transcript)
