@@ -228,10 +228,9 @@ class GroupsMixin:
         if group is not None:
             follow = self._at_bottom()
             value = self.verticalScrollBar().value()
-            start = next(
-                (i for i, row in enumerate(self._held) if self._row_start(row) >= group.start),
-                len(self._held),
-            )
+            start = len(self._held)  # rows are in log order: look back from the end
+            while start and self._row_start(self._held[start - 1]) >= group.start:
+                start -= 1
             self._remove_rows(start, len(self._held))
             self._groups[group.key] = group
             self.append_event(header_event(group))
