@@ -31,9 +31,9 @@ from ikgui.domain.transcript import (
     Group,
     GroupKind,
     cleared,
+    cleared_group,
     collapse,
     find_event,
-    with_count,
 )
 
 log = logging.getLogger(__name__)
@@ -255,5 +255,9 @@ def load_segments(store: Store, conv_id: str, upto: int | None = None) -> list[l
 def replay_conversation(store: Store, conv_id: str) -> ReplayState:
     segments = load_segments(store, conv_id)
     state = replay(segments)
-    with_count(store, segments, state.transcript)
+    group = cleared_group(store, segments)
+    if group is not None:  # first, as the live fold has it: the marks count it too
+        state.transcript.insert(0, group)
+        for mark in state.marks:
+            mark.transcript_len += 1
     return state

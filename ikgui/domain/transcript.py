@@ -196,13 +196,12 @@ def cleared_items(store: Store, group: Group) -> list[Entry]:
     return entries
 
 
-def with_count(store: Store, segments: Sequence[Sequence[Event]], transcript: list[Entry]) -> None:
-    """After a replay that started at a clear: put the group of the items before it
-    first, with their count (the replay itself did not read them)."""
+def cleared_group(store: Store, segments: Sequence[Sequence[Event]]) -> Group | None:
+    """The group a replay that started at a clear shows first: the items before that
+    clear, counted (the replay itself did not read them); ``None`` if there are none."""
     first = segments[0][0] if segments and segments[0] else None
     if first is None or first.kind != Kind.CLEAR:
-        return
+        return None
     group = Group(GroupKind.CLEARED, first.id, 0, first.conversation_id)
     count = count_cleared(store, group)
-    if count:
-        transcript.insert(0, Group(group.kind, group.key, count, group.conversation_id))
+    return Group(group.kind, group.key, count, group.conversation_id) if count else None

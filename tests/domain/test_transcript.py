@@ -228,3 +228,17 @@ def test_an_imported_retry_points_at_the_imported_message() -> None:
     context = replay_conversation(target, new_id).context
     assert [e.content for e in context] == ["before", "question", "whole"]
     assert shape(replay_conversation(target, new_id).transcript) == shape(source.state.transcript)
+
+
+def test_a_rewind_after_reopening_a_cleared_conversation_keeps_the_mark() -> None:
+    session = Session(MemoryStore())
+    session.append(Kind.USER, "old")
+    session.clear()
+    session.append(Kind.USER, "a")
+    session.mark("m")
+    session.append(Kind.USER, "b")
+    session.open(session.conversation.id)  # replayed: the cleared group is counted
+    session.rewind("m")
+    expected = ["[Context cleared · 1 earlier item]", "a", "mark", "[1 item rewound]", "rewind"]
+    assert shape(session.state.transcript) == expected
+    assert shape(fresh(session)) == expected
