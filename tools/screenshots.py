@@ -55,6 +55,9 @@ async def grab(home: Path, theme: str, out: Path) -> None:
     while any(not t.done() for t in window._tasks) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     window.banner.hide()
+    for row in list(window.scrollback._held):  # show a rewound group expanded (issue 10)
+        if row.kind == "group":
+            window.scrollback.expand_group(-row.id)
     window.scrollback.scroll_to_bottom()
     window.statusBar().clearMessage()
     for _ in range(5):

@@ -34,6 +34,7 @@ from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold
 from ikgui.domain.rules import current_model, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
+from ikgui.domain.transcript import replace_event
 
 Listener = Callable[[Fact], None]
 
@@ -124,6 +125,9 @@ class OpenConversation(PromptEditing):
                 text = self.live_text.get(event.id)
                 if text is not None:
                     items[index] = event.with_changes(text(), event.data)
+        for event in self.state.scrollback:  # the transcript shows the same
+            if event.id in self.live_text:
+                replace_event(self.state.transcript, event.id, event)
 
     def open_ref(self, ref: str) -> Conversation:
         return self.open(resolve_ref(self.store, ref))

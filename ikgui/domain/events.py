@@ -18,6 +18,8 @@ class Kind(StrEnum):
     MARK = "mark"
     REWIND = "rewind"
     CLEAR = "clear"
+    #: Retry of the last reply: the context goes back to the user message it answered.
+    RETRY = "retry"
     FORK = "fork"
     COMMAND = "command"
     AGENT_KILLED = "agent_killed"

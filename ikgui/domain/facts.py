@@ -13,24 +13,22 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ikgui.domain.events import Event
+from ikgui.domain.transcript import Group
 
 
 @dataclass(frozen=True)
 class TranscriptChange:
-    """How the scrollback of the conversation on screen changed with one event.
+    """How the window's transcript of the conversation on screen changed with one event.
 
-    ``appended``: the events now shown at the end (empty when the fold hid the event,
-    e.g. a rewind to a mark that is gone); ``truncated_to``: when a rewind or clear cut
-    the scrollback, how many of the earlier items are kept (the view shows the
-    scrollback again from there).
+    ``collapsed``: a rewind, clear or retry took items out of the context: every item
+    shown from ``collapsed.start`` on became this one collapsed group (it stays where
+    they were; the view replaces them in place). ``appended``: the events now shown at
+    the end, after the group if there is one (empty when the fold hid the event, e.g. a
+    rewind to a mark that is gone).
     """
 
     appended: tuple[Event, ...] = ()
-    truncated_to: int | None = None
-
-    @property
-    def redraw(self) -> bool:
-        return self.truncated_to is not None
+    collapsed: Group | None = None
 
 
 @dataclass(frozen=True)

@@ -267,7 +267,7 @@ class _Importer:
         if not data:
             return data
         data = dict(data)
-        if kind == Kind.REWIND and type(data.get("target_event_id")) is int:
+        if kind in (Kind.REWIND, Kind.RETRY) and type(data.get("target_event_id")) is int:
             data["target_event_id"] = self.event_map.get(data["target_event_id"], -1)
         if kind == Kind.FORK and "fork_event_id" in data:
             data["fork_event_id"] = self.map_bound(data["fork_event_id"])

@@ -103,6 +103,18 @@ class Store(Protocol):
         """The conversation's own events with ``after < id <= upto`` (bounds optional), by id."""
         ...
 
+    def count_shown(self, conv_id: str, after: int, upto: int) -> int:
+        """How many of the conversation's own events with ``after < id <= upto`` a
+        reader sees (``ikgui.domain.reading.shown``: not a clear or retry, not a reply
+        that failed before any text): the items of a cleared group, without reading them."""
+        ...
+
+    def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        """For each conversation, how many of its own messages (as its message count
+        counts them) are still in its context: not before its newest clear, not taken
+        out by a rewind or retry after it (0 for an id it does not know)."""
+        ...
+
     def unfinished_replies(self) -> list[Event]:
         """Assistant events whose data has ``streaming: true`` (left by a crash)."""
         ...

@@ -28,6 +28,10 @@ def labels(*kinds: str) -> dict[str, str]:
     return {kind: ROLE_LABELS[kind] for kind in kinds}
 
 
+#: Kinds no reader sees as an item (plain strings: ``shown`` runs for every event).
+_UNSHOWN = frozenset({Kind.CLEAR.value, Kind.RETRY.value})
+
+
 def failed_before_text(event: Event) -> bool:
     """A reply that failed before any text: no reader shows it (its error event says
     why), and replay leaves it out of the context."""
@@ -40,8 +44,9 @@ def failed_before_text(event: Event) -> bool:
 
 
 def shown(event: Event) -> bool:
-    """Whether a reader of the scrollback sees ``event`` (a clear only empties it)."""
-    return event.kind != Kind.CLEAR and not failed_before_text(event)
+    """Whether a reader of the scrollback sees ``event`` (a clear only empties it; a
+    retry only turns the attempt it replaces into a collapsed group)."""
+    return event.kind not in _UNSHOWN and not failed_before_text(event)
 
 
 def visible(events: Iterable[Event]) -> list[Event]:

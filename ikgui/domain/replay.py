@@ -4,6 +4,16 @@
 events that make up its history ("walk backwards"); ``replay`` folds them forwards
 into a :class:`ReplayState`; ``apply`` is the one-event step the live session uses
 too, so live and restarted state cannot drift.
+
+Beside the context and the scrollback the fold keeps the window's transcript
+(:mod:`ikgui.domain.transcript`): what a rewind, clear or retry takes out of the
+scrollback stays there as one collapsed group.
+
+``retry`` (written by Retry of the last reply; older logs have none, so they replay as
+before): ``data.target_event_id`` is the user message being answered again. Context and
+scrollback go back to just after it, marks set after it are dropped, and what they held
+(the failed or replaced attempt) becomes a "failed attempt" group. A retry whose target
+is not a user message in the context is skipped (logged), like a malformed rewind.
 """
 
 from __future__ import annotations
@@ -16,6 +26,15 @@ from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
 from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text
+from ikgui.domain.transcript import (
+    Entry,
+    Group,
+    GroupKind,
+    cleared,
+    cleared_group,
+    collapse,
+    find_event,
+)
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +46,7 @@ class MarkEntry:
     context_len: int
     scrollback_len: int
     working_prompt: str
+    transcript_len: int = 0
 
     @property
     def display(self) -> str:
@@ -37,6 +57,8 @@ class MarkEntry:
 class ReplayState:
     context: list[Event] = field(default_factory=list)
     scrollback: list[Event] = field(default_factory=list)
+    #: The window's display list: the scrollback plus groups of what left the context.
+    transcript: list[Entry] = field(default_factory=list)
     marks: list[MarkEntry] = field(default_factory=list)
     working_prompt: str = ""
     #: Set by ``/model`` commands; ``None``: the conversation's own model.
@@ -54,7 +76,13 @@ class ReplayState:
         return None
 
 
-def _clear(state: ReplayState) -> None:
+def _show(state: ReplayState, event: Event) -> None:
+    state.scrollback.append(event)
+    state.transcript.append(event)
+
+
+def _clear(state: ReplayState, event: Event) -> None:
+    cleared(state.transcript, event)
     state.context.clear()
     state.scrollback.clear()
     state.marks.clear()
@@ -75,12 +103,34 @@ def _rewind(state: ReplayState, event: Event) -> None:
     mark = state.marks[index]
     del state.context[mark.context_len :]
     del state.scrollback[mark.scrollback_len :]
+    collapse(state.transcript, mark.transcript_len, GroupKind.REWOUND, event)
     del state.marks[index + 1 :]
     state.working_prompt = mark.working_prompt
     if mark.label is not None and not isinstance(event.data.get("target_label"), str):
         # Written without the label (an older version, an import): show the mark's.
         event = event.with_changes(event.content, {**event.data, "target_label": mark.label})
-    state.scrollback.append(event)
+    _show(state, event)
+
+
+def _retry(state: ReplayState, event: Event) -> None:
+    target = event.data.get("target_event_id")
+    context = state.context
+    index = next(
+        (i for i in range(len(context) - 1, -1, -1) if context[i].id == target),
+        None,
+    )
+    if index is None or context[index].kind != Kind.USER:
+        log.warning("skipping retry event %s: target %r is not a user message", event.id, target)
+        state.skipped.append(event.id)
+        return
+    del context[index + 1 :]
+    user = context[index].id
+    at = next((i for i, e in enumerate(state.scrollback) if e.id == user), len(state.scrollback))
+    del state.scrollback[at + 1 :]
+    state.marks[:] = [mark for mark in state.marks if mark.event_id < user]
+    shown_at = find_event(state.transcript, user)
+    if shown_at is not None:
+        collapse(state.transcript, shown_at + 1, GroupKind.RETRIED, event)
 
 
 def apply(state: ReplayState, event: Event) -> None:
@@ -90,7 +140,8 @@ def apply(state: ReplayState, event: Event) -> None:
         return  # its error event says why
     if kind in CONVERSATION_KINDS:
         state.context.append(event)
-        state.scrollback.append(event)
+        state.scrollback.append(event)  # (inlined: replay runs this for every event)
+        state.transcript.append(event)
         if kind == Kind.ASSISTANT:
             prompt = event.data.get("prompt") if event.may_have("prompt") else None
             if isinstance(prompt, str):
@@ -100,7 +151,7 @@ def apply(state: ReplayState, event: Event) -> None:
             if isinstance(prompt, str):
                 state.working_prompt = prompt
     elif kind == Kind.MARK:
-        state.scrollback.append(event)
+        _show(state, event)
         label = event.data.get("label")
         state.marks.append(
             MarkEntry(
@@ -109,19 +160,22 @@ def apply(state: ReplayState, event: Event) -> None:
                 len(state.context),
                 len(state.scrollback),
                 state.working_prompt,
+                len(state.transcript),
             )
         )
     elif kind == Kind.REWIND:
         _rewind(state, event)
     elif kind == Kind.CLEAR:
-        _clear(state)
+        _clear(state, event)
         # A clear carries the settings in force, since replay starts at the newest clear.
         if event.may_have("model") and isinstance(event.data.get("model"), str):
             state.model = event.data["model"]
         if event.may_have("system") and isinstance(event.data.get("system"), str):
             state.system_override = event.data["system"]
+    elif kind == Kind.RETRY:
+        _retry(state, event)
     elif kind == Kind.COMMAND:
-        state.scrollback.append(event)
+        _show(state, event)
         data = event.data
         command = data.get("command")
         if command == "model" and isinstance(data.get("model"), str):
@@ -132,24 +186,28 @@ def apply(state: ReplayState, event: Event) -> None:
             state.system_override = data.get("system")
     else:
         # fork, agent_killed, error and kinds from newer versions: shown, not sent.
-        state.scrollback.append(event)
+        _show(state, event)
 
 
 def fold(state: ReplayState, event: Event) -> TranscriptChange:
-    """``apply``, saying how the scrollback changed (what a view must show)."""
-    before = len(state.scrollback)
-    if event.kind not in (Kind.REWIND, Kind.CLEAR):
+    """``apply``, saying how the window's transcript changed (what a view must show)."""
+    before = len(state.transcript)
+    if event.kind not in (Kind.REWIND, Kind.CLEAR, Kind.RETRY):
         apply(state, event)
-        return TranscriptChange(tuple(state.scrollback[before:]))
-    old = list(state.scrollback)
+        return TranscriptChange(_events(state.transcript[before:]))
+    old = list(state.transcript)
     apply(state, event)
-    new = state.scrollback
+    new = state.transcript
     kept = 0
     while kept < min(len(old), len(new)) and old[kept] is new[kept]:
         kept += 1
-    if kept == len(old):
-        return TranscriptChange(tuple(new[kept:]))
-    return TranscriptChange(tuple(new[kept:]), truncated_to=kept)
+    tail = new[kept:]
+    group = tail[0] if tail and isinstance(tail[0], Group) else None
+    return TranscriptChange(_events(tail[1:] if group else tail), collapsed=group)
+
+
+def _events(entries: Sequence[Entry]) -> tuple[Event, ...]:
+    return tuple(e for e in entries if not isinstance(e, Group))
 
 
 def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:
@@ -167,10 +225,11 @@ def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:
     return state
 
 
-def load_segments(store: Store, conv_id: str) -> list[list[Event]]:
-    """The event ranges that make up ``conv_id``'s history, oldest ancestor first."""
+def load_segments(store: Store, conv_id: str, upto: int | None = None) -> list[list[Event]]:
+    """The event ranges that make up ``conv_id``'s history (up to the event ``upto``),
+    oldest ancestor first."""
     segments: list[list[Event]] = []
-    bound: int | None = None
+    bound: int | None = upto
     seen: set[str] = set()
     current: str | None = conv_id
     while current is not None and current not in seen:
@@ -194,4 +253,11 @@ def load_segments(store: Store, conv_id: str) -> list[list[Event]]:
 
 
 def replay_conversation(store: Store, conv_id: str) -> ReplayState:
-    return replay(load_segments(store, conv_id))
+    segments = load_segments(store, conv_id)
+    state = replay(segments)
+    group = cleared_group(store, segments)
+    if group is not None:  # first, as the live fold has it: the marks count it too
+        state.transcript.insert(0, group)
+        for mark in state.marks:
+            mark.transcript_len += 1
+    return state

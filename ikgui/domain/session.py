@@ -296,6 +296,12 @@ class Session:
         message that reads ``/help`` is sent as text, not run as the command."""
         return await self.streamer.send(text)
 
+    async def retry(self, event_id: int) -> Event | None:
+        """Retry: answer the exchange of ``event_id`` (a reply or an error) again, in
+        place for the last one, never sending its message twice (see
+        ``ReplyStreamer.retry``)."""
+        return await self.streamer.retry(event_id)
+
     def stop(self, conv_id: str | None = None) -> bool:
         return self.streamer.stop(conv_id)
 

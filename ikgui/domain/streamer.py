@@ -6,6 +6,7 @@ stops it on request. The streaming itself is :func:`ikgui.domain.reply.stream_re
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from ikgui.domain import sendlock
@@ -43,6 +44,35 @@ class ReplyStreamer:
         ``error`` event and raised as ``ProviderError``; cancelling keeps the partial
         reply, marked interrupted.
         """
+        return await self._exchange(lambda: self.current.append(Kind.USER, text))
+
+    async def retry(self, event_id: int) -> Event | None:
+        """Run the model again for the exchange ``event_id`` belongs to (a reply, an
+        error, or the user message itself), without sending the message again.
+
+        For the last exchange a ``retry`` event first takes the attempt out of the
+        context (the window keeps it as a collapsed "failed attempt"); for an earlier
+        one the conversation forks just after its user message and the reply is
+        generated in the child. Nothing is re-parsed: a message reading ``/help`` is
+        answered as text.
+        """
+        if self.streaming:
+            raise UserError("A reply is already streaming in this conversation")
+        current = self.current
+        context = current.state.context
+        users = [e for e in context if e.kind == Kind.USER and e.id <= event_id]
+        if not users:
+            raise UserError("Nothing to retry: no message of yours comes before it")
+        user = users[-1]
+        if any(e.kind == Kind.USER and e.id > user.id for e in context):
+            current.fork(user.id)  # an earlier reply: regenerate it in a branch
+            return await self._exchange(lambda: None)
+        data = {"target_event_id": user.id}
+        return await self._exchange(lambda: current.append(Kind.RETRY, "", data))
+
+    async def _exchange(self, prepare: Callable[[], object]) -> Event | None:
+        """Under the conversation's send lock: ``prepare`` (append what asks for the
+        reply), then stream the reply to the context."""
         factory = self.provider_factory
         if factory is None:
             raise UsageError("no provider configured")
@@ -54,7 +84,7 @@ class ReplyStreamer:
         lock = await sendlock.hold(current, conv_id, self.send_wait, lambda: self.streaming)
         try:
             current.commit_prompt()
-            current.append(Kind.USER, text)
+            prepare()
             conv_id = current.conversation.id  # (a new conversation's taken id is replaced)
             task = asyncio.current_task()
             if task is not None:

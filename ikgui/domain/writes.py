@@ -21,6 +21,7 @@ from ikgui.domain.pending import Append, PendingWrites, is_provisional
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text
 from ikgui.domain.replay import ReplayState, apply, replay_conversation
+from ikgui.domain.transcript import replace_event
 
 
 class Writer(Protocol):
@@ -150,11 +151,15 @@ def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
                 else:
                     items[index] = updated
                 break
+    top = replace_event(state.transcript, ids[0], None if gone else updated)
+    if ids[1] != ids[0] and not top:
+        top = replace_event(state.transcript, ids[1], None if gone else updated)
     if gone:  # marks set after it counted it; replay never saw it
         for mark in state.marks:
             if mark.event_id > updated.id:
                 mark.context_len -= 1
                 mark.scrollback_len -= 1
+                mark.transcript_len -= top
 
 
 def replayed(session: Writer, conv_id: str) -> ReplayState:

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import MESSAGE_KINDS, Conversation, Event, SearchHit
+from ikgui.storage import counts
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.models import (
@@ -275,6 +276,14 @@ class SqliteStore(SqliteConnection):
         with self._reading() as conn:
             rows = conn.execute(sql + " ORDER BY id", params).fetchall()
         return [Event(i, conv_id, k, c, None, t, raw_data=d) for i, k, c, d, t in rows]
+
+    def count_shown(self, conv_id: str, after: int, upto: int) -> int:
+        with self._reading() as conn:
+            return counts.count_shown(conn, conv_id, after, upto)
+
+    def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        with self._reading() as conn:
+            return counts.context_counts(conn, conv_ids)
 
     def unfinished_replies(self) -> list[Event]:
         with self._reading() as conn:

@@ -29,9 +29,9 @@ from ikgui.domain.session import Session
 
 class SessionBridge(QObject):
     event_appended = Signal(object)  # Event of the conversation on screen
-    #: How the scrollback on screen changed (a ``TranscriptChange``), right after
-    #: ``event_appended``: append ``change.appended``; if ``change.truncated_to`` is set,
-    #: first drop the items shown after that many.
+    #: How the transcript on screen changed (a ``TranscriptChange``), right after
+    #: ``event_appended``: if ``change.collapsed`` is set, the items shown from its start
+    #: on became that one collapsed group (in place); then append ``change.appended``.
     transcript_changed = Signal(object)
     event_updated = Signal(object)  # Event of the conversation on screen
     deltas_arrived = Signal(object, str)  # event id (may be above 2**31), the new text

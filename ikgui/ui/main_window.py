@@ -33,6 +33,7 @@ from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         self.first_paint = FirstPaint(self)
         self._build()
         self.scrollback.first_screen_until(self.first_paint)
+        self.scrollback.group_loader = lambda group: cleared_items(self.store, group)
         self.bridge = SessionBridge(session, parent=self)
         self.chrome = ChromePresenter(self)
         self.drafts = DraftsAndPolling(self)
@@ -301,7 +303,7 @@ class MainWindow(QMainWindow):
     def _on_switched(self) -> None:
         session = self.session
         conv = session.conversation
-        self.scrollback.show_events(session.state.scrollback)
+        self.scrollback.show_events(session.state.transcript)
         self.prompt_panel.conversation_shown()
         self.drafts.show_draft()
         if session.saved:
@@ -319,12 +321,8 @@ class MainWindow(QMainWindow):
         self.chrome.refresh()
 
     def _on_transcript_changed(self, change: TranscriptChange) -> None:
-        """Show what the domain's fold changed (a rewind or clear redraws)."""
-        if change.redraw:
-            self.scrollback.show_events(self.session.state.scrollback)
-            return
-        for event in change.appended:
-            self.scrollback.append_event(event)
+        """Show what the domain's fold changed (in place: a rewind or clear collapses)."""
+        self.scrollback.apply_change(change)
 
     def _on_event_updated(self, event: Event) -> None:
         self.scrollback.update_event(event)

@@ -96,7 +96,7 @@ class UnsavedIndicator(QWidget):
         window, session = self.window_, self.session
         if window.statusBar().currentMessage().startswith("Waiting for the reply"):
             window.statusBar().clearMessage()  # the wait is over
-        window.scrollback.show_events(session.state.scrollback)
+        window.scrollback.show_events(session.state.transcript)
         window.drafts.mark_seen()
         if session.saved and not session.writes.touches(session.conversation.id):
             window.sidebar.refresh_conversation(session.conversation.id)

@@ -16,6 +16,7 @@ from ikgui.domain.facts import (
     TranscriptChange,
 )
 from ikgui.domain.session import Session
+from ikgui.domain.transcript import GroupKind
 from tests.support.memstore import MemoryStore
 
 
@@ -50,26 +51,32 @@ def test_an_append_says_what_the_scrollback_shows_now() -> None:
     session.append(Kind.PROMPT_EDIT, "", {"prompt": "p"})  # shown as a notice
     facts = appended(heard)
     assert facts[0].change == TranscriptChange((user,))
-    assert facts[0].change is not None and not facts[0].change.redraw
+    assert facts[0].change is not None and facts[0].change.collapsed is None
 
 
-def test_a_rewind_says_how_much_of_the_scrollback_it_kept() -> None:
+def test_a_rewind_says_which_items_became_a_collapsed_group() -> None:
     session = Session(MemoryStore())
     session.append(Kind.USER, "one")
     session.mark("m")
-    session.append(Kind.USER, "two")
-    session.append(Kind.USER, "three")
+    two = session.append(Kind.USER, "two")
+    three = session.append(Kind.USER, "three")
     heard = listen(session)
     rewind = session.rewind("m")
     (fact,) = appended(heard)
-    assert fact.change == TranscriptChange((rewind,), truncated_to=2)
+    assert fact.change is not None and fact.change.appended == (rewind,)
+    group = fact.change.collapsed
+    assert group is not None and group.kind == GroupKind.REWOUND and group.key == rewind.id
+    assert group.events == (two, three) and group.start == two.id
+    assert group.label == "2 items rewound"
     assert [e.content for e in session.state.scrollback[:2]] == ["one", ""]
     heard.clear()
     clear = session.clear()
     (fact,) = appended(heard)
-    assert fact.change is not None and fact.change.truncated_to == 0
-    assert fact.change.appended == tuple(session.state.scrollback)
-    assert clear.kind == Kind.CLEAR
+    assert fact.change is not None and fact.change.appended == ()
+    cleared = fact.change.collapsed
+    assert cleared is not None and cleared.kind == GroupKind.CLEARED and cleared.start == 0
+    assert cleared.label == "Context cleared · 5 earlier items"  # the rewound ones too
+    assert session.state.transcript == [cleared] and clear.kind == Kind.CLEAR
 
 
 def test_a_rewind_to_a_mark_that_is_gone_shows_nothing_new() -> None:

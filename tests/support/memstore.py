@@ -27,6 +27,7 @@ from typing import Any
 
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Event, SearchHit
+from ikgui.domain.reading import shown
 
 #: The fields ``update_conversation`` may set (as in ``ikgui.storage.models``).
 UPDATABLE = frozenset(
@@ -319,6 +320,28 @@ class MemoryStore:
             for i, r in self._own(conv_id)
             if (after is None or i > after) and (upto is None or i <= upto)
         ]
+
+    def count_shown(self, conv_id: str, after: int, upto: int) -> int:
+        return sum(1 for e in self.events(conv_id, after, upto) if shown(e))
+
+    def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for conv_id in conv_ids:
+            own = self.events(conv_id)
+            clear = max((e.id for e in own if e.kind == "clear"), default=0)
+            cuts = [
+                (e.data.get("target_event_id"), e.id)
+                for e in own
+                if e.kind in ("rewind", "retry") and e.id > clear
+            ]
+            counts[conv_id] = sum(
+                1
+                for e in own
+                if e.id > clear
+                and _counts(e.kind, e.content)
+                and not any(isinstance(t, int) and t < e.id < r for t, r in cuts)
+            )
+        return counts
 
     def unfinished_replies(self) -> list[Event]:
         events = [r.event(i) for i, r in sorted(self._events.items()) if r.kind == "assistant"]

@@ -154,7 +154,12 @@ async def test_mark_rewind_from_the_toolbar(
     assert "second answer" in texts(window)
     window.toolbar_actions.rewind_menu.actions()[0].trigger()
     await settle(window)
-    assert texts(window)[-3:] == ["first answer", "⚑ checkpoint", "Rewound to checkpoint"]
+    assert texts(window)[-4:] == [
+        "first answer",
+        "⚑ checkpoint",
+        "2 items rewound · Show",
+        "Rewound to checkpoint",
+    ]
     assert [m["content"] for m in window.session.context()] == [
         "You draft image prompts.",
         "one",
@@ -359,7 +364,7 @@ async def test_retry_and_edit_and_resend(
     window.scrollback.menu_for(error.id)  # the error item offers Retry
     window.scrollback.retry_requested.emit(error.id)
     await settle(window)
-    assert texts(window)[-2:] == ["are you there?", "yes, here"]
+    assert texts(window)[-3:] == ["are you there?", "Failed attempt · 1 item · Show", "yes, here"]
 
     parent = window.current_id
     first_user = window.session.state.context[0]
@@ -369,7 +374,8 @@ async def test_retry_and_edit_and_resend(
     await settle(window)
     assert window.session.conversation.parent == parent
     assert [e.content for e in window.session.state.context] == ["are you awake?", "wide awake"]
-    assert window.store.get_conversation(parent).message_count == 3  # type: ignore[union-attr]
+    # the message and its answer: Retry did not send the message a second time
+    assert window.store.get_conversation(parent).message_count == 2  # type: ignore[union-attr]
 
 
 async def test_trash_and_restore_from_the_window(

@@ -24,11 +24,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject
+from PySide6.QtCore import QModelIndex, QObject, Qt
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
+from ikgui.ui.sidebar.context_counts import ContextCounts
 from ikgui.ui.sidebar.sidebar_rows import AgentRole as AgentRole
 from ikgui.ui.sidebar.sidebar_rows import ClosedRole as ClosedRole
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole as ConversationRole
@@ -44,10 +46,14 @@ from ikgui.ui.sidebar.sidebar_rows import TagsRole as TagsRole
 from ikgui.ui.sidebar.sidebar_rows import TitleRole as TitleRole
 from ikgui.ui.sidebar.sidebar_rows import TrashedRole as TrashedRole
 from ikgui.ui.sidebar.sidebar_rows import UpdatedRole as UpdatedRole
-from ikgui.ui.sidebar.sidebar_rows import sort_key
+from ikgui.ui.sidebar.sidebar_rows import row_value, sort_key
 from ikgui.ui.sidebar.sidebar_tree import AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
+#: The roles whose text says how many messages are in the context.
+_COUNTED_ROLES = frozenset(
+    {DetailRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole}
+)
 #: A fork chain longer than this is treated as broken (a cycle) when revealing a row.
 MAX_DEPTH = 10_000
 
@@ -75,7 +81,22 @@ class ConversationListModel(ConversationTree):
         #: (Qt's model tester, a view) may ask for more rows, which must wait until
         #: every observer has heard of the change.
         self._busy = False
+        #: The rows' messages in context, read after they are painted.
+        self._counts = ContextCounts(store, self._count_read, self)
         self._reset_listing()
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role not in _COUNTED_ROLES:
+            return super().data(index, role)
+        node = self._node(index)
+        if node is None or node.conv is None:
+            return None
+        conv = node.conv
+        streaming = conv.id in self._streaming
+        return row_value(conv, role, self._clock(), streaming, self._counts.of(conv))
+
+    def _count_read(self, conv_id: str) -> None:
+        self._changed(self._by_id.get(conv_id))
 
     def _reset_listing(self) -> None:
         self._parents: dict[str, Conversation | None] = {}

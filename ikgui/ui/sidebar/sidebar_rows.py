@@ -55,24 +55,42 @@ def title_of(conv: Conversation) -> str:
     return line(conv.title) if conv.title else UNTITLED
 
 
-def count_text(count: int) -> str:
+def count_text(count: int, in_context: int | None = None) -> str:
+    """``12 msgs``, or ``8/12 msgs`` when only 8 of them are in the context."""
+    if in_context is not None and in_context != count:
+        return f"{in_context}/{count} msgs"
     return "1 msg" if count == 1 else f"{count} msgs"
 
 
-def detail_of(conv: Conversation) -> str:
+def count_sentence(count: int, in_context: int | None = None) -> str:
+    """What the count counts, in words (the row's tooltip and accessible text)."""
+    said = "1 message" if count == 1 else f"{count} messages"
+    if in_context is None:
+        return said
+    if in_context == count:
+        return f"{said}, all in the model's context"
+    return (
+        f"{said}, {in_context} of them in the model's context (the others were "
+        "rewound, cleared or replaced by Retry)"
+    )
+
+
+def detail_of(conv: Conversation, in_context: int | None = None) -> str:
     parts = [conv.id]
     if conv.agent:
         parts.append(conv.agent)
-    parts.append(count_text(conv.message_count))
+    parts.append(count_text(conv.message_count, in_context))
     return line(" · ".join(parts))
 
 
-def description_of(conv: Conversation, now: float, streaming: bool) -> str:
+def description_of(
+    conv: Conversation, now: float, streaming: bool, in_context: int | None = None
+) -> str:
     """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
     parts = [title_of(conv), conv.id]
     if conv.agent:
         parts.append(f"agent {conv.agent}")
-    parts.append(f"{conv.message_count} messages")
+    parts.append(count_sentence(conv.message_count, in_context))
     parts.append(f"updated {relative(conv.updated_at, now)}")
     if conv.tags:
         parts.append("tags " + ", ".join(conv.tags))
@@ -85,15 +103,20 @@ def description_of(conv: Conversation, now: float, streaming: bool) -> str:
     return line(", ".join(parts))
 
 
-def tooltip_of(conv: Conversation, now: float, streaming: bool, more: str = "") -> str:
+def tooltip_of(
+    conv: Conversation, now: float, streaming: bool, more: str = "", in_context: int | None = None
+) -> str:
     """The row's tooltip: its description (and ``more``, e.g. a search snippet) as escaped
     HTML, so a title like ``<img src=...>`` is shown, never loaded."""
-    text = description_of(conv, now, streaming)
+    text = description_of(conv, now, streaming, in_context)
     return tooltip(f"{text}\n{line(more)}" if more else text)
 
 
-def row_value(conv: Conversation, role: int, now: float, streaming: bool) -> object:
-    """The value of ``role`` for a row showing ``conv`` (``None`` for unknown roles)."""
+def row_value(
+    conv: Conversation, role: int, now: float, streaming: bool, in_context: int | None = None
+) -> object:
+    """The value of ``role`` for a row showing ``conv`` (``None`` for unknown roles);
+    ``in_context``: how many of its messages are in its context, if known."""
     if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
         return title_of(conv)
     if role == Qt.ItemDataRole.EditRole:
@@ -119,11 +142,11 @@ def row_value(conv: Conversation, role: int, now: float, streaming: bool) -> obj
     if role == TrashedRole:
         return conv.trashed_at is not None
     if role == DetailRole:
-        return detail_of(conv)
+        return detail_of(conv, in_context)
     if role == Qt.ItemDataRole.ToolTipRole:
-        return tooltip_of(conv, now, streaming)
+        return tooltip_of(conv, now, streaming, in_context=in_context)
     if role == Qt.ItemDataRole.AccessibleTextRole:
-        return description_of(conv, now, streaming)
+        return description_of(conv, now, streaming, in_context)
     return None
 
 

@@ -10,7 +10,7 @@ Markdown once, when it finishes. Every item keeps to the render budget of
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QEvent, QMimeData, QUrl, Signal
 from PySide6.QtGui import (
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
+from ikgui.domain.transcript import Entry, Group
+from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.markdown import SafeDocument
 from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
@@ -40,7 +42,7 @@ MAX_LOADED = 6 * PAGE_SIZE
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
 
-class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
+class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
@@ -56,6 +58,12 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
         self._by_id: dict[int, Item] = {}
         self._loading = False
         self._ready = False
+        #: Groups by key, the keys shown expanded, and the group each expanded row is in.
+        self._groups: dict[int, Group] = {}
+        self._expanded: set[int] = set()
+        self._owner: dict[int, int] = {}
+        #: Reads a cleared group's items when it is expanded (set by the window).
+        self.group_loader: Callable[[Group], list[Entry]] | None = None
         super().__init__(parent)
         self.setObjectName("scrollback")
         self.setAccessibleName("scrollback")
@@ -66,7 +74,7 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
         self.setFont(body_font(self.text_size))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
-        self.anchorClicked.connect(self._open_link)
+        self.anchorClicked.connect(self._on_link)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._writer = ItemWriter(document, Colors.from_palette(self.palette()), self.font())
         self._writer.late = LateHighlighter(document, self)
@@ -74,19 +82,17 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
-    def show_events(self, events: Sequence[Event]) -> None:
-        """Replace everything: show the last page of ``events`` (at the bottom)."""
-        self._held = [event for event in events if shown(event)]
+    def show_events(self, entries: Sequence[Entry]) -> None:
+        """Replace everything: show the last page of the transcript ``entries`` (events
+        and collapsed groups: ``ReplayState.transcript``) at the bottom."""
+        self._held = self._rows(entries)
         self._last = len(self._held)
         self._first = max(0, self._last - self._page)
         self._rebuild()
         self.scroll_to_bottom()
 
     def append_event(self, event: Event) -> None:
-        """Add one item at the end (a ``clear`` empties the view)."""
-        if event.kind == Kind.CLEAR:
-            self.show_events([])
-            return
+        """Add one item at the end (see ``apply_change`` for what the domain changed)."""
         if not shown(event):
             return
         if event.id in self._by_id:
@@ -180,9 +186,7 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
             anchor = self._items[0] if self._items else None
             before = layout.frameBoundingRect(anchor.frame).top() if anchor else 0.0
             start = max(0, self._first - count)
-            added = self._writer.insert_many(0, self._held[start : self._first])
-            for item in added:
-                self._by_id[item.event.id] = item
+            added = self._insert_rows(0, self._held[start : self._first])
             self._items[0:0] = added
             self._first = start
             self._sync_scroll_range()
@@ -205,11 +209,7 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
         self._loading = True
         try:
             stop = min(len(self._held), self._last + count)
-            added = self._writer.insert_many(
-                self._writer.end_position(), self._held[self._last : stop]
-            )
-            for item in added:
-                self._by_id[item.event.id] = item
+            added = self._insert_rows(self._writer.end_position(), self._held[self._last : stop])
             self._items.extend(added)
             self._last = stop
             excess = len(self._items) - MAX_LOADED
@@ -229,8 +229,9 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
             self._loading = False
 
     def scroll_to_event(self, event_id: int) -> bool:
-        """Show an event at the top of the view, selected (loading its page first)."""
-        index = self._held_index(event_id)
+        """Show an event at the top of the view, selected (loading its page first, and
+        expanding the group it is in)."""
+        index = self._held_index(event_id) if self.reveal(event_id) else None
         if index is None:
             return False
         if self._first - 2 * PAGE_SIZE <= index < self._first:
@@ -307,6 +308,13 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
             else:
                 self.verticalScrollBar().setValue(value)
 
+    def _on_link(self, url: QUrl) -> None:
+        key = group_link(url)
+        if key is not None:
+            self.toggle_group(key)
+        else:
+            self._open_link(url)
+
     def _event(self, event_id: int) -> Event:
         return self._by_id[event_id].event
 
@@ -317,15 +325,7 @@ class ScrollbackView(StartMixin, MenuMixin, ColumnMixin, QTextBrowser):
         self._writer.style_gap(0)
         self._items = []
         self._by_id = {}
-        added = self._writer.insert_many(0, self._held[self._first : self._last])
-        for item in added:
-            self._by_id[item.event.id] = item
-        self._items = added
-
-    def _insert(self, position: int, event: Event) -> Item:
-        item = self._writer.insert(position, event)
-        self._by_id[event.id] = item
-        return item
+        self._items = self._insert_rows(0, self._held[self._first : self._last])
 
     def _drop(self, start: int, stop: int) -> None:
         """Take items ``start:stop`` of the loaded ones out of the document."""

@@ -7,7 +7,8 @@ no HTML is ever inserted.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -131,23 +132,30 @@ class ItemWriter:
         self.style_gap(frame.lastPosition() + 1)
         return item
 
-    def insert_many(self, position: int, events: Sequence[Event]) -> list[Item]:
-        """Items for ``events`` in order from ``position``, laid out once at the end."""
+    @contextmanager
+    def batch(self) -> Iterator[list[Item]]:
+        """Insert many items (append each to the list yielded): laid out once at the
+        end, their code coloured after, the last items first."""
         items: list[Item] = []
         self._inserting = items
         self.document.setLayoutEnabled(False)
-        self.body.highlight_limit = 0  # code is coloured after, the last items first
+        self.body.highlight_limit = 0
         try:
-            for event in events:
-                item = self.insert(position, event)
-                items.append(item)
-                position = item.frame.lastPosition() + 1
+            yield items
             if self.late is not None:
                 self.late.step()  # one slice now: what shows at the bottom
         finally:
             self._inserting = []
             self.body.highlight_limit = None
             self.document.setLayoutEnabled(True)
+
+    def insert_many(self, position: int, events: Sequence[Event]) -> list[Item]:
+        """Items for ``events`` in order from ``position``, laid out once at the end."""
+        with self.batch() as items:
+            for event in events:
+                item = self.insert(position, event)
+                items.append(item)
+                position = item.frame.lastPosition() + 1
         return items
 
     def _alive(self, item: Item) -> bool:

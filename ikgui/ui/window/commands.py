@@ -176,11 +176,15 @@ class WindowCommands:
         if self.guard(self.session.fork, event_id - 1) is not None:
             self.resend(edited)
 
-    def retry(self, error_event_id: int) -> None:
-        context = self.session.state.context
-        users = [e for e in context if e.kind == Kind.USER and e.id < error_event_id]
-        if users:
-            self.resend(users[-1].content)
+    def retry(self, event_id: int) -> asyncio.Task[Any]:
+        """Retry a reply or an error: the last exchange is answered again in place (the
+        failed attempt stays, collapsed), an earlier one in a new branch; the message is
+        never sent twice nor parsed again (``Session.retry``)."""
+        return self._spawn(lambda: self._retried(event_id))
+
+    async def _retried(self, event_id: int) -> str:
+        await self.session.retry(event_id)
+        return ""
 
     def retag(self, conv_id: str, tags: list[str]) -> None:
         """The tag editor's OK: apply what the user added and removed to the tags as
@@ -200,7 +204,7 @@ class WindowCommands:
         self.window.drafts.save_draft()
         if self.guard(self.session.open, conv_id) is None:
             return
-        if isinstance(event_id, int):  # a search hit: show the matching message
+        if isinstance(event_id, int):  # a search hit: show it (its group expanded)
             self.window.scrollback.scroll_to_event(event_id)
 
     def fork_conversation(self, conv_id: str) -> None:
