@@ -103,6 +103,11 @@ class Store(Protocol):
         """The conversation's own events with ``after < id <= upto`` (bounds optional), by id."""
         ...
 
+    def tail_events(self, conv_id: str, limit: int) -> list[Event]:
+        """The conversation's own newest ``limit`` events (any kind), oldest first: the
+        end of its log, read without reading the rest (the window's first paint)."""
+        ...
+
     def unfinished_replies(self) -> list[Event]:
         """Assistant events whose data has ``streaming: true`` (left by a crash)."""
         ...

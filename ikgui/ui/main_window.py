@@ -48,6 +48,7 @@ from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
 from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.startup import TailFirstStart
 
 if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel
@@ -101,6 +102,7 @@ class MainWindow(QMainWindow):
         self.drafts = DraftsAndPolling(self)
         self.commands = WindowCommands(self)
         self.dialogs = WindowDialogs(self)
+        self.startup = TailFirstStart(self)
         self._connect()
         self.unsaved = UnsavedIndicator(self)
         self._restore_layout()
@@ -181,7 +183,7 @@ class MainWindow(QMainWindow):
         opened = False
         for candidate in (last, newest.id if newest else None):
             if candidate and self.store.get_conversation(candidate) is not None:
-                self.session.open(candidate)
+                self.startup.open(candidate)  # its tail now, replayed after the first paint
                 opened = True
                 break
         if not opened:
@@ -257,6 +259,7 @@ class MainWindow(QMainWindow):
     # -- what the user does (see WindowCommands) -----------------------------------------
     def run_line(self, line: str) -> asyncio.Task[Any]:
         """Send a message or run a slash command, as typed in the prompt editor."""
+        self.startup.finish()  # never on the state of the tail shown first
         return self.commands.run_line(line)
 
     def rewind_to(self, mark_event_id: int) -> None:

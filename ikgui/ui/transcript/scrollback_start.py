@@ -5,10 +5,13 @@ above right after that paint."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from PySide6.QtWidgets import QScrollBar
 
+from ikgui.domain.events import Event
+from ikgui.domain.reading import visible
 from ikgui.ui.first_paint import FirstPaint
 
 PAGE_SIZE = 150
@@ -18,6 +21,7 @@ FIRST_SCREEN = 15
 
 
 class _View(Protocol):
+    _held: list[Event]
     _first: int
     _last: int
     _page: int
@@ -41,6 +45,21 @@ class StartMixin:
         the last page is added above right after it."""
         self._page = FIRST_SCREEN
         first_paint.then(self._fill_page)
+
+    def hold_earlier(self: _View, events: Sequence[Event]) -> bool:
+        """The transcript shown turned out to be the end of ``events``: hold all of them
+        (earlier pages load on scrolling up) and fill the last page, leaving the items
+        on screen as they are. ``False`` (nothing done) if ``events`` end otherwise."""
+        held = visible(events)
+        extra = len(held) - len(self._held)
+        if extra < 0 or held[extra:] != self._held:
+            return False
+        self._held = held
+        self._first += extra
+        self._last += extra
+        if self._page == PAGE_SIZE:  # (before the first paint, that fills it)
+            self._fill_page()
+        return True
 
     def _fill_page(self: _View) -> None:
         self._page = PAGE_SIZE
