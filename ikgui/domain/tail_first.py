@@ -2,11 +2,12 @@
 
 Replaying a 10,000-event conversation reads and folds every event (~0.1 s), while the
 window's first paint shows only its last dozen items. :func:`tail_state` folds just the
-newest events of the log when that ends the transcript exactly as the full replay
-would: when each of them only appends to the transcript (none is a rewind or a clear,
-which cut it, a reply that failed before any text, which replay leaves out, or a kind
-this version does not know), and the conversation is a root or its own events fill the
-tail (a fork shows its parent's events before its own).
+newest ``limit`` events of the log when that gives the transcript's last ``limit`` items
+exactly as the full replay has them: when each of these events only adds an item (none
+is a rewind or a clear, which cut the transcript, a reply that failed before any text,
+which replay leaves out, or a kind this version does not know), and the conversation is
+a root or has ``limit`` events of its own (a fork shows its parent's events before its
+own).
 
 The context, marks, working prompt and ``/model`` of such a state are not the
 conversation's: :class:`TailFirst` opens the session on it for the first paint, and
@@ -45,7 +46,7 @@ APPENDING = frozenset(
 
 def tail_state(store: Store, conv: Conversation, limit: int) -> ReplayState | None:
     """The state folded from ``conv``'s newest ``limit`` events alone, if its transcript
-    ends as the full replay's does (see the module's docstring); else ``None``."""
+    is the full replay's last ``limit`` items (see the module's docstring); else ``None``."""
     events = store.tail_events(conv.id, limit)
     if conv.parent is not None and len(events) < limit:
         return None  # the parent's events come before these
