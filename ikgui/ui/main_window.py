@@ -259,7 +259,6 @@ class MainWindow(QMainWindow):
     # -- what the user does (see WindowCommands) -----------------------------------------
     def run_line(self, line: str) -> asyncio.Task[Any]:
         """Send a message or run a slash command, as typed in the prompt editor."""
-        self.startup.finish()  # never on the state of the tail shown first
         return self.commands.run_line(line)
 
     def rewind_to(self, mark_event_id: int) -> None:
@@ -367,6 +366,7 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         self.drafts.stop_polling()
+        self.startup.finish()  # (not on the tail's state)
         with contextlib.suppress(IkguiError):
             self.session.commit_prompt()
         self.drafts.save_draft()

@@ -1,6 +1,7 @@
 """The window opens the last conversation from the end of its log and replays it in full
-right after the first paint: what it shows is what a full open shows, nothing is sent on
-the tail's state, and a tail that a rewind cut is replayed before the paint as before."""
+right after the first paint: what it shows is what a full open shows; nothing is sent,
+forked or shown as the context on the tail's state (each finishes the replay first); a
+tail that a rewind cut is replayed before the paint, as before."""
 
 from __future__ import annotations
 
@@ -157,5 +158,39 @@ async def test_what_another_process_wrote_meanwhile_shows_after_the_replay(
         await quiet(win)
         assert win.scrollback.item_texts()[-2:] == ["message 399", "from ikgui run"]
         assert win.scrollback.item_texts() == await shown_by_a_full_open(win)
+    finally:
+        await closed(win)
+
+
+async def test_the_context_shown_right_after_start_is_the_whole_conversations(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    make_home(tmp_path / "home", wire_server.url, 400)
+    win = build_window(tmp_path / "home", check_timeout=0.3)
+    try:
+        assert win.startup.pending
+        win.show_context()
+        document = win.context_dialog.document
+        assert document["model"] == "m-early" and len(document["messages"]) == 400
+        win.context_dialog.close()
+        win.show()
+        await quiet(win)
+    finally:
+        await closed(win)
+
+
+async def test_a_fork_right_after_start_is_made_from_the_whole_conversation(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    make_home(tmp_path / "home", wire_server.url, 400)
+    win = build_window(tmp_path / "home", check_timeout=0.3)
+    try:
+        assert win.startup.pending
+        last = win.session.state.scrollback[-1].id
+        win.scrollback.fork_requested.emit(last)  # "Fork from here" on the last message
+        child = win.session.conversation
+        assert child.parent == CONV and child.model == "m-early"  # the model in force
+        win.show()
+        await quiet(win)
     finally:
         await closed(win)

@@ -48,6 +48,7 @@ class WindowDialogs:
         from ikgui.ui.panels import ContextDialog
 
         window = self.window
+        window.startup.finish()  # the whole conversation's context, not its tail's
         session = window.session
         dialog = ContextDialog(
             session.conversation.id, session.provider, session.model, session.context(), window

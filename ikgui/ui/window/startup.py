@@ -3,18 +3,16 @@ shows is read with one short query (:class:`ikgui.domain.tail_first.TailFirst`),
 whole conversation is replayed right after that paint.
 
 Until then the session's state is the tail's, which is not the conversation's context:
-the first input to the window (a key, a click, the wheel...) and any line run through
-:meth:`MainWindow.run_line` first finish the replay, so nothing is sent or changed on
-the tail's state. After the replay the transcript is redrawn only if it does not end as
-shown (another process wrote meanwhile); otherwise it keeps its items and just learns of
-the earlier ones.
+whatever the window runs on the session first finishes the replay (the two doors of
+:class:`~ikgui.ui.window.commands.WindowCommands`, the context dialog, the shutdown), so
+nothing is sent, changed or shown on the tail's state. After the replay the transcript
+is redrawn only if it does not end as shown (another process wrote meanwhile);
+otherwise it keeps its items and just learns of the earlier ones.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from PySide6.QtCore import QCoreApplication, QEvent, QObject
 
 from ikgui.domain.errors import IkguiError
 from ikgui.domain.tail_first import TailFirst
@@ -26,41 +24,19 @@ if TYPE_CHECKING:
 #: full even when some are short.
 TAIL_EVENTS = 40
 
-#: What a user does to a window: the replay is finished before the window sees it.
-_INPUT = frozenset(
-    {
-        QEvent.Type.KeyPress,
-        QEvent.Type.ShortcutOverride,
-        QEvent.Type.InputMethod,
-        QEvent.Type.MouseButtonPress,
-        QEvent.Type.MouseButtonDblClick,
-        QEvent.Type.Wheel,
-        QEvent.Type.ContextMenu,
-        QEvent.Type.DragEnter,
-        QEvent.Type.Drop,
-        QEvent.Type.TouchBegin,
-    }
-)
 
-
-class TailFirstStart(QObject):
+class TailFirstStart:
     """Opens the window's first conversation tail first (see the module docstring)."""
 
     def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
         self.window = window
         self.tail_first = TailFirst(window.session.current, TAIL_EVENTS)
-        self._watching = False
 
     def open(self, conv_id: str) -> None:
         """Open ``conv_id``: on its tail now if that is safe, else replayed now."""
         if not self.tail_first.open(conv_id):
             self.window.session.open(conv_id)
             return
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
-            self._watching = True
         self.window.first_paint.then(self.finish)
 
     @property
@@ -69,7 +45,6 @@ class TailFirstStart(QObject):
 
     def finish(self) -> None:
         """Replay the conversation in full now (nothing if done already)."""
-        self._stop_watching()
         window = self.window
         try:
             same = self.tail_first.finish()
@@ -84,14 +59,3 @@ class TailFirstStart(QObject):
             window.scrollback.show_events(state.scrollback)
         window.drafts.mark_seen()
         window.chrome.refresh()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in _INPUT:
-            self.finish()
-        return False
-
-    def _stop_watching(self) -> None:
-        app = QCoreApplication.instance()
-        if self._watching and app is not None:
-            app.removeEventFilter(self)
-        self._watching = False
