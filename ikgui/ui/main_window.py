@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.first_paint = FirstPaint(self)
         self._build()
         self.scrollback.first_screen_until(self.first_paint)
+        self.first_paint.then(self.sidebar.release_pages)
         self.bridge = SessionBridge(session, parent=self)
         self.chrome = ChromePresenter(self)
         self.drafts = DraftsAndPolling(self)
