@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 from ikgui.app import build_window
+from ikgui.domain.errors import StorageError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.replay import replay_conversation
 from ikgui.storage import open_store
@@ -193,4 +195,28 @@ async def test_a_fork_right_after_start_is_made_from_the_whole_conversation(
         win.show()
         await quiet(win)
     finally:
+        await closed(win)
+
+
+async def test_a_replay_that_fails_after_the_paint_leaves_the_tail_for_a_new_conversation(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_home(tmp_path / "home", wire_server.url, 400)
+    win = build_window(tmp_path / "home", check_timeout=0.3)
+    try:
+        assert win.startup.pending
+
+        def broken(*args: object, **kwargs: object) -> None:
+            raise StorageError("The database could not be read: disk I/O error.")
+
+        monkeypatch.setattr(win.store, "events", broken)
+        win.show()
+        await wait_until(lambda: win.first_paint.done)
+        await quiet(win)
+        assert not win.startup.pending and not win.session.saved  # a new one
+        assert "could not be read" in win.feedback.text()
+        assert "disk I/O error" in win.feedback.text()
+        assert win.scrollback.item_texts() == []
+    finally:
+        monkeypatch.undo()
         await closed(win)

@@ -50,7 +50,7 @@ class TailFirstStart:
             same = self.tail_first.finish()
         except IkguiError as exc:  # it could be read a moment ago: say so, stay safe
             window.session.new_conversation(window.session.settings.default_agent)
-            window.banner.show_message(f"The last conversation could not be read: {exc.line}")
+            window.show_feedback(f"The last conversation could not be read: {exc.line}", True)
             return
         if same is None:
             return
