@@ -56,7 +56,8 @@ def tail_state(store: Store, conv: Conversation, limit: int) -> ReplayState | No
 
 
 class TailFirst:
-    """Opens a conversation on the state of its tail, then replays it in full."""
+    """Opens a conversation on the state of its tail, then replays it in full. For a
+    session that has just started (no prompt edit staged, no reply streaming)."""
 
     def __init__(self, current: OpenConversation, limit: int) -> None:
         self.current = current
