@@ -77,10 +77,13 @@ async def test_after_the_replay_the_window_shows_what_a_full_open_shows(
     try:
         assert win.startup.pending  # the tail is shown first
         assert win.scrollback.item_texts()[-1] == "message 399"
+        last = win.session.state.scrollback[-1].id
+        frame = win.scrollback.item_frame(last)
         win.show()
         await wait_until(lambda: win.first_paint.done)
         await quiet(win)
         assert not win.startup.pending and len(win.session.state.context) == 400
+        assert win.scrollback.item_frame(last) is frame  # the items shown were kept
         at_start = win.scrollback.item_texts()
         assert win.scrollback.has_earlier()  # older pages load on scrolling up
         assert at_start == await shown_by_a_full_open(win)
