@@ -12,7 +12,10 @@
    series starts on a small one. The floor is a subprocess that only imports
    ``PySide6.QtWidgets`` and paints an empty ``QMainWindow``. The three series run
    interleaved, ``--runs`` rounds, after the packages and ikgui are compiled to
-   bytecode (as an installed application is); medians and ranges.
+   bytecode (as an installed application is); medians and ranges, with start-up less
+   the floor of the same round and each child's CPU time to its first paint (on a busy
+   machine both say more than the wall clock; ``chrt -f 20`` before the command gives
+   the children the CPU as on a quiet machine).
 2. Switching to the 10,000-event conversation (``window.open_conversation``, as the
    sidebar's activation) through the scrollback's repaint, back and forth with a small
    conversation; median.
