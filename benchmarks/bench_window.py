@@ -12,7 +12,10 @@
    series starts on a small one. The floor is a subprocess that only imports
    ``PySide6.QtWidgets`` and paints an empty ``QMainWindow``. The three series run
    interleaved, ``--runs`` rounds, after the packages and ikgui are compiled to
-   bytecode (as an installed application is); medians and ranges.
+   bytecode (as an installed application is); medians and ranges, with start-up less
+   the floor of the same round and each child's CPU time to its first paint (on a busy
+   machine both say more than the wall clock; ``chrt -f 20`` before the command gives
+   the children the CPU as on a quiet machine).
 2. Switching to the 10,000-event conversation (``window.open_conversation``, as the
    sidebar's activation) through the scrollback's repaint, back and forth with a small
    conversation; median.
@@ -85,6 +88,12 @@ def max_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds() -> float:
+    """This process's CPU time so far (user + system, all threads): less sensitive than
+    the wall clock to other work on the machine."""
+    return time.process_time()
+
+
 # -- children (keep their imports to what the app itself needs) ------------------------
 def child_window(home: str, switch_to: str) -> None:
     """``ikgui`` itself, as a user starts it (``ikgui.__main__.main`` with
@@ -148,6 +157,7 @@ def _watch_window(ikgui_app: Any, switch_to: str) -> None:
 
         def painted(self) -> None:
             say("painted")
+            print(f"cpu {cpu_seconds():.4f}", flush=True)
             print(f"rss {max_rss_mb():.1f}", flush=True)
             lazy = [m for m in NOT_BEFORE_PAINT if m in sys.modules]
             print(f"loaded {','.join(lazy) or '-'}", flush=True)
@@ -204,6 +214,7 @@ def child_floor() -> None:
 
     def done() -> None:
         say("painted")
+        print(f"cpu {cpu_seconds():.4f}", flush=True)
         app.quit()
 
     class PaintWatch(QObject):
@@ -336,6 +347,12 @@ def child_rss(text: str) -> float | None:
     return found[-1] if found else None
 
 
+def child_cpu(text: str) -> float | None:
+    """The child's CPU time at its first paint."""
+    found = [float(line.split()[1]) for line in text.splitlines() if line.startswith("cpu ")]
+    return found[0] if found else None
+
+
 def child_loaded(text: str) -> list[str]:
     """Which of ``NOT_BEFORE_PAINT`` the child had loaded at its first paint."""
     for line in text.splitlines():
@@ -350,19 +367,24 @@ def startup_rounds(homes: dict[str, Path], runs: int) -> dict[str, dict[str, Any
     series: the samples of spawn to painted (the parent's clock) and, for start-ups,
     the child's stages (imports / ``app.main`` until shown / first paint / until the
     work left for after the first paint is done), peak RSS and the modules of
-    ``NOT_BEFORE_PAINT`` loaded at the first paint."""
-    series: dict[str, dict[str, Any]] = {"floor": {"painted": []}}
+    ``NOT_BEFORE_PAINT`` loaded at the first paint; for all, the CPU time to the first
+    paint and, per round, spawn to painted less the floor's of the same round."""
+    series: dict[str, dict[str, Any]] = {"floor": {"painted": [], "cpu": []}}
     for name in homes:
-        series[name] = {key: [] for key in ("painted", "imported", "shown", "paint", "settled")}
+        keys = ("painted", "imported", "shown", "paint", "settled", "cpu", "over_floor")
+        series[name] = {key: [] for key in keys}
         series[name].update(rss=[], loaded=set())
     order = ["floor", *homes]
     for round_number in range(runs):
         shift = round_number % len(order)
+        painted: dict[str, float] = {}
         for name in order[shift:] + order[:shift]:
             if name == "floor":
                 _, seen, text = run_child(["floor"])
                 if "painted" in seen:
                     series["floor"]["painted"].append(seen["painted"])
+                    series["floor"]["cpu"].append(child_cpu(text) or 0.0)
+                    painted["floor"] = seen["painted"]
                 else:
                     print(f"floor child failed:\n{text[-500:]}", file=sys.stderr)
                 continue
@@ -380,7 +402,12 @@ def startup_rounds(homes: dict[str, Path], runs: int) -> dict[str, dict[str, Any
             one["paint"].append(done - built)
             one["settled"].append(settled - done)
             one["rss"].append(child_rss(text) or 0.0)
+            one["cpu"].append(child_cpu(text) or 0.0)
             one["loaded"].update(child_loaded(text))
+            painted[name] = seen["painted"]
+        for name in homes:
+            if name in painted and "floor" in painted:
+                series[name]["over_floor"].append(painted[name] - painted["floor"])
     return series
 
 
@@ -928,6 +955,7 @@ def table(v: dict[str, float | None], runs: int, ids: dict[str, str]) -> list[st
         "-" * 95,
         row(f"1. start-up to painted window (median of {runs})", v.get("startup"), "ms", 0.35),
         row("   floor: PySide6 + empty QMainWindow painted", v.get("floor"), "ms", None),
+        row("   start-up less the floor of the same round", v.get("startup_over"), "ms", None),
         row("   ...interpreter + imports (ikgui.app)", v.get("startup_imported"), "ms", None),
         row("   ...app.main until window.show() returns", v.get("startup_build"), "ms", None),
         row("   ...then the first paint", v.get("startup_paint"), "ms", None),
@@ -1071,6 +1099,8 @@ def startup_results(series: dict[str, dict[str, Any]], runs: int, results: Resul
             v[f"startup_{name}"] = _median(main[key])
         v["startup_settled"] = _median(main["settled"])
         v["rss_startup"] = _median(main["rss"])
+        if main["over_floor"]:
+            v["startup_over"] = _median(main["over_floor"])
     if small["painted"]:
         v["startup_small"] = _median(small["painted"])
     if floor["painted"]:
@@ -1079,8 +1109,12 @@ def startup_results(series: dict[str, dict[str, Any]], runs: int, results: Resul
     results.notes.append(
         f"start-up to the first paint, {runs} rounds interleaved with the floor, median "
         f"(range): {spread(main['painted'])}; on the small conversation "
-        f"{spread(small['painted'])}; the floor {spread(floor['painted'])}. Loaded at the "
-        f"first paint, of {', '.join(NOT_BEFORE_PAINT)}: {', '.join(loaded) or 'none'}"
+        f"{spread(small['painted'])}; the floor {spread(floor['painted'])}; start-up less "
+        f"the floor of the same round {spread(main['over_floor'])}, on the small one "
+        f"{spread(small['over_floor'])}. CPU time (user + system) to the first paint: "
+        f"{spread(main['cpu'])}, on the small one {spread(small['cpu'])}, the floor "
+        f"{spread(floor['cpu'])}. Loaded at the first paint, of "
+        f"{', '.join(NOT_BEFORE_PAINT)}: {', '.join(loaded) or 'none'}"
     )
 
 
@@ -1091,7 +1125,8 @@ def finish(
 
     lines = table(results.values, runs, ids)
     if startup_only:  # the header, section 1 and the start-up's peak RSS
-        lines = [line for line in lines[:9] if not line.startswith("2.")] + lines[-1:]
+        section = next(i for i, line in enumerate(lines) if line.startswith("2."))
+        lines = lines[:section] + lines[-1:]
     print()
     print("\n".join(lines))
     print()

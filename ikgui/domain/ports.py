@@ -115,6 +115,11 @@ class Store(Protocol):
         out by a rewind or retry after it (0 for an id it does not know)."""
         ...
 
+    def tail_events(self, conv_id: str, limit: int) -> list[Event]:
+        """The conversation's own newest ``limit`` events (any kind), oldest first: the
+        end of its log, read without reading the rest (the window's first paint)."""
+        ...
+
     def unfinished_replies(self) -> list[Event]:
         """Assistant events whose data has ``streaming: true`` (left by a crash)."""
         ...

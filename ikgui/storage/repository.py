@@ -285,6 +285,18 @@ class SqliteStore(SqliteConnection):
         with self._reading() as conn:
             return counts.context_counts(conn, conv_ids)
 
+    def tail_events(self, conv_id: str, limit: int) -> list[Event]:
+        if limit <= 0:
+            return []
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id, kind, content, data, created_at FROM event "
+                "WHERE conversation_id = ? ORDER BY id DESC LIMIT ?",
+                (conv_id, limit),
+            ).fetchall()
+        rows.reverse()
+        return [Event(i, conv_id, k, c, None, t, raw_data=d) for i, k, c, d, t in rows]
+
     def unfinished_replies(self) -> list[Event]:
         with self._reading() as conn:
             rows = conn.execute(

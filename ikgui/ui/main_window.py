@@ -48,6 +48,7 @@ from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
 from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.startup import TailFirstStart
 
 if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self._build()
         self.scrollback.first_screen_until(self.first_paint)
         self.scrollback.group_loader = lambda group: cleared_items(self.store, group)
+        self.first_paint.then(self.sidebar.release_pages)
         self.bridge = SessionBridge(session, parent=self)
         self.chrome = ChromePresenter(self)
         self.drafts = DraftsAndPolling(self)
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
         self.prompt_panel = WorkingPromptController(self)
         self.dialogs = WindowDialogs(self)
         self.text_zoom = TextZoom(self)
+        self.startup = TailFirstStart(self)
         self._connect()
         self.unsaved = UnsavedIndicator(self)
         self._restore_layout()
@@ -184,7 +187,7 @@ class MainWindow(QMainWindow):
         opened = False
         for candidate in (last, newest.id if newest else None):
             if candidate and self.store.get_conversation(candidate) is not None:
-                self.session.open(candidate)
+                self.startup.open(candidate)  # its tail now, replayed after the first paint
                 opened = True
                 break
         if not opened:
@@ -366,6 +369,7 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         self.drafts.stop_polling()
+        self.startup.finish()  # (not on the tail's state)
         self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
         for conv_id in list(self.session.streams):
             self.session.stop(conv_id)

@@ -41,6 +41,7 @@ from tests.storage.test_store_events import (
     test_last_event_id,
     test_latest_clear,
     test_message_count_counts_only_user_and_assistant,
+    test_tail_events_are_the_newest_own_events_oldest_first,
     test_unfinished_replies,
     test_update_event_replaces_content_and_data,
 )
@@ -101,6 +102,7 @@ PORT_TESTS = [
     test_message_count_counts_only_user_and_assistant,
     test_unfinished_replies,
     test_update_event_replaces_content_and_data,
+    test_tail_events_are_the_newest_own_events_oldest_first,
     test_agent_tag_and_trash_filters,
     test_appending_moves_a_conversation_to_the_top,
     test_keyset_paging_visits_everything_once,

@@ -179,3 +179,20 @@ def test_events_are_event_values(store: SqliteStore) -> None:
     [ev] = store.events("chat-aaaa")
     assert isinstance(ev, Event)
     assert (ev.kind, ev.content, ev.data) == ("future_kind", "from a newer version", {"k": [1, 2]})
+
+
+def test_tail_events_are_the_newest_own_events_oldest_first(store: SqliteStore) -> None:
+    add_conversation(store, "chat-aaaa")
+    add_conversation(store, "chat-bbbb")
+    ids = []
+    for i in range(6):
+        ids.append(store.append_event("chat-aaaa", "user", f"m{i}", {"n": i}).id)
+        store.append_event("chat-bbbb", "user", f"other{i}")
+    tail = store.tail_events("chat-aaaa", 3)
+    assert [e.id for e in tail] == ids[3:]
+    assert [(e.conversation_id, e.content, e.data) for e in tail] == [
+        ("chat-aaaa", f"m{i}", {"n": i}) for i in (3, 4, 5)
+    ]
+    assert [e.id for e in store.tail_events("chat-aaaa", 100)] == ids
+    assert store.tail_events("chat-aaaa", 0) == []
+    assert store.tail_events("chat-none", 5) == []

@@ -343,6 +343,10 @@ class MemoryStore:
             )
         return counts
 
+    def tail_events(self, conv_id: str, limit: int) -> list[Event]:
+        own = self._own(conv_id)[-limit:] if limit > 0 else []
+        return [r.event(i) for i, r in own]
+
     def unfinished_replies(self) -> list[Event]:
         events = [r.event(i) for i, r in sorted(self._events.items()) if r.kind == "assistant"]
         return [e for e in events if e.data.get("streaming") is True]

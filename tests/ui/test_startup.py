@@ -1,6 +1,7 @@
 """Start-up: what the first paint does not need is loaded after it (the HTTP stack, the
-providers, the keyring, the settings dialog, the demo, the welcome, QtNetwork), and the window
-still opens on the end of the last conversation with a full page behind it."""
+providers, the keyring, the settings dialog, the demo, the welcome, QtNetwork, the full
+replay of the last conversation), and the window still opens on the end of the last
+conversation with a full page behind it."""
 
 from __future__ import annotations
 
@@ -44,22 +45,43 @@ LAZY = sys.argv[1].split(",")
 
 def watch(app):
     from PySide6.QtCore import QEvent, QObject, QTimer
+    from ikgui.storage.repository import SqliteStore
     build = app.build_window
+    read = []  # the conversation's events read in full (a replay)
+    events = SqliteStore.events
+
+    def counted(self, *args, **kwargs):
+        read.append(1)
+        return events(self, *args, **kwargs)
+
+    SqliteStore.events = counted
 
     class Watch(QObject):
         def eventFilter(self, watched, event):
             if event.type() == QEvent.Type.Paint and not hasattr(self, "seen"):
                 self.seen = [m for m in LAZY if m in sys.modules]
+                self.read = len(read)
                 QTimer.singleShot(0, self.report)
             return False
 
         def report(self):
             view = self.window.scrollback
             bar = view.verticalScrollBar()
-            print(json.dumps({
+            self.painted = {
                 "loaded": self.seen,
+                "replayed": self.read > 0,
                 "last": view.item_texts()[-1:],
                 "at_bottom": bar.value() == bar.maximum(),
+            }
+            self.window.first_paint.then(self.after)
+
+        def after(self):
+            state = self.window.session.state
+            print(json.dumps({
+                **self.painted,
+                "then_replayed": len(read) > 0,
+                "then_context": len(state.context),
+                "then_last": self.window.scrollback.item_texts()[-1:],
             }), flush=True)
             self.window.close()
 
@@ -135,6 +157,10 @@ def test_the_first_paint_loads_only_what_it_shows(tmp_path: Path) -> None:
     assert report["loaded"] == []
     assert report["last"] == [last]
     assert report["at_bottom"]
+    # It was read from the end of its log; the full replay came after the paint.
+    assert not report["replayed"]
+    assert report["then_replayed"] and report["then_context"] == 400
+    assert report["then_last"] == [last]
 
 
 async def test_the_rest_of_the_last_page_follows_the_first_paint(

@@ -75,6 +75,9 @@ class ConversationListModel(ConversationTree):
         self._page_size = page_size
         #: The size of the first page read (a window reads what its first paint shows).
         self._first_page = first_page
+        #: While true the view gets no page after the first (a window: until its first
+        #: paint; laying out the list before it asks for pages it does not show).
+        self.pages_held = first_page is not None
         self._tags: tuple[str, ...] = ()
         self._trashed = False
         #: True while the model announces a page or a reset: a slot on those signals
@@ -178,12 +181,17 @@ class ConversationListModel(ConversationTree):
         return self.rowCount(parent) > 0
 
     def canFetchMore(self, parent: AnyIndex) -> bool:
+        return self._may_read(parent) and not (self.pages_held and self._top)
+
+    def _may_read(self, parent: AnyIndex) -> bool:
         return not parent.isValid() and not self._exhausted and not self._busy
 
     def fetchMore(self, parent: AnyIndex) -> None:
+        if self.canFetchMore(parent):
+            self._read_pages()
+
+    def _read_pages(self) -> None:
         """Read listing pages until at least one top-level row is added (or none are left)."""
-        if not self.canFetchMore(parent):
-            return
         added: list[Conversation] = []
         while not added and not self._exhausted:
             size, self._first_page = self._first_page or self._page_size, None
@@ -201,8 +209,8 @@ class ConversationListModel(ConversationTree):
 
     def fetch_all(self) -> None:
         """Load every page (benchmarks, tests)."""
-        while self.canFetchMore(QModelIndex()):
-            self.fetchMore(QModelIndex())
+        while self._may_read(QModelIndex()):
+            self._read_pages()
 
     # -- finding and changing rows ---------------------------------------------------------
     def reveal(self, conv_id: str) -> QModelIndex:
@@ -219,10 +227,10 @@ class ConversationListModel(ConversationTree):
             assert parent is not None  # _is_top is False only when the parent exists
             chain.append(parent)
         top = chain[-1]
-        while top.id not in self._by_id and self.canFetchMore(QModelIndex()):
+        while top.id not in self._by_id and self._may_read(QModelIndex()):
             if self._cursor is not None and sort_key(top) > self._cursor:
                 break  # within the loaded range: it is new since the last look
-            self.fetchMore(QModelIndex())
+            self._read_pages()
         if top.id not in self._by_id:
             self.refresh(top.id)
         node = self._by_id.get(top.id)

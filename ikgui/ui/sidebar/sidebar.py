@@ -176,6 +176,11 @@ class ConversationSidebar(SidebarSelection, QWidget):
             self._select(self._current)
         self._update_placeholder()
 
+    def release_pages(self) -> None:
+        """The window is painted: the list may read more pages (now if it is not full)."""
+        self.model.pages_held = False
+        self.view.updateGeometries()  # (Qt then fetches if the last row is in view)
+
     def refresh_conversation(self, conv_id: str) -> None:
         """Show one conversation's new state (inserted at its place if it is new)."""
         shown = self.model.conversation(self.model.index_of(conv_id))

@@ -5,12 +5,15 @@ above right after that paint."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QScrollBar
 
+from ikgui.domain.events import Event
+from ikgui.domain.transcript import Entry
 from ikgui.ui.first_paint import FirstPaint
 
 if TYPE_CHECKING:
@@ -23,6 +26,7 @@ FIRST_SCREEN = 15
 
 
 class _View(Protocol):
+    _held: list[Event]
     _first: int
     _last: int
     _page: int
@@ -37,6 +41,7 @@ class _View(Protocol):
     def _fill_page(self) -> None: ...
     def _highlight_code(self) -> None: ...
     def document(self) -> QTextDocument: ...
+    def _rows(self, entries: Sequence[Entry]) -> list[Event]: ...
 
 
 class StartMixin:
@@ -63,6 +68,22 @@ class StartMixin:
             frame = [(item.frame, partial(writer.alive, item))]
             if writer.late is not None:
                 writer.late.add(highlight_frames(self.document(), frame, writer.colors.dark))
+
+    def hold_earlier(self: _View, entries: Sequence[Entry]) -> bool:
+        """The transcript shown turned out to be the end of ``entries`` (the domain's
+        transcript): hold all of its rows (earlier pages load on scrolling up) and fill
+        the last page, leaving the items on screen as they are. ``False`` (nothing done)
+        if they end otherwise."""
+        held = self._rows(entries)
+        extra = len(held) - len(self._held)
+        if extra < 0 or held[extra:] != self._held:
+            return False
+        self._held = held
+        self._first += extra
+        self._last += extra
+        if self._page == PAGE_SIZE:  # (before the first paint, that fills it)
+            self._fill_page()
+        return True
 
     def _fill_page(self: _View) -> None:
         self._page = PAGE_SIZE
