@@ -136,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     tag.add_argument("changes", nargs="*")
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
+    csub.add_parser("reopen", help="reopen a closed branch").add_argument("ref")
     clean = csub.add_parser("clean", help="remove Trash entries for good")
     clean.add_argument(
         "--older", default=None, help="only those trashed longer ago (30m 12h 7d 2w)"
@@ -214,6 +215,13 @@ def cmd_restore(env: Env, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reopen(env: Env, args: argparse.Namespace) -> int:
+    session = env.session()
+    session.open(resolve_ref(env.store, args.ref))
+    say(f"Reopened {session.reopen().id}")  # as the window's Reopen: from the branch itself
+    return 0
+
+
 def cmd_clean(env: Env, args: argparse.Namespace) -> int:
     age = parse_age(args.older) if args.older else 0.0
     removed, refusals = library.clean(env.store, time.time(), age, args.forks)
@@ -270,6 +278,7 @@ CONV_COMMANDS = {
     "tag": cmd_tag,
     "delete": cmd_delete,
     "restore": cmd_restore,
+    "reopen": cmd_reopen,
     "clean": cmd_clean,
     "export": cmd_export,
     "import": cmd_import,
@@ -330,6 +339,8 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
         return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
     except IkguiError as exc:
         error(exc.line)
+        if exc.hint:
+            error(exc.hint)
         return exc.exit_code
     finally:
         if env is not None:

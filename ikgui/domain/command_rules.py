@@ -41,6 +41,11 @@ def restore(session: Session, conversation: str) -> CommandResult:
     return CommandResult(f"Restored {conv.id}", store=False)
 
 
+def reopen(session: Session, ref: str | None = None) -> CommandResult:
+    """``/reopen [ref]``: a closed branch takes input again (default: the open one)."""
+    return CommandResult(f"Reopened {session.reopen(ref or None).id}")
+
+
 # -- can it act now? ----------------------------------------------------------------
 def has_marks(session: Session) -> bool:
     return bool(session.state.marks)

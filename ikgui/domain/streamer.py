@@ -43,6 +43,7 @@ class ReplyStreamer:
         ``error`` event and raised as ``ProviderError``; cancelling keeps the partial
         reply, marked interrupted.
         """
+        self.current.ensure_open()  # a closed branch takes no new message
         factory = self.provider_factory
         if factory is None:
             raise UsageError("no provider configured")
