@@ -33,7 +33,15 @@ ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
 BADGE = "(stopped)"
 PLACEHOLDER = "…"
 NOTICE_KINDS = frozenset(
-    {Kind.PROMPT_EDIT, Kind.REWIND, Kind.FORK, Kind.COMMAND, Kind.AGENT_KILLED, Kind.CLEAR}
+    {
+        Kind.PROMPT_EDIT,
+        Kind.REWIND,
+        Kind.FORK,
+        Kind.COMMAND,
+        Kind.AGENT_KILLED,
+        Kind.AGENT_REOPENED,
+        Kind.CLEAR,
+    }
 )
 #: Each kind's role: how its item looks (its label is the domain's, ``ROLE_LABELS``).
 _ROLES: dict[Kind, str] = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ikgui.ui.closed_strip import ClosedPresenter
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 class ChromePresenter:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
+        self.closed = ClosedPresenter(window, window.pane.closed_strip)
 
     def first_run(self) -> bool:
         """Nothing stored yet and nothing on screen: show the welcome instead."""
@@ -48,3 +50,4 @@ class ChromePresenter:
         window.policy.restrict(window)
         if actions.current_model() != (session.model or ""):
             actions.set_models(actions.model_names(), session.model)
+        self.closed.refresh()
