@@ -17,7 +17,6 @@ from PySide6.QtCore import Signal as _Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMenu,
     QToolButton,
@@ -29,7 +28,7 @@ from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
-from ikgui.ui.plain import line, make_plain
+from ikgui.ui.plain import line
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
@@ -38,6 +37,7 @@ from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
 from ikgui.ui.sidebar.sidebar_view import ConversationTreeView, TagFilterBox
 from ikgui.ui.sidebar.tag_editor import TagEditorDialog
+from ikgui.ui.sidebar.trash_bar import TrashController
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
@@ -55,7 +55,8 @@ class ConversationSidebar(QWidget):
     fork_requested = _Signal(str)
     export_requested = _Signal(str)
     trash_requested = _Signal(str)
-    restore_requested = _Signal(str)
+    restore_requested = _Signal(list)  # the ids of the conversations to restore
+    empty_trash_requested = _Signal()  # asked and confirmed (the Trash view's bar)
     close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
 
     def __init__(
@@ -102,13 +103,7 @@ class ConversationSidebar(QWidget):
         self.trash_toggle.setToolTip("Show the Trash (conversations can be restored from it)")
         self.trash_toggle.toggled.connect(self._on_trash_toggled)
 
-        self.trash_banner = make_plain(
-            QLabel("Trash — right-click a conversation to restore it.", self)
-        )
-        self.trash_banner.setObjectName("trashBanner")
-        self.trash_banner.setWordWrap(True)
-        self.trash_banner.setEnabled(False)  # the muted text colour
-        self.trash_banner.hide()
+        self.trash = TrashController(self, self._store)
 
         self.view = ConversationTreeView(self)
         self.delegate = ConversationDelegate(self.view)
@@ -129,7 +124,7 @@ class ConversationSidebar(QWidget):
         layout.setSpacing(6)
         layout.addWidget(self.search_box)
         layout.addLayout(filters)
-        layout.addWidget(self.trash_banner)
+        layout.addWidget(self.trash.bar)
         layout.addWidget(self.view, 1)
 
     # -- public API ------------------------------------------------------------------------
@@ -227,7 +222,7 @@ class ConversationSidebar(QWidget):
             action.triggered.connect(slot)
 
         if conv.trashed_at is not None:
-            add("restoreAction", "Restore", "restore", lambda: self.restore_requested.emit(cid))
+            add("restoreAction", "Restore", "restore", lambda: self.restore_requested.emit([cid]))
             add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
             return menu
         add("renameAction", "Rename\tF2", "rename", lambda: self.start_rename(cid))
@@ -361,8 +356,8 @@ class ConversationSidebar(QWidget):
         if trashed:
             self.search_box.clear()
         self.search_box.setEnabled(not trashed)
-        self.trash_banner.setVisible(trashed)
         self._apply_filter(self.model.tag, trashed)
+        self.trash.shown(trashed)
 
     def _apply_filter(self, tag: str | None, trashed: bool) -> None:
         self.model.set_filter(tag=tag, trashed=trashed)
@@ -386,6 +381,7 @@ class ConversationSidebar(QWidget):
         else:
             text = _EMPTY_LIST
         self.view.set_placeholder(text)
+        self.trash.refresh()
 
     def _refresh_times(self) -> None:
         self.model.refresh_times()

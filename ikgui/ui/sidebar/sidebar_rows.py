@@ -79,7 +79,7 @@ def description_of(conv: Conversation, now: float, streaming: bool) -> str:
     if conv.status == STATUS_KILLED:
         parts.append("closed")
     if conv.trashed_at is not None:
-        parts.append("in the Trash")
+        parts.append(f"moved to the Trash {relative(conv.trashed_at, now)}")
     if streaming:
         parts.append("reply streaming")
     return line(", ".join(parts))
@@ -119,6 +119,8 @@ def row_value(conv: Conversation, role: int, now: float, streaming: bool) -> obj
     if role == TrashedRole:
         return conv.trashed_at is not None
     if role == DetailRole:
+        if conv.trashed_at is not None:  # the Trash view: when it was trashed comes first
+            return line(f"trashed {relative(conv.trashed_at, now)} · ") + detail_of(conv)
         return detail_of(conv)
     if role == Qt.ItemDataRole.ToolTipRole:
         return tooltip_of(conv, now, streaming)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ikgui.ui.closed_strip import ClosedPresenter
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
+from ikgui.ui.window.new_conversation import NewConversationPresenter
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -18,6 +19,7 @@ class ChromePresenter:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.closed = ClosedPresenter(window, window.pane.closed_strip)
+        self.new = NewConversationPresenter(window)
 
     def first_run(self) -> bool:
         """Nothing stored yet and nothing on screen: show the welcome instead."""
@@ -51,3 +53,4 @@ class ChromePresenter:
         if actions.current_model() != (session.model or ""):
             actions.set_models(actions.model_names(), session.model)
         self.closed.refresh()
+        self.new.refresh()
