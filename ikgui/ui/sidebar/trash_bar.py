@@ -31,8 +31,6 @@ from ikgui.ui.sidebar.sidebar_rows import ConversationRole
 if TYPE_CHECKING:
     from ikgui.ui.sidebar.sidebar import ConversationSidebar
 
-HINT = "Times show when each was moved here."
-
 
 def count_text(count: int) -> str:
     if count == 0:
@@ -61,7 +59,7 @@ class TrashBar(QFrame):
         self.label = make_plain(QLabel(count_text(0), self))
         self.label.setObjectName("trashBanner")
         self.label.setWordWrap(True)
-        self.label.setToolTip(HINT)
+        self.label.setToolTip("Select conversations to restore them, or empty the Trash")
         column.addWidget(self.label)
         row = QHBoxLayout()
         row.setSpacing(6)
@@ -83,7 +81,7 @@ class TrashBar(QFrame):
 
     def show_state(self, count: int, selected: int) -> None:
         self.count = count
-        self.label.setText(count_text(count) + (f" {HINT}" if count else ""))
+        self.label.setText(count_text(count))
         self.restore_button.setEnabled(selected > 0)
         self.empty_button.setEnabled(count > 0)
 
