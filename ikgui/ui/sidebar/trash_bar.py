@@ -104,7 +104,6 @@ class TrashBar(QFrame):
         box.deleteLater()
 
 
-
 class TrashController(QObject):
     """The sidebar's Trash view: its bar, the selection it restores, opening at the top."""
 
