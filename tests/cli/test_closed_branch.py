@@ -63,3 +63,10 @@ def test_slash_reopen_from_the_parent(cli: Cli, local: WireServer) -> None:
     root, child = closed_branch(cli, local)
     assert cli.ok("run", "-c", root, f"/reopen {child}").out.strip() == f"Reopened {child}"
     assert cli.ok("conv", "show", child, "--json").json["status"] == "active"
+
+
+def test_no_save_is_refused_too(cli: Cli, local: WireServer) -> None:
+    _, child = closed_branch(cli, local)
+    refused = cli("run", "-c", child, "--no-save", "more")
+    assert refused.code == 1
+    assert refused.err.splitlines()[0] == f"Error: Conversation is closed: {child}"

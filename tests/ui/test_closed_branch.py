@@ -7,8 +7,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from ikgui.domain.command_handlers import default_registry
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Kind
 from ikgui.domain.replay import replay_conversation
+from ikgui.domain.session import Session
+from ikgui.storage import open_store
 from ikgui.ui.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
@@ -90,5 +93,22 @@ async def test_slash_reopen_in_the_parent_shows_the_notice(
     assert texts(window)[-2:] == [f"Closed {child}", f"Reopened {child}"]
     assert window.scrollback.item_kinds()[-1] == Kind.AGENT_REOPENED
     window.open_conversation(child)
+    await settle(window)
+    assert window.pane.closed_strip.isHidden() and window.prompt.isEnabled()
+
+
+async def test_a_branch_reopened_by_another_process_takes_input_again(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    child = await closed_child(window, wire_server, qtbot)
+    assert not window.pane.closed_strip.isHidden()
+    other = open_store(window.store.path)  # type: ignore[attr-defined]
+    try:
+        elsewhere = Session(other, registry=default_registry())
+        elsewhere.open(child)
+        elsewhere.reopen()  # what `ikgui conv reopen` does
+    finally:
+        other.close()
+    window.drafts.poll_external_changes()  # the window's poll timer, now
     await settle(window)
     assert window.pane.closed_strip.isHidden() and window.prompt.isEnabled()
