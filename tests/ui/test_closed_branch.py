@@ -112,3 +112,22 @@ async def test_a_branch_reopened_by_another_process_takes_input_again(
     window.drafts.poll_external_changes()  # the window's poll timer, now
     await settle(window)
     assert window.pane.closed_strip.isHidden() and window.prompt.isEnabled()
+
+
+async def test_the_closed_row_s_menu_reopens_it(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    child = await closed_child(window, wire_server, qtbot)
+    parent = window.session.conversation.parent
+    assert parent is not None
+    window.open_conversation(parent)
+    await settle(window)
+    menu = window.sidebar.menu_for(window.sidebar.model.index_of(child))
+    assert menu is not None
+    actions = {a.objectName(): a for a in menu.actions() if a.objectName()}
+    assert "closeAction" not in actions
+    actions["reopenAction"].trigger()
+    await settle(window)
+    stored = window.store.get_conversation(child)
+    assert stored is not None and stored.status == STATUS_ACTIVE
+    assert texts(window)[-1] == f"Reopened {child}"

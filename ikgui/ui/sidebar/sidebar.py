@@ -58,6 +58,7 @@ class ConversationSidebar(QWidget):
     restore_requested = _Signal(list)  # the ids of the conversations to restore
     empty_trash_requested = _Signal()  # asked and confirmed (the Trash view's bar)
     close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
+    reopen_requested = _Signal(str)  # reopen a closed branch (``/reopen``)
 
     def __init__(
         self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
@@ -231,6 +232,8 @@ class ConversationSidebar(QWidget):
         add("exportAction", "Export…", "export", lambda: self.export_requested.emit(cid))
         if conv.parent is not None and conv.status != STATUS_KILLED:
             add("closeAction", "Close branch", "stop", lambda: self.close_requested.emit(cid))
+        if conv.status == STATUS_KILLED:
+            add("reopenAction", "Reopen branch", "restore", lambda: self.reopen_requested.emit(cid))
         menu.addSeparator()
         add("trashAction", "Move to Trash\tDel", "trash", lambda: self.trash_requested.emit(cid))
         return menu

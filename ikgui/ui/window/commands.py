@@ -67,6 +67,7 @@ class WindowCommands:
         bar.restore_requested.connect(lambda ids: self.run("restore", conversations=list(ids)))
         bar.empty_trash_requested.connect(lambda: empty_trash(w))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
+        bar.reopen_requested.connect(lambda cid: self.run("reopen", ref=cid))
 
         v = w.scrollback
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
