@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
@@ -109,7 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     add_run_parser(sub)
+    _add_conv_parser(sub)
+    return parser
 
+
+def _add_conv_parser(sub: Any) -> None:
     conv = sub.add_parser("conv", aliases=["c"], help="browse and manage conversations")
     csub = conv.add_subparsers(dest="conv_command", parser_class=_Parser)
     lst = csub.add_parser("list", help="list conversations, newest first")
@@ -137,6 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_tag_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
+    csub.add_parser("reopen", help="reopen a closed branch").add_argument("ref")
     clean = csub.add_parser("clean", help="remove Trash entries for good")
     clean.add_argument(
         "--older", default=None, help="only those trashed longer ago (30m 12h 7d 2w)"
@@ -149,7 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("json", "md"), default="json")
     export.add_argument("-o", "--output", help="write to this file instead of stdout")
     csub.add_parser("import", help="import an ikgui or orcx JSON file").add_argument("file")
-    return parser
 
 
 # -- ikgui conv ------------------------------------------------------------------
@@ -217,6 +221,13 @@ def cmd_restore(env: Env, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reopen(env: Env, args: argparse.Namespace) -> int:
+    session = env.session()
+    session.open(resolve_ref(env.store, args.ref))
+    say(f"Reopened {session.reopen().id}")  # as the window's Reopen: from the branch itself
+    return 0
+
+
 def cmd_clean(env: Env, args: argparse.Namespace) -> int:
     age = parse_age(args.older) if args.older else 0.0
     removed, refusals = library.clean(env.store, time.time(), age, args.forks)
@@ -273,6 +284,7 @@ CONV_COMMANDS = {
     "tag": cmd_tag,
     "delete": cmd_delete,
     "restore": cmd_restore,
+    "reopen": cmd_reopen,
     "clean": cmd_clean,
     "export": cmd_export,
     "import": cmd_import,
@@ -334,6 +346,8 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
         return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
     except IkguiError as exc:
         error(exc.line)
+        if exc.hint:
+            error(exc.hint)
         return exc.exit_code
     finally:
         if env is not None:

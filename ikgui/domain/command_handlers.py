@@ -215,8 +215,14 @@ def _act(name: str, label: str, shortcut: str | None, tip: str, icon: str = "") 
 
 C = Command[Session]
 
+
+def _shown(*args: Any, **kwargs: Any) -> C:
+    """A command that may run in a closed branch (it appends nothing to its log)."""
+    return C(*args, **{**kwargs, "when_closed": True})
+
+
 COMMANDS: list[C] = [
-    C("help", "/help", "Show available commands", _help),
+    _shown("help", "/help", "Show available commands", _help),
     C(
         "clear",
         "/clear",
@@ -262,7 +268,7 @@ COMMANDS: list[C] = [
         own_event=True,
         action=_act("fork", "Fork", "Ctrl+B", "Branch this conversation into a child (/fork)"),
     ),
-    C(
+    _shown(
         "kill",
         "/kill [ref] [--cascade]",
         "Close a branch and return to its parent",
@@ -271,7 +277,15 @@ COMMANDS: list[C] = [
         rules.has_parent,
         own_event=True,
     ),
-    C("tree", "/tree", "Show the fork tree of this conversation", _tree),
+    _shown(
+        "reopen",
+        "/reopen [ref]",
+        "Reopen a closed branch",
+        rules.reopen,
+        text_argument("ref"),
+        own_event=True,
+    ),
+    _shown("tree", "/tree", "Show the fork tree of this conversation", _tree),
     C("model", "/model [name]", "Show or switch the model", _model, text_argument("name")),
     C(
         "system",
@@ -290,7 +304,7 @@ COMMANDS: list[C] = [
         _unquoted("text"),
         own_event=True,
     ),
-    C(
+    _shown(
         "new",
         "/new [agent]",
         "Start a new conversation",
@@ -298,15 +312,15 @@ COMMANDS: list[C] = [
         text_argument("agent"),
         action=_act("new", "New", "Ctrl+N", "Start a new conversation (/new)"),
     ),
-    C("sessions", "/sessions [n]", "List recent conversations", _sessions, _parse_sessions),
-    C(
+    _shown("sessions", "/sessions [n]", "List recent conversations", _sessions, _parse_sessions),
+    _shown(
         "load",
         "/load <ref or words>",
         "Switch to a conversation or search for one",
         _load,
         text_argument("ref"),
     ),
-    C(
+    _shown(
         "export",
         "/export [md|json] [path]",
         "Export this conversation",
@@ -317,10 +331,10 @@ COMMANDS: list[C] = [
             "export", "Export", "Ctrl+E", "Export as JSON (lossless) or Markdown (/export)"
         ),
     ),
-    C("quit", "/quit", "Close the window", _quit),
+    _shown("quit", "/quit", "Close the window", _quit),
     # Run with values only: not slash commands.
     C("send", "", "Send a message as it is", rules.send, slash=False),
-    C(
+    _shown(
         "stop",
         "",
         "Stop the reply",
@@ -329,7 +343,7 @@ COMMANDS: list[C] = [
         slash=False,
         action=_act("stop", "Stop", "Ctrl+.", "Stop the reply (Escape)"),
     ),
-    C(
+    _shown(
         "rename",
         "",
         "Rename a conversation",
@@ -338,7 +352,7 @@ COMMANDS: list[C] = [
         slash=False,
         action=_act("rename", "Rename", "F2", "Rename this conversation"),
     ),
-    C(
+    _shown(
         "set_tags",
         "",
         "Replace a conversation's tags",
@@ -347,7 +361,7 @@ COMMANDS: list[C] = [
         slash=False,
         action=_act("tags", "Tags", "Ctrl+T", "Edit this conversation's tags"),
     ),
-    C(
+    _shown(
         "trash",
         "",
         "Move a conversation to the Trash",
@@ -356,7 +370,7 @@ COMMANDS: list[C] = [
         slash=False,
         action=_act("delete", "Delete", None, "Move this conversation to the Trash"),
     ),
-    C("restore", "", "Restore a conversation from the Trash", rules.restore, slash=False),
+    _shown("restore", "", "Restore a conversation from the Trash", rules.restore, slash=False),
 ]
 
 #: The toolbar's actions in order (the window adds Settings, its own, at the end).

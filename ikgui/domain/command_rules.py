@@ -36,9 +36,20 @@ def trash(session: Session, conversation: str) -> CommandResult:
     return CommandResult(f"Moved to the Trash: {conv.id}", store=False)
 
 
-def restore(session: Session, conversation: str) -> CommandResult:
-    conv = session.library.restore(conversation)
-    return CommandResult(f"Restored {conv.id}", store=False)
+def restore(
+    session: Session, conversations: list[str] | None = None, conversation: str | None = None
+) -> CommandResult:
+    """Restore a selection from the Trash (``conversations``), or one (``conversation``)."""
+    ids = list(conversations or ()) + ([conversation] if conversation else [])
+    restored = session.library.restore_all(ids)
+    if len(restored) == 1:
+        return CommandResult(f"Restored {restored[0].id}", store=False)
+    return CommandResult(f"Restored {len(restored)} conversations", store=False)
+
+
+def reopen(session: Session, ref: str | None = None) -> CommandResult:
+    """``/reopen [ref]``: a closed branch takes input again (default: the open one)."""
+    return CommandResult(f"Reopened {session.reopen(ref or None).id}")
 
 
 # -- can it act now? ----------------------------------------------------------------

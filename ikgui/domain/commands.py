@@ -43,6 +43,11 @@ class Target(Protocol):
     @property
     def saved(self) -> bool: ...
 
+    @property
+    def closed(self) -> bool: ...
+
+    def ensure_open(self) -> None: ...
+
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event: ...
 
 
@@ -97,6 +102,9 @@ class Command(Generic[T]):
     slash: bool = True
     #: Its toolbar action, if it has one.
     action: Action | None = None
+    #: It may run while the open conversation is a closed branch (it appends nothing to
+    #: its log: it shows, switches, or acts on other conversations); others are refused.
+    when_closed: bool = False
 
 
 def command_line(name: str, arguments: dict[str, Any]) -> str:
@@ -165,7 +173,9 @@ class Registry(Generic[T]):
     def enabled(self, target: T, name: str) -> bool:
         """Whether ``name`` can act now (an unknown name cannot)."""
         command = self._by_name.get(name)
-        return command is not None and command.enabled(target)
+        if command is None or (target.closed and not command.when_closed):
+            return False
+        return command.enabled(target)
 
     def help_text(self) -> str:
         lines = ["Available commands:"]
@@ -178,9 +188,10 @@ class Registry(Generic[T]):
         command = self._by_name.get(name)
         if command is None or not command.slash:
             raise UsageError(f"Unknown command '{name}'")
-        return self._finish(
-            target, command, line.strip(), command.act(target, **command.parse(args))
-        )
+        arguments = command.parse(args)
+        if not command.when_closed:
+            target.ensure_open()
+        return self._finish(target, command, line.strip(), command.act(target, **arguments))
 
     def run(self, target: T, name: str, /, **arguments: Any) -> CommandResult:
         """Run a command with values (a toolbar action, a menu, a dialog): nothing is
@@ -188,11 +199,15 @@ class Registry(Generic[T]):
         command = self._by_name.get(name)
         if command is None:
             raise UsageError(f"Unknown command '{name}'")
+        if not command.when_closed:
+            target.ensure_open()
         result = command.act(target, **arguments)
         return self._finish(target, command, command_line(name, arguments), result)
 
     @staticmethod
     def _finish(target: T, command: Command[T], line: str, result: CommandResult) -> CommandResult:
+        if target.closed:
+            return result  # a closed branch's log takes nothing (shown, not stored)
         if not command.own_event and result.store and (target.saved or result.materialize):
             data = {"input": line, "ok": True, "command": command.name, **result.data}
             target.append(Kind.COMMAND, result.output, data)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ikgui.domain import closing
 from ikgui.domain import writes as write_ops
 from ikgui.domain.context import Message, build_context
 from ikgui.domain.errors import NotFoundError, UserError
@@ -73,6 +74,16 @@ class OpenConversation(PromptEditing):
         """Tell every listener ``fact`` (see :mod:`ikgui.domain.facts`)."""
         for listener in list(self._listeners):
             listener(fact)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the conversation on screen is a closed branch (read-only)."""
+        return self.saved and closing.is_closed(self.conversation)
+
+    def ensure_open(self) -> None:
+        """Refuse input to a closed branch (see :mod:`ikgui.domain.closing`)."""
+        if self.saved:
+            closing.refuse_closed(self.conversation)
 
     def here(self) -> str:
         """The id of the conversation on screen."""
@@ -210,6 +221,8 @@ class OpenConversation(PromptEditing):
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state
         (kept in ``writes`` if the store refuses it: see ``ikgui.domain.writes``)."""
+        if self.saved:
+            closing.refuse_closed(self.conversation, kind)
         title = title_for_first_message(self.conversation, kind, content)
         event = write_ops.append(
             self, self.conversation.id, kind, content, data, title=title, materialize=True
@@ -352,6 +365,10 @@ class OpenConversation(PromptEditing):
             )
         self.open(child.id)
         return self.conversation
+
+    def reopen(self, ref: str | None) -> Conversation:
+        """Reopen a closed branch (default: this one): see :mod:`ikgui.domain.closing`."""
+        return closing.reopen(self, ref)
 
     def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
         """Close a branch (default: the current one); returns it and how many closed."""

@@ -2,7 +2,7 @@
 
 - ``IkguiError``: base of everything the user may be shown.
   - ``UserError`` (exit 1): not found, ambiguous ref, nothing to continue, refused action.
-    - ``NotFoundError``, ``AmbiguousRefError``
+    - ``NotFoundError``, ``AmbiguousRefError``, ``ClosedError`` (a closed branch)
   - ``UsageError`` (exit 2): a malformed command or argument.
   - ``ProviderError`` (exit 3): the model could not be reached or refused. Its
     ``message`` is the command line's sentence; ``window_text`` the window's (the same
@@ -17,6 +17,8 @@ from ikgui.domain.advice import Advice, join
 
 class IkguiError(Exception):
     exit_code = 1
+    #: A second line for the command line: what to do about it (or ``None``).
+    hint: str | None = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -37,6 +39,15 @@ class UserError(IkguiError):
 
 class NotFoundError(UserError):
     pass
+
+
+class ClosedError(UserError):
+    """A closed branch (``/kill``) is read-only until it is reopened."""
+
+    def __init__(self, conv_id: str) -> None:
+        super().__init__(f"Conversation is closed: {conv_id}")
+        self.conv_id = conv_id
+        self.hint = f"Hint: reopen it with /reopen or `ikgui conv reopen {conv_id}`"
 
 
 class AmbiguousRefError(UserError):

@@ -23,6 +23,7 @@ class Kind(StrEnum):
     FORK = "fork"
     COMMAND = "command"
     AGENT_KILLED = "agent_killed"
+    AGENT_REOPENED = "agent_reopened"
     ERROR = "error"
 
 

@@ -78,6 +78,10 @@ class Library:
     def restore(self, conv_id: str) -> Conversation:
         return self.current.adopt(library.restore(self.store, conv_id))
 
+    def restore_all(self, conv_ids: list[str]) -> list[Conversation]:
+        """Restore a selection from the Trash, in one transaction."""
+        return [self.current.adopt(c) for c in library.restore_all(self.store, conv_ids)]
+
     def clean(
         self, older_than: float = 0.0, with_forks: bool = False
     ) -> tuple[list[str], list[str]]:

@@ -36,6 +36,18 @@ def restore(store: Store, conv_id: str) -> Conversation:
     return _get(store, conv_id)
 
 
+def restore_all(store: Store, conv_ids: list[str]) -> list[Conversation]:
+    """Restore a selection from the Trash in one transaction; those no longer in it
+    (another program restored them) are left alone. Raises if none of them is."""
+    with store.transaction():
+        trashed = [c for c in map(store.get_conversation, conv_ids) if c and c.trashed_at]
+        if not trashed:
+            raise UserError(f"Conversation is not in the Trash: {', '.join(conv_ids)}")
+        for conv in trashed:
+            store.update_conversation(conv.id, trashed_at=None)
+    return [_get(store, c.id) for c in trashed]
+
+
 def rename(store: Store, conv_id: str, title: str) -> Conversation:
     clean = user_title(title)
     store.update_conversation(conv_id, title=clean, title_by_user=clean is not None)
@@ -136,6 +148,13 @@ def clean(
     refused unless ``with_forks``, which removes those forks too. Returns the removed
     ids and one message per refused conversation.
     """
+    with store.transaction():  # what is read is what is removed (Empty Trash, conv clean)
+        return _clean(store, now, older_than, with_forks)
+
+
+def _clean(
+    store: Store, now: float, older_than: float, with_forks: bool
+) -> tuple[list[str], list[str]]:
     candidates = [
         c
         for c in store.list_conversations(None, trashed=True)

@@ -111,6 +111,15 @@ class Session:
         return self.current.saved
 
     @property
+    def closed(self) -> bool:
+        """Whether the open conversation is a closed branch (read-only until reopened)."""
+        return self.current.closed
+
+    def ensure_open(self) -> None:
+        """Raise ``ClosedError`` if the open conversation is a closed branch."""
+        self.current.ensure_open()
+
+    @property
     def overrides(self) -> dict[str, str]:
         return self.current.overrides
 
@@ -268,6 +277,10 @@ class Session:
 
     def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
         return self.current.kill(ref, cascade)
+
+    def reopen(self, ref: str | None = None) -> Conversation:
+        """Reopen a closed branch (default: the open one)."""
+        return self.current.reopen(ref)
 
     # -- the library ------------------------------------------------------------------
     def rename(self, conv_id: str, title: str) -> Conversation:

@@ -44,6 +44,7 @@ class ReplyStreamer:
         ``error`` event and raised as ``ProviderError``; cancelling keeps the partial
         reply, marked interrupted.
         """
+        self.current.ensure_open()  # a closed branch takes no new message
         return await self._exchange(lambda: self.current.append(Kind.USER, text))
 
     async def retry(self, event_id: int) -> Event | None:
@@ -56,6 +57,7 @@ class ReplyStreamer:
         generated in the child. Nothing is re-parsed: a message reading ``/help`` is
         answered as text.
         """
+        self.current.ensure_open()
         if self.streaming:
             raise UserError("A reply is already streaming in this conversation")
         current = self.current

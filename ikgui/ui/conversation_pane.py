@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.ui.closed_strip import ClosedStrip
 from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
@@ -54,6 +55,7 @@ class ConversationPane(QWidget):
         self.feedback.setWordWrap(True)
         self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.feedback.hide()
+        self.closed_strip = ClosedStrip(self)  # a closed branch: Reopen (above the prompt)
         self.prompt = PromptEditor(self)
         self.send_button = _button("Send", "send", "sendButton", "Send (Enter)", True)
         self.stop_button = _button("Stop", "stop", "stopButton", "Stop the reply (Escape)")
@@ -65,6 +67,7 @@ class ConversationPane(QWidget):
         column.addWidget(self.banner)
         column.addWidget(self.stack, 1)
         column.addWidget(self.feedback)
+        column.addWidget(self.closed_strip)
         row = QHBoxLayout()
         row.setContentsMargins(8, 0, 8, 8)
         row.addWidget(self.prompt, 1)

@@ -344,7 +344,7 @@ def test_trash_view_shows_only_trashed_rows_and_offers_restore(
     restore = next(a for a in menu.actions() if a.objectName() == "restoreAction")
     with qtbot.waitSignal(sidebar.restore_requested) as signal:
         restore.trigger()
-    assert signal.args == ["chat-gone"]
+    assert signal.args == [["chat-gone"]]
 
     qtbot.mouseClick(sidebar.trash_toggle, Qt.MouseButton.LeftButton)
     assert top_ids(sidebar.model) == ["chat-live"]

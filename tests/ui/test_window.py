@@ -390,7 +390,7 @@ async def test_trash_and_restore_from_the_window(
     assert window.store.get_conversation(doomed).visible_status == "trashed"  # type: ignore[union-attr]
     assert window.current_id != doomed
     assert not window.sidebar.model.index_of(doomed).isValid()
-    window.sidebar.restore_requested.emit(doomed)
+    window.sidebar.restore_requested.emit([doomed])
     await settle(window)
     assert window.store.get_conversation(doomed).visible_status == "active"  # type: ignore[union-attr]
 

@@ -16,7 +16,6 @@ from PySide6.QtCore import Signal as _Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMenu,
     QToolButton,
@@ -28,7 +27,7 @@ from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
-from ikgui.ui.plain import line, make_plain
+from ikgui.ui.plain import line
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
@@ -40,6 +39,7 @@ from ikgui.ui.sidebar.sidebar_selection import SidebarSelection
 from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
 from ikgui.ui.sidebar.tag_editor import TagEditorDialog
 from ikgui.ui.sidebar.tag_filter import TagFilterControl
+from ikgui.ui.sidebar.trash_bar import TrashController
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
@@ -57,7 +57,8 @@ class ConversationSidebar(SidebarSelection, QWidget):
     fork_requested = _Signal(str)
     export_requested = _Signal(str)
     trash_requested = _Signal(str)
-    restore_requested = _Signal(str)
+    restore_requested = _Signal(list)  # the ids of the conversations to restore
+    empty_trash_requested = _Signal()  # asked and confirmed (the Trash view's bar)
     close_requested = _Signal(str)  # close a branch (``/kill``): only forks can be closed
     # -- several rows at once (the selection), and tags across every conversation
     retag_many_requested = _Signal(list, list)  # conv ids, changes like ["+a", "-b"]
@@ -68,6 +69,7 @@ class ConversationSidebar(SidebarSelection, QWidget):
     pin_requested = _Signal(list)
     tag_rename_requested = _Signal(str, str)  # old, new (onto a tag in use: a merge)
     tag_delete_requested = _Signal(str)
+    reopen_requested = _Signal(str)  # reopen a closed branch (``/reopen``)
 
     def __init__(
         self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
@@ -118,13 +120,7 @@ class ConversationSidebar(SidebarSelection, QWidget):
         self.trash_toggle.setToolTip("Show the Trash (conversations can be restored from it)")
         self.trash_toggle.toggled.connect(self._on_trash_toggled)
 
-        self.trash_banner = make_plain(
-            QLabel("Trash — right-click a conversation to restore it.", self)
-        )
-        self.trash_banner.setObjectName("trashBanner")
-        self.trash_banner.setWordWrap(True)
-        self.trash_banner.setEnabled(False)  # the muted text colour
-        self.trash_banner.hide()
+        self.trash = TrashController(self, self._store)
 
         self.view = ConversationTreeView(self)
         self.delegate = ConversationDelegate(self.view)
@@ -148,7 +144,7 @@ class ConversationSidebar(SidebarSelection, QWidget):
         layout.addWidget(self.search_box)
         layout.addLayout(filters)
         layout.addWidget(self.tag_filters.chips)
-        layout.addWidget(self.trash_banner)
+        layout.addWidget(self.trash.bar)
         layout.addWidget(self.view, 1)
 
     # -- public API ------------------------------------------------------------------------
@@ -369,9 +365,9 @@ class ConversationSidebar(SidebarSelection, QWidget):
         if trashed:
             self.search_box.clear()
         self.search_box.setEnabled(not trashed)
-        self.trash_banner.setVisible(trashed)
         self._apply_filter(self.model.tags, trashed)
         self._fill_tags()
+        self.trash.shown(trashed)
 
     def _apply_filter(self, tags: tuple[str, ...], trashed: bool) -> None:
         self.model.set_filter(tags=tags, trashed=trashed)
@@ -397,6 +393,7 @@ class ConversationSidebar(SidebarSelection, QWidget):
         else:
             text = _EMPTY_LIST
         self.view.set_placeholder(text)
+        self.trash.refresh()
 
     def _refresh_times(self) -> None:
         self.model.refresh_times()

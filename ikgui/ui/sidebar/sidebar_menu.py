@@ -38,7 +38,7 @@ def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
     menu.setObjectName("conversationMenu")
     add = _adder(menu)
     if conv.trashed_at is not None:
-        add("restoreAction", "Restore", "restore", lambda: bar.restore_requested.emit(cid))
+        add("restoreAction", "Restore", "restore", lambda: bar.restore_requested.emit([cid]))
         add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
         return menu
     add("renameAction", "Rename\tF2", "rename", lambda: bar.start_rename(cid))
@@ -47,6 +47,8 @@ def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
     add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
     if conv.parent is not None and conv.status != STATUS_KILLED:
         add("closeAction", "Close branch", "stop", lambda: bar.close_requested.emit(cid))
+    if conv.status == STATUS_KILLED:
+        add("reopenAction", "Reopen branch", "restore", lambda: bar.reopen_requested.emit(cid))
     menu.addSeparator()
     add("trashAction", "Move to Trash\tDel", "trash", lambda: bar.trash_requested.emit(cid))
     return menu

@@ -97,7 +97,7 @@ def description_of(
     if conv.status == STATUS_KILLED:
         parts.append("closed")
     if conv.trashed_at is not None:
-        parts.append("in the Trash")
+        parts.append(f"moved to the Trash {relative(conv.trashed_at, now)}")
     if streaming:
         parts.append("reply streaming")
     return line(", ".join(parts))
@@ -142,6 +142,10 @@ def row_value(
     if role == TrashedRole:
         return conv.trashed_at is not None
     if role == DetailRole:
+        if conv.trashed_at is not None:  # the Trash view: when it was trashed comes first
+            return line(f"trashed {relative(conv.trashed_at, now)} · ") + detail_of(
+                conv, in_context
+            )
         return detail_of(conv, in_context)
     if role == Qt.ItemDataRole.ToolTipRole:
         return tooltip_of(conv, now, streaming, in_context=in_context)

@@ -48,8 +48,7 @@ class SidebarSelection:
         self.trash_many_requested.emit(conv_ids)
 
     def restore_many(self, conv_ids: list[str]) -> None:
-        for conv_id in conv_ids:
-            self.restore_requested.emit(conv_id)
+        self.restore_requested.emit(list(conv_ids))  # one transaction for all
 
     def add_tag_to(self, conv_ids: list[str]) -> None:
         """Ask for tags to add to every conversation of ``conv_ids``."""

@@ -41,7 +41,15 @@ FLAG = "⚑"
 COMMAND_LINES = 12
 FOLD_AT_LEAST = 3
 NOTICE_KINDS = frozenset(
-    {Kind.PROMPT_EDIT, Kind.REWIND, Kind.FORK, Kind.COMMAND, Kind.AGENT_KILLED, Kind.CLEAR}
+    {
+        Kind.PROMPT_EDIT,
+        Kind.REWIND,
+        Kind.FORK,
+        Kind.COMMAND,
+        Kind.AGENT_KILLED,
+        Kind.AGENT_REOPENED,
+        Kind.CLEAR,
+    }
 )
 #: Each kind's role: how its item looks (its label is the domain's, ``ROLE_LABELS``).
 _ROLES: dict[Kind, str] = {

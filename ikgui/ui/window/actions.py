@@ -78,13 +78,14 @@ class WindowActions:
             if spec.command in _GROUP_ENDS:
                 toolbar.addSeparator()
         self._marks_shown: tuple[tuple[int, str | None], ...] | None = None
+        self.new_menu = QMenu(parent)
+        self.new_menu.setObjectName("newMenu")
+        self.new_menu.aboutToShow.connect(self.fill_new_menu)
+        self._with_menu(toolbar, "actionNew", self.new_menu)
+        self.fill_new_menu()
         self.rewind_menu = QMenu(parent)
         self.rewind_menu.setObjectName("rewindMenu")
-        self.actions["actionRewind"].setMenu(self.rewind_menu)
-        button = toolbar.widgetForAction(self.actions["actionRewind"])
-        if isinstance(button, QToolButton):
-            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-            button.setAccessibleName("actionRewind")
+        self._with_menu(toolbar, "actionRewind", self.rewind_menu)
         for spec in specs:
             widget = toolbar.widgetForAction(self.actions[spec.name])
             if widget is not None:
@@ -103,6 +104,31 @@ class WindowActions:
         )
         toolbar.addWidget(spacer)
         toolbar.addWidget(self.model_selector)
+
+    def _with_menu(self, toolbar: QToolBar, name: str, menu: QMenu) -> None:
+        """Give an action a menu; a plain click still triggers the action itself."""
+        self.actions[name].setMenu(menu)
+        button = toolbar.widgetForAction(self.actions[name])
+        if isinstance(button, QToolButton):
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+            button.setAccessibleName(name)
+
+    def fill_new_menu(self) -> None:
+        """New ▸ one item per configured agent (read when the menu opens: Settings may
+        have added one), and a plain chat; each item's data is the agent (``""``: none)."""
+        menu = self.new_menu
+        menu.clear()
+        plain = menu.addAction("Chat (no agent)")
+        plain.setObjectName("newChat")
+        plain.setData("")
+        agents = sorted(self.session.settings.agents)
+        if agents:
+            menu.addSeparator()
+        for name in agents:
+            item = menu.addAction(action_text(name))  # a config name: shown, not parsed
+            item.setToolTip(tooltip(f"A new conversation with the agent {name}"))
+            item.setObjectName(f"newWith:{name}")
+            item.setData(name)
 
     def __getitem__(self, name: str) -> QAction:
         return self.actions[name]

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ikgui.domain.events import Kind
+from ikgui.ui.closed_strip import ClosedPresenter
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
+from ikgui.ui.window.new_conversation import NewConversationPresenter
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -17,6 +19,8 @@ if TYPE_CHECKING:
 class ChromePresenter:
     def __init__(self, window: MainWindow) -> None:
         self.window = window
+        self.closed = ClosedPresenter(window, window.pane.closed_strip)
+        self.new = NewConversationPresenter(window)
 
     def first_run(self) -> bool:
         """Nothing stored yet and nothing on screen: show the welcome instead."""
@@ -51,3 +55,5 @@ class ChromePresenter:
         window.policy.restrict(window)
         if actions.current_model() != (session.model or ""):
             actions.set_models(actions.model_names(), session.model)
+        self.closed.refresh()
+        self.new.refresh()

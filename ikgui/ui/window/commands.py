@@ -19,6 +19,7 @@ from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.window.selection_commands import SelectionCommands
+from ikgui.ui.window.trash import empty_trash
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -33,7 +34,8 @@ class WindowCommands:
     def connect(self) -> None:
         """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
         w, a, s = self.window, self.window.toolbar_actions, self.session
-        a["actionNew"].triggered.connect(lambda: self.run("new"))
+        a["actionNew"].triggered.connect(lambda: self.run("new", agent=s.settings.default_agent))
+        a.new_menu.triggered.connect(lambda act: self.run("new", agent=act.data() or None))
         a["actionMark"].triggered.connect(self.mark)
         a["actionRewind"].triggered.connect(lambda: self.run("rewind"))
         a.rewind_menu.triggered.connect(lambda act: self.rewind_to(int(act.data())))
@@ -64,9 +66,11 @@ class WindowCommands:
         bar.fork_requested.connect(self.fork_conversation)
         bar.export_requested.connect(self.export)
         bar.trash_requested.connect(self.trash)
-        bar.restore_requested.connect(lambda cid: self.guard(s.restore, cid))
+        bar.restore_requested.connect(lambda ids: self.run("restore", conversations=list(ids)))
+        bar.empty_trash_requested.connect(lambda: empty_trash(w))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
         self.selection.connect()
+        bar.reopen_requested.connect(lambda cid: self.run("reopen", ref=cid))
 
         v = w.scrollback
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
