@@ -32,7 +32,7 @@ from ikgui.domain.library import apply_tag_changes, descendants, retag
 from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt_edits import PromptEditing
-from ikgui.domain.replay import ReplayState, fold
+from ikgui.domain.replay import ReplayState, fold, set_prompt
 from ikgui.domain.rules import current_model, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.transcript import replace_event
@@ -275,9 +275,11 @@ class OpenConversation(PromptEditing):
         context = self.state.context
         last = bool(context) and context[-1].id == reply.id
         if last and not any(m.event_id > reply.id for m in self.state.marks):
-            self.state.working_prompt = prompt
-            return
-        self.state = write_ops.replayed(self, self.conversation.id)
+            set_prompt(self.state, reply, prompt)
+        else:
+            self.state = write_ops.replayed(self, self.conversation.id)
+        if reply.id in self.state.prompt_before:  # the view shows the draft under it
+            self.announce(EventUpdated(reply.conversation_id, reply))
 
     def update_fields(self, **changes: Any) -> None:
         """Change stored conversation fields (title, tags via ``set_tags``...)."""

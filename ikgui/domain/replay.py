@@ -67,6 +67,9 @@ class ReplayState:
     system_override: str | None = None
     #: Events ignored by the fold (malformed rewinds), for diagnostics.
     skipped: list[int] = field(default_factory=list)
+    #: The working prompt before each reply or edit that changed it, by event id (what
+    #: the window's prompt cards show the change against).
+    prompt_before: dict[int, str] = field(default_factory=dict)
 
     def find_mark(self, label: str | None) -> MarkEntry | None:
         """The newest live mark, or the newest with exactly ``label``."""
@@ -133,6 +136,13 @@ def _retry(state: ReplayState, event: Event) -> None:
         collapse(state.transcript, shown_at + 1, GroupKind.RETRIED, event)
 
 
+def set_prompt(state: ReplayState, event: Event, prompt: str) -> None:
+    """``event`` (a reply or an edit) sets the working prompt to ``prompt``."""
+    if prompt != state.working_prompt:
+        state.prompt_before[event.id] = state.working_prompt
+    state.working_prompt = prompt
+
+
 def apply(state: ReplayState, event: Event) -> None:
     """Fold one event into ``state`` (in place)."""
     kind = event.kind
@@ -145,11 +155,11 @@ def apply(state: ReplayState, event: Event) -> None:
         if kind == Kind.ASSISTANT:
             prompt = event.data.get("prompt") if event.may_have("prompt") else None
             if isinstance(prompt, str):
-                state.working_prompt = prompt
+                set_prompt(state, event, prompt)
         elif kind == Kind.PROMPT_EDIT:
             prompt = event.data.get("prompt")
             if isinstance(prompt, str):
-                state.working_prompt = prompt
+                set_prompt(state, event, prompt)
     elif kind == Kind.MARK:
         _show(state, event)
         label = event.data.get("label")

@@ -252,10 +252,11 @@ class Session:
             return None
         return last_request(load_segments(self.store, self.conversation.id), self.system_prompt)
 
-    def restore_prompt(self, version: PromptVersion) -> Event | None:
-        """Make an earlier version the working prompt: a new edit that says so (history
-        is never rewritten). ``None``: it is the working prompt already."""
-        return self.current.edit_prompt(version.text, {RESTORED_FROM: version.event_id})
+    def restore_prompt(self, text: str, from_event: int) -> Event | None:
+        """Make an earlier version (``text``, set by event ``from_event``) the working
+        prompt: a new edit that says so (history is never rewritten). ``None``: it is the
+        working prompt already."""
+        return self.current.edit_prompt(text, {RESTORED_FROM: from_event})
 
     def mark(self, label: str | None) -> Event:
         return self.current.mark(label)

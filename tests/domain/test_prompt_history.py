@@ -49,14 +49,14 @@ def test_restore_records_one_new_edit_and_never_rewrites() -> None:
     session.edit_prompt("a dog")
     before = [(e.id, e.content) for e in store.events(session.conversation.id)]
     first = session.prompt_versions()[0]
-    notice = session.restore_prompt(first)
+    notice = session.restore_prompt(first.text, first.event_id)
     assert notice is not None and notice.data["prompt"] == "a cat"
     assert notice.data["restored_from"] == first.event_id
     after = [(e.id, e.content) for e in store.events(session.conversation.id)]
     assert after[: len(before)] == before and len(after) == len(before) + 1
     assert session.state.working_prompt == "a cat"
     assert session.prompt_versions()[-1].author == "restored"
-    assert session.restore_prompt(first) is None  # already the working prompt
+    assert session.restore_prompt(first.text, first.event_id) is None  # already the working prompt
 
 
 def test_word_diff_marks_inserted_and_deleted_words() -> None:

@@ -89,7 +89,7 @@ def test_every_kind_shows_its_text_and_role(view: ScrollbackView) -> None:
         "It is 4.",
         'calc({"x": 2})',
         "4",
-        '[user edited prompt to: "p"]',
+        "✎ You edited the prompt\np\nRestore this version",
         "⚑ start",
         "⚑ mark",
         "Rewound to start",
@@ -108,7 +108,7 @@ def test_every_kind_shows_its_text_and_role(view: ScrollbackView) -> None:
         3: "assistant",
         4: "tool",
         5: "tool",
-        6: "notice",
+        6: "prompt",
         7: "mark",
         8: "mark",
         9: "notice",
@@ -123,7 +123,7 @@ def test_every_kind_shows_its_text_and_role(view: ScrollbackView) -> None:
     # Bubbles differ by colour; notices and marks have none; a mark is a ruled table.
     fills = {background(view, i) for i in (2, 3, 4, 14)}
     assert None not in fills and len(fills) == 4
-    assert background(view, 6) is None and background(view, 15) is None
+    assert background(view, 6) is not None and background(view, 15) is None  # a prompt card
     assert isinstance(view.item_frame(7), QTextTable)
     error_fill = QColor(background(view, 14))
     assert error_fill.red() > error_fill.green() and error_fill.red() > error_fill.blue()

@@ -207,19 +207,21 @@ async def test_editing_the_working_prompt_gives_exactly_one_notice(
     qtbot.keyClicks(editor, " in a hat")
     window.prompt.setFocus()  # leaving the editor records nothing: the edit is a draft
     await settle(window)
-    assert not [t for t in texts(window) if t.startswith("[user edited prompt")]
+    assert not [t for t in texts(window) if t.startswith("✎ You edited the prompt")]
     assert window.working.indicator.isVisible()
     window.working.save_button.click()
     await settle(window)
     assert not window.working.indicator.isVisible()
-    notices = [t for t in texts(window) if t.startswith("[user edited prompt")]
-    assert notices == ['[user edited prompt to: "a sparkly cat in a hat"]']
+    notices = [t for t in texts(window) if t.startswith("✎ You edited the prompt")]
+    assert len(notices) == 1 and "a tabby\u2009sparkly cat in a hat" in notices[0]
+    stored = [e.content for e in window.session.state.context if e.kind == Kind.PROMPT_EDIT]
+    assert stored == ['[user edited prompt to: "a sparkly cat in a hat"]']  # what the model reads
     editor.setFocus()
     qtbot.keyClicks(editor, "  ")  # whitespace only: not an edit
     assert not window.working.indicator.isVisible()
     qtbot.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     await settle(window)
-    assert len([t for t in texts(window) if t.startswith("[user edited")]) == 1
+    assert len([t for t in texts(window) if t.startswith("✎ You edited")]) == 1
     assert window.session.context()[-1]["content"] == '[current prompt: "a sparkly cat in a hat"]'
 
 

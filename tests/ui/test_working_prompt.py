@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -30,7 +30,9 @@ __all__ = ["window", "wire_server", "wire_server_session"]
 
 
 def _notices(win: MainWindow) -> list[str]:
-    return [t for t in texts(win) if t.startswith("[user edited prompt")]
+    return [
+        e.content for e in win.session.state.context if e.kind == Kind.PROMPT_EDIT
+    ]  # what the model reads (the window shows each as a card)
 
 
 async def _drafted(win: MainWindow, server: WireServer, qtbot: QtBot, prompt: str) -> None:
@@ -197,3 +199,80 @@ async def test_show_context_shows_what_changed_since_the_last_reply(
     assert '+ [current prompt: "a black cat"]' in changes
     assert "+ Here." in changes  # the reply is new context since it was asked
     dialog.close()
+
+
+def _card_runs(win: MainWindow, event_id: int) -> list[tuple[str, bool, bool]]:
+    """(text, struck out, on a coloured ground) of each fragment of an item's card."""
+    frame = win.scrollback.item_frame(event_id)
+    assert frame is not None
+    runs = []
+    block = frame.firstCursorPosition().block()
+    while block.isValid() and block.position() < frame.lastPosition():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            fmt = fragment.charFormat()
+            runs.append(
+                (fragment.text(), fmt.fontStrikeOut(), fmt.background().style() != Qt.NoBrush)
+            )
+            it += 1
+        block = block.next()
+    return runs
+
+
+async def test_an_edit_notice_is_a_card_with_the_words_changed_and_restore(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    await _drafted(window, wire_server, qtbot, "a tabby cat in a hat")
+    drafted = window.session.state.context[-1]
+    assert "✎ The assistant drafted a prompt" in texts(window)[-1]  # under the reply
+    window.working.editor.selectAll()
+    window.working.editor.insertPlainText("a black cat in a tall hat")
+    window.working.save_button.click()
+    await settle(window)
+    edit = window.session.state.context[-1]
+    assert edit.kind == Kind.PROMPT_EDIT
+    assert texts(window)[-1].startswith("✎ You edited the prompt")
+    runs = _card_runs(window, edit.id)
+    assert ("tabby", True, True) in runs  # deleted: struck out
+    assert ("black", False, True) in runs  # inserted: on a green ground
+    assert any(text.strip() == "tall" and ground for text, _, ground in runs)
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:restore/{drafted.id}"))
+    await settle(window)
+    last = window.session.state.context[-1]
+    assert last.kind == Kind.PROMPT_EDIT and last.id != edit.id
+    assert last.data["prompt"] == "a tabby cat in a hat"
+    assert last.data["restored_from"] == drafted.id
+    assert texts(window)[-1].startswith("✎ You restored an earlier version")
+    assert window.working.editor.toPlainText() == "a tabby cat in a hat"
+
+
+async def test_a_long_card_is_folded_until_show_all(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    long = " ".join(f"word{i}" for i in range(200))
+    window.session.edit_prompt(long)
+    await settle(window)
+    edit = window.session.state.context[-1]
+    card = texts(window)[-1]
+    assert "Show all" in card and "word199" not in card
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:expand/{edit.id}"))
+    assert "word199" in texts(window)[-1] and "Show all" not in texts(window)[-1]
+
+
+async def test_a_json_reply_without_a_prompt_block_says_so(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url, prompt_mode="json")
+    win = await opened(home)
+    try:
+        wire_server.route("/v1/chat/completions", reply("Sure, here it is.\n---\n{oops"))
+        await type_and_send(qtbot, win, "draw")
+        await settle(win)
+        assert texts(win)[-1].endswith(
+            "⚠ Prompt block is not valid JSON: Expecting property name enclosed in double quotes"
+        )
+        assert win.session.state.working_prompt == ""
+    finally:
+        await closed(win)

@@ -13,6 +13,8 @@ from ikgui.domain.prompt_history import DiffOp
 #: Translucent grounds read on light and dark themes alike.
 INSERTED = QColor(46, 160, 67, 70)
 DELETED = QColor(248, 81, 73, 70)
+#: Keeps a deletion and the insertion that replaces it apart on screen.
+THIN_SPACE = "\u2009"
 
 
 def run_format(op: DiffOp) -> QTextCharFormat:
@@ -33,6 +35,6 @@ def write_diff(cursor: QTextCursor, runs: Sequence[tuple[DiffOp, str]]) -> None:
     previous = "equal"
     for op, text in runs:
         if previous == "delete" and op == "insert":
-            cursor.insertText("\u2009", run_format("equal"))
+            cursor.insertText(THIN_SPACE, run_format("equal"))
         cursor.insertText(text, run_format(op))
         previous = op

@@ -47,7 +47,14 @@ class WorkingPromptController(QObject):
         panel.history_requested.connect(self.show_history)
         panel.toggle_requested.connect(self.toggle)
         panel.show_context_requested.connect(window.show_context)
+        window.scrollback.prompt_restore_requested.connect(self.restore_text)
+        window.scrollback.set_prompt_lookup(self.prompt_before)
         self._width = 300
+
+    def prompt_before(self, event_id: int) -> str | None:
+        """The working prompt before event ``event_id`` changed it (the cards' "before";
+        read from the state of now: it is replaced by each replay)."""
+        return self.window.session.state.prompt_before.get(event_id)
 
     # -- visibility --------------------------------------------------------------------
     def needed(self) -> bool:
@@ -160,7 +167,14 @@ class WorkingPromptController(QObject):
         self.history_dialog = dialog
 
     def restore(self, version: PromptVersion) -> None:
+        self.restore_text(version.event_id, version.text)
+
+    def restore_text(self, from_event: int, text: str) -> None:
+        """Make ``text`` (set by ``from_event``) the working prompt again, as a new edit."""
         session = self.window.session
         session.revert_prompt()
-        self.window.commands.guard(session.restore_prompt, version)
+        if session.state.working_prompt == text:
+            self.window.statusBar().showMessage("That is the working prompt already", 4000)
+        else:
+            self.window.commands.guard(session.restore_prompt, text, from_event)
         self.refresh()

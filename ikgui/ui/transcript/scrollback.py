@@ -48,6 +48,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
     edit_resend_requested = Signal(object, str)
     retry_requested = Signal(object)
+    prompt_restore_requested = Signal(object, str)  # a prompt card: its event, its text
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -156,6 +157,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         if item is not None:
             self._items.remove(item)
             self._writer.remove(item)
+
+    def set_prompt_lookup(self, before: Callable[[int], str | None]) -> None:
+        """Where the prompt cards find the prompt an event changed (the window's state)."""
+        self._writer.prompt_before = before
 
     def item_texts(self) -> list[str]:
         """The plain text of every item in the document, in order."""

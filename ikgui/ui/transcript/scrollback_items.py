@@ -42,7 +42,6 @@ COMMAND_LINES = 12
 FOLD_AT_LEAST = 3
 NOTICE_KINDS = frozenset(
     {
-        Kind.PROMPT_EDIT,
         Kind.REWIND,
         Kind.FORK,
         Kind.COMMAND,
@@ -60,6 +59,7 @@ _ROLES: dict[Kind, str] = {
     Kind.TOOL_RESULT: "tool",
     Kind.ERROR: "error",
     Kind.MARK: "mark",
+    Kind.PROMPT_EDIT: "prompt",  # a card (ui/transcript/prompt_cards.py), no label
 }
 _UNKNOWN = ("unknown", "")
 
@@ -131,6 +131,8 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         shown = error_text(event.content, event.data, "window")
     elif kind == Kind.MARK:
         shown = mark_line(event)
+    elif kind == Kind.PROMPT_EDIT and isinstance(event.data.get("prompt"), str):
+        shown = event.data["prompt"]  # shown as a card; Copy gives the prompt itself
     if text is not None:
         shown = text
     return ItemDisplay(
@@ -169,6 +171,7 @@ _ACCENTS = {
     "tool": QColor(13, 148, 136),
     "error": QColor(220, 38, 38),
     "mark": QColor(124, 58, 237),
+    "prompt": QColor(180, 100, 8),
 }
 
 
@@ -197,7 +200,8 @@ class Colors:
         return blend(accent, self.text, 0.25) if self.dark else accent
 
     def background(self, role: str) -> QColor | None:
-        amount = {"user": 0.10, "assistant": 0.03, "tool": 0.07, "error": 0.11}.get(role)
+        amounts = {"user": 0.10, "assistant": 0.03, "tool": 0.07, "error": 0.11, "prompt": 0.06}
+        amount = amounts.get(role)
         if amount is None:
             return None
         if role == "assistant":
@@ -234,6 +238,9 @@ def frame_format(role: str, event_id: int, colors: Colors) -> QTextFrameFormat:
     fmt.setBottomMargin(4)
     if role == "user":
         fmt.setLeftMargin(56)
+    elif role == "prompt":
+        fmt.setLeftMargin(32)
+        fmt.setRightMargin(32)
     elif role in ("assistant", "tool", "system"):
         fmt.setRightMargin(56)
     return fmt

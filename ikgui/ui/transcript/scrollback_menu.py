@@ -21,6 +21,7 @@ from ikgui.domain.events import Event, Kind
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
 from ikgui.ui.transcript.markdown import is_safe_link
+from ikgui.ui.transcript.prompt_cards import parse_link as prompt_link
 from ikgui.ui.transcript.render_budget import table_at
 from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
 from ikgui.ui.transcript.scrollback_body import FULL_SCHEME, internal_link
@@ -34,7 +35,9 @@ class _View(Protocol):
     fork_requested: Any
     edit_resend_requested: Any
     retry_requested: Any
+    prompt_restore_requested: Any
 
+    def update_event(self, event: Event) -> None: ...
     def textCursor(self) -> QTextCursor: ...
     def document(self) -> QTextDocument: ...
     def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
@@ -83,7 +86,17 @@ class MenuMixin:
         link = internal_link(url)
         expanded = expand_link(url)
         code = copy_link(url)
-        if expanded is not None:  # a command's "Show all": the rest, in place
+        card = prompt_link(url)
+        if card is not None:  # a prompt card's "Restore this version" / "Show all"
+            action, event_id = card
+            item = self._by_id.get(event_id)
+            prompt = item.event.data.get("prompt") if item is not None else None
+            if action == "restore" and isinstance(prompt, str):
+                self.prompt_restore_requested.emit(event_id, prompt)
+            elif action == "expand" and item is not None:
+                self._writer.expanded_cards.add(event_id)
+                self.update_event(item.event)
+        elif expanded is not None:  # a command's "Show all": the rest, in place
             if expanded in self._by_id:
                 expand(self._writer, self._by_id[expanded])
         elif link is not None:

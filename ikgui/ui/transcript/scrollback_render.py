@@ -25,6 +25,7 @@ from ikgui.domain.events import Event
 from ikgui.domain.safetext import reveal_bidi
 from ikgui.ui.transcript.command_output import write_show_all
 from ikgui.ui.transcript.markdown import is_code_block
+from ikgui.ui.transcript.prompt_cards import card_for, write_card, write_warning
 from ikgui.ui.transcript.render_budget import STREAM_LIMIT
 from ikgui.ui.transcript.scrollback_body import BodyWriter
 from ikgui.ui.transcript.scrollback_items import (
@@ -88,6 +89,10 @@ class ItemWriter:
         self.late: LateHighlighter | None = None
         self.alive: Callable[[Item], bool] = lambda item: False
         self._inserting: list[Item] = []
+        #: The working prompt before an event that changed it (the prompt cards' "before").
+        self.prompt_before: Callable[[int], str | None] = lambda event_id: None
+        #: Prompt cards the user unfolded ("Show all").
+        self.expanded_cards: set[int] = set()
 
     @property
     def colors(self) -> Colors:
@@ -230,6 +235,38 @@ class ItemWriter:
         label.insertText(text, char)
         return table
 
+    def _card(self, cursor: QTextCursor, item: Item, first_block: bool) -> bool:
+        """Write the prompt card of ``item`` (an edit, or a reply that drafted one)."""
+        event = item.event
+        card = card_for(event, self.prompt_before(event.id))
+        if card is None:
+            return False
+        colors = self.colors
+        write_card(
+            cursor,
+            card,
+            event.id,
+            accent=colors.accent("prompt"),
+            link_color=colors.link,
+            font=self.font,
+            expanded=event.id in self.expanded_cards,
+            first_block=first_block,
+        )
+        return True
+
+    def _reply_footer(self, item: Item) -> None:
+        """Under a finished reply: the prompt it drafted, or why it set none."""
+        event = item.event
+        if not event.may_have("prompt") and not event.may_have("prompt_warning"):
+            return
+        cursor = QTextCursor(self.document)
+        cursor.setPosition(item.frame.lastPosition())
+        if self._card(cursor, item, first_block=False):
+            return
+        warning = event.data.get("prompt_warning")
+        if isinstance(warning, str):
+            write_warning(cursor, warning, self.colors.accent("prompt"), self.font)
+
     def _fill(self, cursor: QTextCursor, item: Item, display: ItemDisplay) -> None:
         """Write an item's label and body into its (empty) frame at ``cursor``."""
         font, colors = self.font, self.colors
@@ -243,6 +280,8 @@ class ItemWriter:
             if display.detail:
                 cursor.insertText(f"  {reveal_bidi(display.detail)}", detail)
         event_id = item.event.id
+        if display.role == "prompt" and self._card(cursor, item, first_block=True):
+            return
         if display.markdown and display.label:
             self.body.markdown(cursor, display.text, event_id, display.role == "user")
         else:
@@ -274,3 +313,5 @@ class ItemWriter:
                 cursor.setBlockFormat(QTextBlockFormat())  # the one after a code frame
             space = " " if cursor.block().text() else ""
             cursor.insertText(f"{space}{display.badge}", badge_format(colors, font))
+        if display.role == "assistant" and not display.streaming:
+            self._reply_footer(item)
