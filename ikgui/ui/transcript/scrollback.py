@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
+from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.markdown import SafeDocument
 from ikgui.ui.transcript.scrollback_items import Colors
 from ikgui.ui.transcript.scrollback_menu import MenuMixin
@@ -42,6 +43,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
     edit_resend_requested = Signal(object, str)
     retry_requested = Signal(object)
+    settings_requested = Signal()  # an error card's "Open provider settings"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -64,6 +66,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
         self.anchorClicked.connect(self._open_link)
         self.verticalScrollBar().valueChanged.connect(self._scrolled)
         self._writer = ItemWriter(document, Colors.from_palette(self.palette()), self.font())
+        self.item_actions = ItemActions(self)
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
@@ -260,6 +263,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._shown()
+        self.item_actions.schedule()
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         event_id = self.event_id_at(event.pos())

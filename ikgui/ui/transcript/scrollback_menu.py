@@ -12,6 +12,7 @@ from PySide6.QtGui import QDesktopServices, QGuiApplication, QTextCursor, QTextF
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.markdown import is_safe_link
 from ikgui.ui.transcript.render_budget import table_at
 from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
@@ -25,6 +26,7 @@ class _View(Protocol):
     fork_requested: Any
     edit_resend_requested: Any
     retry_requested: Any
+    item_actions: ItemActions
 
     def textCursor(self) -> QTextCursor: ...
     def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
@@ -32,6 +34,8 @@ class _View(Protocol):
     def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None: ...
     def _copy_item(self, event_id: int) -> None: ...
     def _event(self, event_id: int) -> Event: ...
+    def start_edit(self, event_id: int) -> QWidget | None: ...
+    def event_id_of(self, frame: QTextFrame | None) -> int | None: ...
 
 
 class MenuMixin:
@@ -48,19 +52,25 @@ class MenuMixin:
         fork.setObjectName("actionForkHere")
         fork.setEnabled(item.parts is None and not event.data.get("streaming"))
         if event.kind == Kind.USER:
-            edit = menu.addAction(
-                "Edit and resend",
-                lambda: self.edit_resend_requested.emit(event_id, self._event(event_id).content),
-            )
+            edit = menu.addAction("Edit and resend", lambda: self.start_edit(event_id))
             edit.setObjectName("actionEditResend")
-        if event.kind == Kind.ERROR:
+        if event.kind == Kind.ERROR or (
+            event.kind == Kind.ASSISTANT and not event.data.get("streaming")
+        ):
             retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
             retry.setObjectName("actionRetry")
         return menu
 
+    def start_edit(self: _View, event_id: int) -> QWidget | None:
+        """Edit and resend: the message turns into an editor, in place."""
+        return self.item_actions.edits.start(event_id)
+
     def event_id_at(self: _View, pos: QPoint) -> int | None:
         """The event shown at a viewport position (``None`` between items)."""
-        frame: QTextFrame | None = self.cursorForPosition(pos).currentFrame()
+        return self.event_id_of(self.cursorForPosition(pos).currentFrame())
+
+    def event_id_of(self: _View, frame: QTextFrame | None) -> int | None:
+        """The event a frame (or a frame inside it) shows, if it is loaded."""
         while frame is not None:
             event_id = frame.frameFormat().property(EVENT_ID_PROPERTY)
             if isinstance(event_id, int) and event_id in self._by_id:
