@@ -41,7 +41,7 @@ class ScrollbackView(StartMixin, MenuMixin, QTextBrowser):
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
-    edit_resend_requested = Signal(object, str)
+    edit_resend_requested = Signal(object, str)  # (message id, edited text): a new branch
     retry_requested = Signal(object)
     settings_requested = Signal()  # an error card's "Open provider settings"
 
