@@ -228,7 +228,7 @@ SETTINGS_PAGES: dict[str, str] = {
     "pick_model": "general",
 }
 #: For events stored before their advice was: the categories that are configuration.
-_CONFIG_CATEGORIES = ("auth", "connect", "config")
+_CONFIG_CATEGORIES = ("auth", "connect", "config", "not_found")
 
 
 def settings_page(data: Mapping[str, Any]) -> str | None:

@@ -370,23 +370,27 @@ def test_context_menu_actions(view: ScrollbackView, qtbot: Any) -> None:
     user["actionCopyItem"].trigger()
     assert QGuiApplication.clipboard().text() == "Original *question*"
     user["actionForkHere"].trigger()
-    user["actionEditResend"].trigger()
-    assert forks == [1] and edits == [(1, "Original *question*")]
+    user["actionEditResend"].trigger()  # the message turns into an editor, in place
+    editor = view.item_actions.edits.editor
+    assert forks == [1] and editor is not None and editor.text() == "Original *question*"
+    editor.cancel_requested.emit()
+    assert edits == [] and view.item_actions.edits.editor is None
 
     reply = actions(2)
-    assert set(reply) == {"actionCopyItem", "actionForkHere"}
+    assert set(reply) == {"actionCopyItem", "actionForkHere", "actionRetry"}
     reply["actionCopyItem"].trigger()
     assert QGuiApplication.clipboard().text() == "Answer"  # without the badge
     reply["actionForkHere"].trigger()
-    assert forks == [1, 2]
+    reply["actionRetry"].trigger()
+    assert forks == [1, 2] and retries == [2]
 
     error = actions(3)
     assert set(error) == {"actionCopyItem", "actionForkHere", "actionRetry"}
     error["actionRetry"].trigger()
-    assert retries == [3]
+    assert retries == [2, 3]
 
     growing = actions(4)
-    assert not growing["actionForkHere"].isEnabled()
+    assert not growing["actionForkHere"].isEnabled() and "actionRetry" not in growing
     growing["actionCopyItem"].trigger()
     assert QGuiApplication.clipboard().text() == "partial"
 

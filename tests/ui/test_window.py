@@ -370,9 +370,8 @@ async def test_retry_and_edit_and_resend(
 
     parent = window.current_id
     first_user = window.session.state.context[0]
-    monkeypatch.setattr(window, "ask_text", lambda *a: "are you awake?")
     wire_server.route("/v1/chat/completions", reply("wide awake"))
-    window.scrollback.edit_resend_requested.emit(first_user.id, first_user.content)
+    window.scrollback.edit_resend_requested.emit(first_user.id, "are you awake?")
     await settle(window)
     assert window.session.conversation.parent == parent
     assert [e.content for e in window.session.state.context] == ["are you awake?", "wide awake"]

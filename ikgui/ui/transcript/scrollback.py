@@ -27,6 +27,7 @@ from ikgui.domain.reading import shown
 from ikgui.domain.transcript import Entry, Group
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.highlight import LateHighlighter
+from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.markdown import SafeDocument
 from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
 from ikgui.ui.transcript.scrollback_items import Colors
@@ -46,9 +47,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     """The transcript of the conversation on screen (objectName ``scrollback``)."""
 
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
-    edit_resend_requested = Signal(object, str)
+    edit_resend_requested = Signal(object, str)  # (message id, edited text): a new branch
     retry_requested = Signal(object)
     prompt_restore_requested = Signal(object, str)  # a prompt card: its event, its text
+    settings_requested = Signal(str)  # an error card's "Open … settings": the page
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -80,6 +82,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self._writer = ItemWriter(document, Colors.from_palette(self.palette()), self.font())
         self._writer.late = LateHighlighter(document, self)
         self._writer.alive = lambda item: self._by_id.get(item.event.id) is item
+        self.item_actions = ItemActions(self)
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
@@ -278,6 +281,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._shown()
+        self.item_actions.schedule()
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         event_id = self.event_id_at(event.pos())

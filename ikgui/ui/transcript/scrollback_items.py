@@ -31,6 +31,8 @@ from ikgui.ui.transcript.markdown import MarkdownStyle, monospace_family
 EVENT_ID_PROPERTY = QTextFormat.Property.UserProperty + 1
 ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
 
+#: Pixels kept under a message's frame for its action row (``action_row``).
+ACTION_ROOM = 30
 BADGE = "(stopped)"
 PLACEHOLDER = "…"
 #: A mark reads as a flag line: "⚑ label", or "⚑ mark" when unnamed.
@@ -235,7 +237,7 @@ def frame_format(role: str, event_id: int, colors: Colors) -> QTextFrameFormat:
         fmt.setBorder(0)
         fmt.setPadding(2 if role in ("notice", "unknown") else 6)
     fmt.setTopMargin(4)
-    fmt.setBottomMargin(4)
+    fmt.setBottomMargin(ACTION_ROOM if role in ("user", "assistant", "error") else 4)
     if role == "user":
         fmt.setLeftMargin(56)
     elif role == "prompt":

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from ikgui.domain.events import Event, Kind
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
+from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.markdown import is_safe_link
 from ikgui.ui.transcript.prompt_cards import parse_link as prompt_link
 from ikgui.ui.transcript.render_budget import table_at
@@ -36,6 +37,7 @@ class _View(Protocol):
     edit_resend_requested: Any
     retry_requested: Any
     prompt_restore_requested: Any
+    item_actions: ItemActions
 
     def update_event(self, event: Event) -> None: ...
     def textCursor(self) -> QTextCursor: ...
@@ -46,6 +48,8 @@ class _View(Protocol):
     def _copy_item(self, event_id: int) -> None: ...
     def copy_code(self, event_id: int, number: int) -> None: ...
     def _event(self, event_id: int) -> Event: ...
+    def start_edit(self, event_id: int) -> QWidget | None: ...
+    def event_id_of(self, frame: QTextFrame | None) -> int | None: ...
 
 
 class MenuMixin:
@@ -62,19 +66,25 @@ class MenuMixin:
         fork.setObjectName("actionForkHere")
         fork.setEnabled(item.parts is None and not event.data.get("streaming"))
         if event.kind == Kind.USER:
-            edit = menu.addAction(
-                "Edit and resend",
-                lambda: self.edit_resend_requested.emit(event_id, self._event(event_id).content),
-            )
+            edit = menu.addAction("Edit and resend", lambda: self.start_edit(event_id))
             edit.setObjectName("actionEditResend")
-        if event.kind == Kind.ERROR:
+        if event.kind == Kind.ERROR or (
+            event.kind == Kind.ASSISTANT and not event.data.get("streaming")
+        ):
             retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
             retry.setObjectName("actionRetry")
         return menu
 
+    def start_edit(self: _View, event_id: int) -> QWidget | None:
+        """Edit and resend: the message turns into an editor, in place."""
+        return self.item_actions.edits.start(event_id)
+
     def event_id_at(self: _View, pos: QPoint) -> int | None:
         """The event shown at a viewport position (``None`` between items)."""
-        frame: QTextFrame | None = self.cursorForPosition(pos).currentFrame()
+        return self.event_id_of(self.cursorForPosition(pos).currentFrame())
+
+    def event_id_of(self: _View, frame: QTextFrame | None) -> int | None:
+        """The event a frame (or a frame inside it) shows, if it is loaded."""
         while frame is not None:
             event_id = frame.frameFormat().property(EVENT_ID_PROPERTY)
             if isinstance(event_id, int) and event_id in self._by_id:

@@ -76,6 +76,7 @@ class WindowCommands:
         v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
         v.edit_resend_requested.connect(self.edit_and_resend)
         v.retry_requested.connect(self.retry)
+        v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
 
     def guard(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run a session call from a click; an error becomes one visible line."""
@@ -173,11 +174,10 @@ class WindowCommands:
         if self.session.stop():
             self.window.statusBar().showMessage("Stopping…", 2000)
 
-    def edit_and_resend(self, event_id: int, text: str) -> None:
-        edited = self.window.ask_text(
-            "Edit and resend", "Send this instead (in a new branch):", text
-        )
-        if edited is None or not edited.strip():
+    def edit_and_resend(self, event_id: int, edited: str) -> None:
+        """The transcript's inline editor sent ``edited`` for the message ``event_id``:
+        fork just before that message and send the text (as text, never parsed)."""
+        if not edited.strip():
             return
         if self.guard(self.session.fork, event_id - 1) is not None:
             self.resend(edited)
