@@ -24,12 +24,13 @@ from PySide6.QtGui import (
     QTextLength,
 )
 
+from ikgui.ui.transcript.render_budget import fence_after
+
 SAFE_SCHEMES = frozenset({"http", "https"})
 _FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
 )
-_FENCES = ("```", "~~~")
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
 
@@ -68,14 +69,8 @@ def hard_breaks(text: str) -> str:
     lines = text.split("\n")
     fence = ""
     for index, line in enumerate(lines[:-1]):
-        stripped = line.lstrip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = ""
-            continue
-        opening = next((f for f in _FENCES if stripped.startswith(f)), "")
-        if opening:
-            fence = opening
+        inside, fence = fence, fence_after(fence, line)
+        if inside or fence:
             continue
         if line.startswith(("    ", "\t")):
             continue  # indented code keeps its lines anyway
@@ -95,7 +90,10 @@ def render_markdown(
     """
     document = SafeDocument()
     document.setUndoRedoEnabled(False)
-    document.setMarkdown(hard_breaks(text) if keep_breaks else text, _FEATURES)
+    text = hard_breaks(text) if keep_breaks else text
+    # Qt (6.7+) takes a leading "---" block for YAML front matter and drops it from the
+    # text; a blank line first keeps it (a rule, then the text, as CommonMark reads it).
+    document.setMarkdown("\n" + text if text.startswith("---") else text, _FEATURES)
     sanitize(document, style)
     cursor = QTextCursor(document)
     cursor.insertBlock(cursor.blockFormat(), cursor.charFormat())

@@ -1,5 +1,7 @@
 """Writes scrollback items into a ``QTextDocument``: one frame per item (a one-row table
-for a mark), a small gap block between items, streaming text appended at a frame's end.
+for a mark), a small gap block between items, streaming text appended at a frame's end
+(its finished Markdown blocks rendered as they complete, see
+:mod:`ikgui.ui.transcript.stream_render`).
 
 Everything model-provided goes in as plain text or through the safe Markdown renderer;
 no HTML is ever inserted.
@@ -35,6 +37,7 @@ from ikgui.ui.transcript.scrollback_items import (
     mark_format,
     rule_format,
 )
+from ikgui.ui.transcript.stream_render import Live, StreamRenderer
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
@@ -42,7 +45,7 @@ _KEEP = QTextCursor.MoveMode.KeepAnchor
 class Item:
     """One shown event: its frame, and the text so far while it streams."""
 
-    __slots__ = ("event", "frame", "labelled", "parts", "placeholder", "shown")
+    __slots__ = ("event", "frame", "labelled", "live", "parts", "placeholder", "shown")
 
     def __init__(self, event: Event, frame: QTextFrame, labelled: bool) -> None:
         self.event = event
@@ -54,6 +57,8 @@ class Item:
         self.parts: list[str] | None = None
         #: Characters of a growing reply in the document (at most ``STREAM_LIMIT``).
         self.shown = 0
+        #: How far a growing reply is rendered as Markdown (``None``: not rendering).
+        self.live: Live | None = None
 
     @property
     def stream(self) -> str | None:
@@ -75,6 +80,7 @@ class ItemWriter:
     def __init__(self, document: QTextDocument, colors: Colors, font: QFont) -> None:
         self.document = document
         self.body = BodyWriter(colors, font)
+        self.stream_renderer = StreamRenderer(document, self.body)
 
     @property
     def colors(self) -> Colors:
@@ -157,6 +163,24 @@ class ItemWriter:
         cursor.insertText(reveal_bidi(text), body_formats(role, "", self.font, self.colors)[1])
         if item.shown >= STREAM_LIMIT:
             self.body.still_arriving(cursor)
+        if item.live is not None:
+            self.stream_renderer.grow(item.frame, item.live, text)
+
+    def finish(self, item: Item, event: Event) -> bool:
+        """A reply that streamed here ended as ``event``: render only what is not
+        rendered yet (``False``: it must be written again whole)."""
+        live, display = item.live, display_for(event)
+        if live is None or display.streaming or not display.markdown:
+            return False
+        label = display.label + (f"  {reveal_bidi(display.detail)}" if display.detail else "")
+        if item.frame.firstCursorPosition().block().text() != label:
+            return False
+        if not self.stream_renderer.finish(item.frame, live, display.text):
+            return False
+        item.event, item.parts, item.live = event, None, None
+        if display.badge:
+            self._badge(item.frame, display.badge)
+        return True
 
     def text_of(self, item: Item) -> str:
         """The item's plain text, without its label."""
@@ -225,13 +249,22 @@ class ItemWriter:
                 cursor.insertText(reveal_bidi(display.text[:STREAM_LIMIT]), char)
                 if len(display.text) >= STREAM_LIMIT:
                     self.body.still_arriving(cursor)
+            if display.streaming and display.label and display.role == "assistant":
+                item.live = self.stream_renderer.start(
+                    item.frame, self.body_start(item), display.text
+                )
             else:
                 self.body.plain(cursor, display.text, char, event_id, display.role == "assistant")
         if display.badge:
-            cursor.setPosition(item.frame.lastPosition())
-            if is_code_block(cursor.blockFormat()):
-                cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            elif not cursor.block().text():
-                cursor.setBlockFormat(QTextBlockFormat())  # the one after a code frame
-            space = " " if cursor.block().text() else ""
-            cursor.insertText(f"{space}{display.badge}", badge_format(colors, font))
+            self._badge(item.frame, display.badge)
+
+    def _badge(self, frame: QTextFrame, badge: str) -> None:
+        """``badge`` (such as "(stopped)") after the item's last text."""
+        cursor = QTextCursor(self.document)
+        cursor.setPosition(frame.lastPosition())
+        if is_code_block(cursor.blockFormat()):
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        elif not cursor.block().text():
+            cursor.setBlockFormat(QTextBlockFormat())  # the one after a code frame
+        space = " " if cursor.block().text() else ""
+        cursor.insertText(f"{space}{badge}", badge_format(self.colors, self.font))

@@ -1,0 +1,208 @@
+"""A streaming reply shown as it will end up: its finished Markdown blocks rendered (by the
+same safe path as a finished reply, :func:`~ikgui.ui.transcript.markdown.render_markdown`),
+only the unfinished last block as plain text.
+
+The item's frame holds, while the reply grows: the label, the rendered blocks, then the
+plain *tail* (from ``Live.tail`` on). When :class:`~ikgui.ui.transcript.stream_blocks.Blocks`
+says more blocks are finished, the tail is taken out, those blocks are rendered as one
+fragment at the end of the rendered ones and the rest of the tail is written again: the
+work is the new blocks and the tail, never the whole reply. When the reply ends, only
+what is still unrendered is rendered, so the final layout is the one already on screen,
+and equal to the whole reply rendered at once (the joins between fragments are mended to
+what one render gives: Qt starts a fragment that opens with a table or a rule with an
+empty block, and gives an empty block the format of a fragment inserted into it).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import (
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextDocumentFragment,
+    QTextFormat,
+    QTextFrame,
+    QTextTable,
+)
+
+from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.transcript.markdown import is_code_block, render_markdown
+from ikgui.ui.transcript.render_budget import STREAM_LIMIT, head_of, plan
+from ikgui.ui.transcript.scrollback_body import BodyWriter
+from ikgui.ui.transcript.scrollback_items import body_formats
+from ikgui.ui.transcript.stream_blocks import Blocks, Budget
+
+_KEEP = QTextCursor.MoveMode.KeepAnchor
+_RULE = QTextFormat.Property.BlockTrailingHorizontalRulerWidth
+
+
+class Live:
+    """The rendering state of one growing reply."""
+
+    __slots__ = ("blocks", "budget", "code", "frozen", "rendered", "tail", "text")
+
+    def __init__(self, text: str, tail: int) -> None:
+        #: The reply's text shown so far (at most ``STREAM_LIMIT`` characters).
+        self.text = text
+        self.blocks = Blocks()
+        self.budget = Budget()
+        #: ``text[:rendered]`` is rendered as Markdown.
+        self.rendered = 0
+        #: Where the plain tail's first block starts, from the frame's first position.
+        self.tail = tail
+        #: No more blocks are rendered (over the render budget, or at the stream cap):
+        #: the finished reply is then rendered whole, as before.
+        self.frozen = False
+        #: A code block is rendered (so the gaps beside frames have no height).
+        self.code = False
+
+
+def fits(text: str) -> bool:
+    """Whether ``text`` renders whole as one Markdown fragment (within the budget)."""
+    if head_of(text) != text:
+        return False
+    return all(segment.table is None for segment in plan(text))
+
+
+class StreamRenderer:
+    """Renders the finished blocks of growing replies in one document."""
+
+    def __init__(self, document: QTextDocument, body: BodyWriter) -> None:
+        self.document = document
+        self.body = body
+
+    def start(self, frame: QTextFrame, body_start: int, text: str) -> Live:
+        """The state of a reply whose plain text so far starts at ``body_start``."""
+        live = Live(text[:STREAM_LIMIT], body_start - frame.firstPosition())
+        live.frozen = len(text) >= STREAM_LIMIT
+        self.advance(frame, live)
+        return live
+
+    def grow(self, frame: QTextFrame, live: Live, text: str) -> None:
+        """``text`` arrived (already written at the end of the tail): render what it
+        finished."""
+        live.text += text
+        live.frozen = live.frozen or len(live.text) >= STREAM_LIMIT
+        self.advance(frame, live)
+
+    def advance(self, frame: QTextFrame, live: Live) -> None:
+        if live.frozen:
+            return
+        done = live.blocks.feed(live.text)
+        if done <= live.rendered:
+            return
+        if not live.budget.spend(live.text[live.rendered : done]):
+            live.frozen = True
+            return
+        self._render(frame, live, done)
+
+    def finish(self, frame: QTextFrame, live: Live, text: str) -> bool:
+        """The reply ended with ``text``: render the rest after what is rendered, if
+        that gives the same as rendering it whole; ``False``: render it whole."""
+        if live.frozen or text != live.text or not fits(text):
+            return False
+        self._render(frame, live, len(text), tail=False)
+        return True
+
+    def _render(self, frame: QTextFrame, live: Live, done: int, tail: bool = True) -> None:
+        cursor = QTextCursor(self.document)
+        cursor.beginEditBlock()
+        cursor.setPosition(frame.firstPosition() + live.tail - 1)
+        joint = cursor.block()
+        at = joint.position()  # (a block handle may not survive the edits; this does)
+        # Qt gives an empty block the format of what is joined to it (a rule would lose
+        # its line): the joint keeps its own.
+        kept = (joint.blockFormat(), joint.charFormat()) if not joint.text() else None
+        cursor.setPosition(frame.lastPosition(), _KEEP)
+        cursor.removeSelectedText()
+        part = live.text[live.rendered : done]
+        if part.strip():
+            fragment = render_markdown(reveal_bidi(part), self.body.colors.markdown())
+            _restore(self.document.findBlock(at), kept)
+            cursor.insertFragment(QTextDocumentFragment(fragment))
+            if live.rendered and _leading_empty(fragment):
+                _merge_next(self.document.findBlock(at))
+            _restore(self.document.findBlock(at), kept)
+            if not live.code and has_code(fragment):
+                live.code = True
+                at = frame.firstPosition()  # (all gaps, once)
+        live.rendered = done
+        if tail:
+            block, char = body_formats("assistant", "", self.body.font, self.body.colors)
+            cursor.setPosition(frame.lastPosition())
+            cursor.insertBlock(block, char)
+            live.tail = cursor.position() - frame.firstPosition()
+            rest = live.text[done:].lstrip("\n")
+            if rest:
+                cursor.insertText(reveal_bidi(rest), char)
+        cursor.endEditBlock()
+        if live.code and part.strip():  # (Qt knows the new frames after the edit block)
+            end = frame.firstPosition() + live.tail - 1 if tail else frame.lastPosition()
+            shrink_gaps(frame, self.document.findBlock(at), end)
+
+
+def has_code(document: QTextDocument) -> bool:
+    block = document.begin()
+    while block.isValid():
+        if is_code_block(block.blockFormat()):
+            return True
+        block = block.next()
+    return False
+
+
+def shrink_gaps(frame: QTextFrame, block: QTextBlock, last: int) -> None:
+    """From ``block`` to position ``last``: the empty blocks beside a table or code
+    frame drawn with no height, as :func:`~ikgui.ui.transcript.markdown.render_markdown`
+    draws them in a reply with code."""
+    first = frame.firstPosition()
+
+    def framed(other: QTextBlock) -> bool:
+        inside = other.isValid() and first <= other.position() <= frame.lastPosition()
+        return inside and QTextCursor(other).currentFrame() != frame
+
+    gap = QTextBlockFormat()
+    gap.setLineHeight(0, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
+    while block.isValid() and block.position() <= last:
+        fmt = block.blockFormat()
+        if (
+            not block.text()
+            and not fmt.hasProperty(QTextFormat.Property.LineHeight)
+            and not fmt.hasProperty(_RULE)
+            and QTextCursor(block).currentFrame() == frame
+            and (framed(block.previous()) or framed(block.next()))
+        ):
+            QTextCursor(block).mergeBlockFormat(gap)
+        block = block.next()
+
+
+def _restore(block: QTextBlock, kept: tuple[QTextBlockFormat, QTextCharFormat] | None) -> None:
+    if kept is not None:
+        cursor = QTextCursor(block)
+        cursor.setBlockFormat(kept[0])
+        cursor.setBlockCharFormat(kept[1])
+
+
+def _leading_empty(fragment: QTextDocument) -> bool:
+    """Whether the fragment's content (after its empty first block) begins with the empty
+    block Qt puts before a table or a rule at a document's start (one render of the whole
+    reply has none there; the gap before a code frame it has)."""
+    second = fragment.begin().next()
+    third = second.next()
+    if not third.isValid() or second.text() or second.blockFormat().hasProperty(_RULE):
+        return False
+    return third.blockFormat().hasProperty(_RULE) or isinstance(
+        QTextCursor(third).currentFrame(), QTextTable
+    )
+
+
+def _merge_next(block: QTextBlock) -> None:
+    """Remove the empty block after ``block`` (joining it to ``block``)."""
+    following = block.next()
+    if not following.isValid() or following.text():
+        return
+    cursor = QTextCursor(block)
+    cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+    cursor.setPosition(following.position() + following.length() - 1, _KEEP)
+    cursor.removeSelectedText()
