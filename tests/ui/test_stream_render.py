@@ -236,3 +236,15 @@ def test_a_reader_scrolled_up_stays_put_while_blocks_render(
     qtbot.wait(5)
     assert bar.value() == position < bar.maximum()
     assert view.cursorForPosition(QPoint(20, 20)).position() == top  # the same text
+
+
+def test_the_end_brings_the_last_deltas_itself(view: ScrollbackView, qtbot: Any) -> None:
+    """The bridge drops deltas still pending when the finished reply arrives: the end
+    renders them too, in place."""
+    text = REPLIES["mixed"]
+    stream(view, text[:200], 10)
+    frame = view.item_frame(2)
+    final = ev(2, "assistant", text, {"model": "m"})
+    view.update_event(final)
+    assert view.item_frame(2) is frame and frame is not None
+    assert blocks_of(frame) == one_shot(qtbot, final)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
 from ikgui.ui.transcript.scrollback import ScrollbackView
+from ikgui.ui.transcript.stream_render import warm_up
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
@@ -49,5 +52,28 @@ async def test_a_reply_reads_rendered_while_it_streams(
         one_shot = fresh.item_frame(stored.id)
         assert one_shot is not None
         assert blocks_of(frame) == blocks_of(one_shot)
+    finally:
+        await closed(window)
+
+
+async def test_the_window_warms_the_renderer_up_after_its_first_paint(
+    tmp_path: Path, closed_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ikgui.app
+
+    warmed: list[QWidget] = []
+
+    def warm(widget: QWidget) -> None:
+        warmed.append(widget)
+        warm_up(widget)  # the real one: renders and paints without a Qt warning
+
+    monkeypatch.setattr(ikgui.app, "warm_up_rendering", warm)
+    home = tmp_path / "home"
+    write_config(home, closed_url)
+    window = await opened(home)
+    try:
+        await window.first_paint.wait()
+        await wait_until(lambda: bool(warmed))
+        assert warmed == [window.scrollback]
     finally:
         await closed(window)

@@ -16,6 +16,8 @@ empty block, and gives an empty block the format of a fragment inserted into it)
 from __future__ import annotations
 
 from PySide6.QtGui import (
+    QImage,
+    QPainter,
     QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
@@ -26,12 +28,13 @@ from PySide6.QtGui import (
     QTextFrame,
     QTextTable,
 )
+from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.safetext import reveal_bidi
-from ikgui.ui.transcript.markdown import is_code_block, render_markdown
+from ikgui.ui.transcript.markdown import render_markdown
 from ikgui.ui.transcript.render_budget import STREAM_LIMIT, head_of, plan
 from ikgui.ui.transcript.scrollback_body import BodyWriter
-from ikgui.ui.transcript.scrollback_items import body_formats
+from ikgui.ui.transcript.scrollback_items import Colors, body_formats
 from ikgui.ui.transcript.stream_blocks import Blocks, Budget
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
@@ -101,8 +104,9 @@ class StreamRenderer:
     def finish(self, frame: QTextFrame, live: Live, text: str) -> bool:
         """The reply ended with ``text``: render the rest after what is rendered, if
         that gives the same as rendering it whole; ``False``: render it whole."""
-        if live.frozen or text != live.text or not fits(text):
+        if live.frozen or not text.startswith(live.text) or not fits(text):
             return False
+        live.text = text  # (with the last deltas, which the end may bring itself)
         self._render(frame, live, len(text), tail=False)
         return True
 
@@ -144,12 +148,29 @@ class StreamRenderer:
 
 
 def has_code(document: QTextDocument) -> bool:
-    block = document.begin()
-    while block.isValid():
-        if is_code_block(block.blockFormat()):
-            return True
-        block = block.next()
-    return False
+    """Whether a rendered fragment has a code block (its frames other than tables)."""
+    return any(not isinstance(f, QTextTable) for f in document.rootFrame().childFrames())
+
+
+#: A tiny reply with every kind of block: rendered and painted once off-screen after the
+#: window's first paint, so the first reply does not pay for Qt's first Markdown import,
+#: table and code layout and glyphs (a few ms, up to 10 on this machine).
+WARM_UP = (
+    "## Heading\n\nSome **bold**, *italic*, `code` and [a link](https://example.com).\n\n"
+    "- item\n\n1. item\n\n> quote\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\n"
+    "```python\nprint('hi')\n```\n"
+)
+
+
+def warm_up(widget: QWidget) -> None:
+    """Render :data:`WARM_UP` in ``widget``'s font and palette and paint it off-screen."""
+    document = render_markdown(WARM_UP, Colors.from_palette(widget.palette()).markdown())
+    document.setDefaultFont(widget.font())
+    document.setTextWidth(480)
+    image = QImage(480, 480, QImage.Format.Format_ARGB32_Premultiplied)
+    painter = QPainter(image)
+    document.drawContents(painter)
+    painter.end()
 
 
 def shrink_gaps(frame: QTextFrame, block: QTextBlock, last: int) -> None:
