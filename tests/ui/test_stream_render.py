@@ -248,3 +248,22 @@ def test_the_end_brings_the_last_deltas_itself(view: ScrollbackView, qtbot: Any)
     view.update_event(final)
     assert view.item_frame(2) is frame and frame is not None
     assert blocks_of(frame) == one_shot(qtbot, final)
+
+
+def test_the_end_moves_nothing(view: ScrollbackView) -> None:
+    """The unfinished paragraph is spaced as the paragraph it becomes: when the reply
+    ends, its text stays where it was and the item keeps its height."""
+    text = "# Title\n\nA paragraph.\n\n- a\n- b\n\n```\ncode\n```\nThe last paragraph, complete."
+    stream(view, text, 4)
+    frame = view.item_frame(2)
+    assert frame is not None
+    layout = view.document().documentLayout()
+
+    def geometry() -> tuple[float, float]:
+        last = view.document().findBlock(frame.lastPosition())
+        assert last.text() == "The last paragraph, complete."
+        return layout.blockBoundingRect(last).top(), layout.frameBoundingRect(frame).height()
+
+    before = geometry()
+    view.update_event(ev(2, "assistant", text, {"model": "m"}))
+    assert geometry() == before

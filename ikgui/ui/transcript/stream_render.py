@@ -15,6 +15,8 @@ empty block, and gives an empty block the format of a fragment inserted into it)
 
 from __future__ import annotations
 
+import functools
+
 from PySide6.QtGui import (
     QImage,
     QPainter,
@@ -80,6 +82,11 @@ class StreamRenderer:
         """The state of a reply whose plain text so far starts at ``body_start``."""
         live = Live(text[:STREAM_LIMIT], body_start - frame.firstPosition())
         live.frozen = len(text) >= STREAM_LIMIT
+        if not live.frozen:
+            cursor = QTextCursor(self.document)
+            cursor.setPosition(body_start)
+            cursor.setPosition(frame.lastPosition(), _KEEP)
+            cursor.mergeBlockFormat(tail_format(text))
         self.advance(frame, live)
         return live
 
@@ -135,16 +142,36 @@ class StreamRenderer:
         live.rendered = done
         if tail:
             block, char = body_formats("assistant", "", self.body.font, self.body.colors)
+            rest = live.text[done:].lstrip("\n")
+            block.merge(tail_format(rest))
             cursor.setPosition(frame.lastPosition())
             cursor.insertBlock(block, char)
             live.tail = cursor.position() - frame.firstPosition()
-            rest = live.text[done:].lstrip("\n")
             if rest:
                 cursor.insertText(reveal_bidi(rest), char)
         cursor.endEditBlock()
         if live.code and part.strip():  # (Qt knows the new frames after the edit block)
             end = frame.firstPosition() + live.tail - 1 if tail else frame.lastPosition()
             shrink_gaps(frame, self.document.findBlock(at), end)
+
+
+def tail_format(text: str) -> QTextBlockFormat:
+    """The unfinished block's spacing: a paragraph's (Qt's Markdown margins), so the
+    text does not move when it renders; none for code on its way (its lines stay
+    together, as in the code block they become)."""
+    fmt = QTextBlockFormat()
+    if not text.startswith(("```", "~~~", "    ", "\t")):
+        paragraph = _paragraph_format()
+        fmt.setTopMargin(paragraph.topMargin())
+        fmt.setBottomMargin(paragraph.bottomMargin())
+    return fmt
+
+
+@functools.cache
+def _paragraph_format() -> QTextBlockFormat:
+    """The block format Qt's Markdown import gives a paragraph."""
+    document = render_markdown("x")  # (kept alive while its blocks are read)
+    return QTextBlockFormat(document.begin().next().blockFormat())
 
 
 def has_code(document: QTextDocument) -> bool:
