@@ -267,3 +267,13 @@ def test_the_end_moves_nothing(view: ScrollbackView) -> None:
     before = geometry()
     view.update_event(ev(2, "assistant", text, {"model": "m"}))
     assert geometry() == before
+
+
+def test_a_reply_that_ends_before_any_delta_shows_shows_its_text(view: ScrollbackView) -> None:
+    view.show_events([ev(1, "user", "Tell me")])
+    view.append_event(ev(2, "assistant", "", {"streaming": True, "model": "m"}))
+    frame = view.item_frame(2)
+    view.update_event(ev(2, "assistant", "All **at once**.", {"model": "m"}))
+    assert view.item_frame(2) is frame
+    assert view.item_texts() == ["Tell me", "All at once."]
+    assert "…" not in view.document().toPlainText()

@@ -177,7 +177,7 @@ class ItemWriter:
             return False
         if not self.stream_renderer.finish(item.frame, live, display.text):
             return False
-        item.event, item.parts, item.live = event, None, None
+        item.event, item.parts, item.live, item.placeholder = event, None, None, False
         if display.badge:
             self._badge(item.frame, display.badge)
         return True
