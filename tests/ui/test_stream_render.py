@@ -13,6 +13,7 @@ from PySide6.QtGui import QTextCursor, QTextFormat, QTextFrame
 from ikgui.domain.events import Event
 from ikgui.ui.transcript.scrollback import ScrollbackView
 from ikgui.ui.transcript.stream_blocks import Blocks
+from ikgui.ui.transcript.stream_render import RENDER_SLICE
 
 C = "chat-stream"
 _PROPS = (
@@ -277,3 +278,21 @@ def test_a_reply_that_ends_before_any_delta_shows_shows_its_text(view: Scrollbac
     assert view.item_frame(2) is frame
     assert view.item_texts() == ["Tell me", "All at once."]
     assert "…" not in view.document().toPlainText()
+
+
+def test_a_burst_renders_a_slice_at_a_time(view: ScrollbackView, qtbot: Any) -> None:
+    """Many blocks finished by one delta render a few thousand characters per delta (the
+    loop is never held long); the end renders the rest, as the one-shot render."""
+    paragraphs = "".join(f"Paragraph {i} with **bold** words in it.\n\n" for i in range(300))
+    text = paragraphs + "The end."
+    stream(view, text, len(text))
+    item = view._items[-1]
+    assert item.live is not None
+    assert 0 < item.live.rendered <= RENDER_SLICE
+    view.append_text(2, " More.")
+    assert RENDER_SLICE < item.live.rendered <= 2 * RENDER_SLICE
+    final = ev(2, "assistant", text + " More.", {"model": "m"})
+    frame = view.item_frame(2)
+    view.update_event(final)
+    assert frame is not None and view.item_frame(2) is frame
+    assert blocks_of(frame) == one_shot(qtbot, final)

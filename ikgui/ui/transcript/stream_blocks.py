@@ -36,6 +36,8 @@ class Blocks:
 
     def __init__(self) -> None:
         self.done = 0
+        #: Every block end found so far, in order (``done`` is the last).
+        self.ends: list[int] = []
         self._scan = 0  # the start of the first line not scanned yet
         self._fence = ""  # the fence open at ``_scan``
         self._fence_indented = False
@@ -90,6 +92,7 @@ class Blocks:
         if not verdict:
             assert self._candidate is not None
             self.done = self._candidate
+            self.ends.append(self.done)
             self._has_list = self._code_end = self._content = False
         self._candidate = None
 

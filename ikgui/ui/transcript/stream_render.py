@@ -15,6 +15,7 @@ empty block, and gives an empty block the format of a fragment inserted into it)
 
 from __future__ import annotations
 
+import bisect
 import functools
 
 from PySide6.QtGui import (
@@ -41,6 +42,9 @@ from ikgui.ui.transcript.stream_blocks import Blocks, Budget
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 _RULE = QTextFormat.Property.BlockTrailingHorizontalRulerWidth
+#: Characters of finished blocks rendered at most per delta (a few ms of Qt's time), so
+#: a burst of text never holds the event loop for long.
+RENDER_SLICE = 4_000
 
 
 class Live:
@@ -103,6 +107,11 @@ class StreamRenderer:
         done = live.blocks.feed(live.text)
         if done <= live.rendered:
             return
+        if done - live.rendered > RENDER_SLICE:  # the rest at the next delta (or the end)
+            ends = live.blocks.ends
+            first = bisect.bisect_right(ends, live.rendered)  # (one block at least)
+            last = bisect.bisect_right(ends, live.rendered + RENDER_SLICE, lo=first + 1)
+            done = ends[last - 1]
         if not live.budget.spend(live.text[live.rendered : done]):
             live.frozen = True
             return
