@@ -296,3 +296,18 @@ def test_a_burst_renders_a_slice_at_a_time(view: ScrollbackView, qtbot: Any) -> 
     view.update_event(final)
     assert frame is not None and view.item_frame(2) is frame
     assert blocks_of(frame) == one_shot(qtbot, final)
+
+
+def test_a_link_reference_defined_late_renders_the_reply_whole(
+    view: ScrollbackView, qtbot: Any
+) -> None:
+    """A definition at the end changes a link in a block rendered earlier: the end
+    renders the reply whole, so it still ends as the one-shot render."""
+    text = "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com/docs"
+    stream(view, text, 6)
+    final = ev(2, "assistant", text, {"model": "m"})
+    view.update_event(final)
+    frame = view.item_frame(2)
+    assert frame is not None
+    assert blocks_of(frame) == one_shot(qtbot, final)
+    assert view.item_texts()[1].startswith("See the docs.")

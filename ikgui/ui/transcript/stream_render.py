@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 
 from PySide6.QtGui import (
     QImage,
@@ -42,6 +43,7 @@ from ikgui.ui.transcript.stream_blocks import Blocks, Budget
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 _RULE = QTextFormat.Property.BlockTrailingHorizontalRulerWidth
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S", re.MULTILINE)
 #: Characters of finished blocks rendered at most per delta (a few ms of Qt's time), so
 #: a burst of text never holds the event loop for long.
 RENDER_SLICE = 4_000
@@ -69,8 +71,10 @@ class Live:
 
 
 def fits(text: str) -> bool:
-    """Whether ``text`` renders whole as one Markdown fragment (within the budget)."""
-    if head_of(text) != text:
+    """Whether ``text`` renders whole as one Markdown fragment (within the budget) and
+    its blocks render alone as they do together (no link reference definitions, which
+    change links in the blocks before them)."""
+    if head_of(text) != text or _REFERENCE.search(text):
         return False
     return all(segment.table is None for segment in plan(text))
 
