@@ -25,6 +25,7 @@ from ikgui.ui.loop import application, new_loop
 from ikgui.ui.main_window import MainWindow, WindowServices
 from ikgui.ui.plain import error_box
 from ikgui.ui.single_instance import InstanceServer, ask_running_instance
+from ikgui.ui.transcript.stream_render import warm_up as warm_up_rendering
 from ikgui.wiring import Providers, recover
 
 
@@ -92,6 +93,7 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     window = MainWindow(services)
     window.start()
     window.first_paint.then(lambda: after_first_paint(keys))
+    window.first_paint.then(lambda: warm_up_rendering(window.scrollback))
     return window
 
 
@@ -108,7 +110,9 @@ def after_first_paint(keys: KeyStore) -> None:
 
 
 def warm_up(keys: KeyStore) -> None:
-    import ikgui.providers  # noqa: F401
+    from ikgui.providers.http import warm_up as load_http
+
+    load_http()
 
     keys.probe()
 

@@ -47,6 +47,18 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
+def warm_up() -> None:
+    """Load now what the first request would load on the event loop: httpx imports
+    httpcore (with h11) when it makes its first transport, anyio's asyncio backend comes
+    with the first connection, and the TLS context reads the CA bundle. Together they
+    held up a window's first reply for ~100 ms; run this in a thread after start-up."""
+    import importlib
+
+    for name in ("httpcore", "h11", "anyio._backends._asyncio"):
+        importlib.import_module(name)
+    tls_context()
+
+
 class HTTPProvider:
     """Base of the three providers; subclasses say where to send what."""
 
@@ -186,4 +198,5 @@ __all__ = [
     "HTTPProvider",
     "ReplyStream",
     "tls_context",
+    "warm_up",
 ]

@@ -402,3 +402,20 @@ def test_plain_text_is_not_cut_for_markup_it_does_not_have() -> None:
     text = "a_b[c] " * MAX_MARKUP  # two markup characters each
     assert head_of(text, markup=False) == text
     assert len(head_of(text)) < len(text)  # as Markdown it is cut
+
+
+def test_fences_open_and_close_as_commonmark_says() -> None:
+    from ikgui.ui.transcript.render_budget import fence_after
+
+    assert fence_after("", "```python") == "```"
+    assert fence_after("", "  ~~~~") == "~~~~"
+    assert fence_after("", "``` a`b") == ""  # a backtick in the info string: no fence
+    assert fence_after("", "``") == ""
+    assert fence_after("```", "```") == ""
+    assert fence_after("```", "`````  ") == ""  # longer closes too
+    assert fence_after("````", "```") == "````"  # shorter does not
+    assert fence_after("```", "```python") == "```"  # nor one with an info string
+    assert fence_after("```", "~~~") == "```"
+    # A table inside a fence is no table, though a shorter fence line is in it too.
+    tables = find_tables("````\n```\n| a |\n|---|\n````\n| b |\n|---|\n| 1 |")
+    assert [(t.rows, t.columns) for t in tables] == [(1, 1)]

@@ -149,7 +149,7 @@ def test_labels_dim_system_text_and_the_stopped_badge(view: ScrollbackView) -> N
     assert view.item_texts() == ["Answer"]
 
 
-def test_streaming_reply_grows_by_appending_then_renders_markdown_once(
+def test_streaming_reply_grows_by_appending_and_renders_finished_blocks(
     view: ScrollbackView,
 ) -> None:
     view.show_events([ev(1, "user", "Show code")])
@@ -162,13 +162,16 @@ def test_streaming_reply_grows_by_appending_then_renders_markdown_once(
     for part in parts:
         view.append_text(2, part)
     text = "".join(parts)
-    assert view.item_texts() == ["Show code", text]
+    # The code block is finished (its fence closed, a new line begun): it is rendered;
+    # the last paragraph is plain text until the reply ends.
+    rendered = "Here you go:\n\nprint('hi')\n\nDone."
+    assert view.item_texts() == ["Show code", rendered]
     assert "…" not in view.document().toPlainText()
     # Appending never rebuilt anything: the same frames are still in the document.
     assert view.item_frame(1) is user_frame and view.item_frame(2) is reply_frame
     # A periodic save while streaming does not replace what was appended.
     view.update_event(ev(2, "assistant", "Here", {"streaming": True}))
-    assert view.item_texts()[1] == text
+    assert view.item_texts()[1] == rendered
 
     view.update_event(ev(2, "assistant", text, {"model": "m", "interrupted": False}))
     assert view.item_texts() == ["Show code", "Here you go:\n\nprint('hi')\n\nDone."]

@@ -32,13 +32,13 @@ from ikgui.ui.transcript.code_blocks import (
     is_code_block,
     monospace_family,
 )
+from ikgui.ui.transcript.render_budget import fence_after
 
 SAFE_SCHEMES = frozenset({"http", "https"})
 _FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
 )
-_FENCES = ("```", "~~~")
 _KEEP = QTextCursor.MoveMode.KeepAnchor
 
 
@@ -83,6 +83,8 @@ class SafeDocument(QTextDocument):
     code_blocks = 0
     #: The Markdown it was read from (by :func:`render_markdown`).
     source: str | None = None
+    #: It goes after other text of the same item (see ``render_markdown``).
+    continued = False
     #: Code left to colour later: (index among its code blocks, a highlight.Job).
     pending: list[tuple[int, Any]] = []  # noqa: RUF012  (replaced, never mutated)
 
@@ -95,14 +97,8 @@ def hard_breaks(text: str) -> str:
     lines = text.split("\n")
     fence = ""
     for index, line in enumerate(lines[:-1]):
-        stripped = line.lstrip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = ""
-            continue
-        opening = next((f for f in _FENCES if stripped.startswith(f)), "")
-        if opening:
-            fence = opening
+        inside, fence = fence, fence_after(fence, line)
+        if inside or fence:
             continue
         if line.startswith(("    ", "\t")):
             continue  # indented code keeps its lines anyway
@@ -118,8 +114,10 @@ def render_markdown(
     keep_breaks: bool = False,
     code_id: int | None = None,
     first_code: int = 0,
+    continued: bool = False,
 ) -> SafeDocument:
-    """``text`` as a sanitised document whose first block is empty.
+    """``text`` as a sanitised document whose first block is empty (``continued``: it
+    goes after other text of the same item, so a heading first gets room above it).
 
     With a ``style``, code blocks get a header with their language and (given the
     ``code_id`` of the item) a Copy link ``ikgui-copy:<code_id>/<n>``, ``n`` counting the
@@ -131,7 +129,11 @@ def render_markdown(
     """
     document = SafeDocument()
     document.setUndoRedoEnabled(False)
-    document.source = hard_breaks(text) if keep_breaks else text
+    document.continued = continued
+    source = hard_breaks(text) if keep_breaks else text
+    # Qt (6.7+) takes a leading "---" block for YAML front matter and drops it from the
+    # text; a blank line first keeps it (a rule, then the text, as CommonMark reads it).
+    document.source = "\n" + source if source.startswith("---") else source
     document.setMarkdown(document.source, _FEATURES)
     sanitize(document, style, code_id=code_id, first_code=first_code)
     cursor = QTextCursor(document)
@@ -282,9 +284,10 @@ def _space_out(document: QTextDocument, style: MarkdownStyle) -> None:
     em = size * 4 / 3  # points to pixels at 96 dpi
     block = document.begin()
     tables: list[QTextTable] = []
+    after = isinstance(document, SafeDocument) and document.continued
     while block.isValid():
         fmt = block.blockFormat()
-        if fmt.headingLevel() and block.blockNumber() > 0:
+        if fmt.headingLevel() and (after or block.blockNumber() > 0):
             fmt.setTopMargin(em * (1.1 if fmt.headingLevel() <= 2 else 0.8))
             fmt.setBottomMargin(max(fmt.bottomMargin(), em * 0.35))
             QTextCursor(block).setBlockFormat(fmt)

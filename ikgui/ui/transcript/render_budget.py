@@ -30,7 +30,7 @@ TABLE_TEXT_BUDGET = 6_000
 #: A streaming reply shows at most this much until it finishes.
 STREAM_LIMIT = DISPLAY_LIMIT
 
-_FENCES = ("```", "~~~")
+_FENCE = re.compile(r"`{3,}|~{3,}")
 _MARKUP = re.compile(r"[*_`\[~]")
 _DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -65,6 +65,22 @@ class Segment:
         return self.table is not None
 
 
+def fence_after(fence: str, line: str) -> str:
+    """The code fence open after ``line`` (``""``: none), given the one open before it.
+
+    The one home of fence tracking (tables, kept line breaks, streaming blocks): a fence
+    opens with three or more backticks or tildes and closes at a line of the same
+    character, at least as long, with nothing after it (CommonMark)."""
+    stripped = line.lstrip()
+    if fence:
+        closing = stripped.rstrip()
+        return "" if closing.startswith(fence) and not closing.strip(fence[0]) else fence
+    match = _FENCE.match(stripped)
+    if match is None or (match.group()[0] == "`" and "`" in stripped[match.end() :]):
+        return ""
+    return match.group()
+
+
 def split_row(line: str) -> list[str]:
     """The cells of a table row (outer pipes dropped, ``\\|`` kept as a pipe)."""
     body = line.strip()
@@ -90,15 +106,8 @@ def find_tables(text: str) -> list[Table]:
     fence = ""
     index = 0
     while index < len(lines) - 1:
-        stripped = lines[index].lstrip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = ""
-            index += 1
-            continue
-        opening = next((f for f in _FENCES if stripped.startswith(f)), "")
-        if opening:
-            fence = opening
+        inside, fence = fence, fence_after(fence, lines[index])
+        if inside or fence:
             index += 1
             continue
         header, delimiter = lines[index], lines[index + 1]
@@ -113,6 +122,11 @@ def find_tables(text: str) -> list[Table]:
             continue
         index += 1
     return tables
+
+
+def markup_count(text: str) -> int:
+    """Inline-markup characters of ``text`` (what ``MAX_MARKUP`` limits)."""
+    return len(_MARKUP.findall(text))
 
 
 def head_of(text: str, markup: bool = True) -> str:

@@ -3,9 +3,10 @@
 
 One document keeps plain selection and Ctrl+C working across items. Only the last page of
 a long transcript is laid out; earlier pages are inserted above when the user scrolls to
-the top. A streaming reply grows by inserting at the end of its frame and is rendered as
-Markdown once, when it finishes. Every item keeps to the render budget of
-:mod:`ikgui.ui.transcript.render_budget`; what it leaves out opens in a viewer of its own.
+the top. A streaming reply grows by inserting at the end of its frame, its finished
+Markdown blocks rendered as they complete; when it ends only the rest is rendered. Every
+item keeps to the render budget of :mod:`ikgui.ui.transcript.render_budget`; what it
+leaves out opens in a viewer of its own.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
             self.scroll_to_bottom()
 
     def update_event(self, event: Event) -> None:
-        """An item changed; a finished reply is rendered (as Markdown) once, here.
+        """An item changed; a finished reply gets the rest of its Markdown here.
 
         While ``data["streaming"]`` is true the text comes from :meth:`append_text` and
         the event's (periodically saved) content is not shown again. An assistant event
@@ -134,6 +135,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         if event.data.get("streaming") and item.parts is not None:
             return
         follow = self._at_bottom()
+        if self._writer.finish(item, event):  # only its unrendered end is rendered
+            if follow:
+                self.scroll_to_bottom()
+            return
         position = self._items.index(item)
         del self._by_id[event.id]
         self._items[position] = self._insert(self._writer.remove(item), event)

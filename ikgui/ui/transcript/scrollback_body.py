@@ -17,12 +17,13 @@ from PySide6.QtGui import (
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
+    QTextDocument,
     QTextDocumentFragment,
 )
 
 from ikgui.domain.safetext import reveal_bidi
 from ikgui.ui.transcript.code_blocks import code_runs
-from ikgui.ui.transcript.markdown import monospace_family, render_markdown
+from ikgui.ui.transcript.markdown import SafeDocument, monospace_family, render_markdown
 from ikgui.ui.transcript.render_budget import Segment, head_of, plan
 from ikgui.ui.transcript.scrollback_items import Colors, blend
 
@@ -81,12 +82,6 @@ class BodyWriter:
     def markdown(self, cursor: QTextCursor, text: str, event_id: int, user: bool) -> None:
         """``text`` (after a label block) as Markdown, within the budget; a ``user``'s
         line breaks are kept."""
-        style = replace(
-            self.colors.markdown(),
-            font=self.font,
-            highlight=self.highlight,
-            highlight_limit=self.highlight_limit,
-        )
         shown = head_of(text)
         code = 0  # the fenced code blocks so far (their Copy links count them)
         for index, segment in enumerate(plan(shown)):
@@ -96,25 +91,50 @@ class BodyWriter:
                 continue
             if index:
                 cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            document = render_markdown(
-                reveal_bidi(segment.text),
-                style,
-                keep_breaks=user,
-                code_id=event_id,
-                first_code=code,
-            )
+            document = self.rendered(segment.text, event_id, code, user, continued=index > 0)
             code += document.code_blocks
             # The document starts with an empty block, which merges into the one at the
             # cursor (the label's, or the empty one just inserted).
             start = cursor.position()
             cursor.insertFragment(QTextDocumentFragment(document))
-            if document.pending:  # code to colour later: where it is now
-                runs = code_runs(cursor.document(), start=start, end=cursor.position())
-                for number, job in document.pending:
-                    if number < len(runs):
-                        job.first = runs[number].first
-                        self.pending.append(job)
+            self.adopt(document, cursor.document(), start, cursor.position())
         self.more(cursor, text, len(shown), event_id, reply=not user)
+
+    def rendered(
+        self,
+        text: str,
+        event_id: int,
+        first_code: int,
+        keep_breaks: bool = False,
+        continued: bool = False,
+    ) -> SafeDocument:
+        """``text`` rendered as the item's Markdown (its code blocks numbered from
+        ``first_code`` for their Copy links), not inserted yet."""
+        style = replace(
+            self.colors.markdown(),
+            font=self.font,
+            highlight=self.highlight,
+            highlight_limit=self.highlight_limit,
+        )
+        return render_markdown(
+            reveal_bidi(text),
+            style,
+            keep_breaks=keep_breaks,
+            code_id=event_id,
+            first_code=first_code,
+            continued=continued,
+        )
+
+    def adopt(self, rendered: SafeDocument, document: QTextDocument, start: int, end: int) -> None:
+        """``rendered`` was inserted between ``start`` and ``end`` of ``document``: its
+        code left to colour later is coloured where it is now."""
+        if not rendered.pending:
+            return
+        runs = code_runs(document, start=start, end=end)
+        for number, job in rendered.pending:
+            if number < len(runs):
+                job.first = runs[number].first
+                self.pending.append(job)
 
     def plain(
         self, cursor: QTextCursor, text: str, char: QTextCharFormat, event_id: int, reply: bool

@@ -1,5 +1,7 @@
 """Writes scrollback items into a ``QTextDocument``: one frame per item (a one-row table
-for a mark), a small gap block between items, streaming text appended at a frame's end.
+for a mark), a small gap block between items, streaming text appended at a frame's end
+(its finished Markdown blocks rendered as they complete, see
+:mod:`ikgui.ui.transcript.stream_render`).
 
 Everything model-provided goes in as plain text or through the safe Markdown renderer;
 no HTML is ever inserted.
@@ -41,6 +43,7 @@ from ikgui.ui.transcript.scrollback_items import (
     rule_format,
 )
 from ikgui.ui.transcript.selection import fragment_text
+from ikgui.ui.transcript.stream_render import Live, StreamRenderer
 
 if TYPE_CHECKING:
     from ikgui.ui.transcript.highlight import LateHighlighter
@@ -51,7 +54,7 @@ _KEEP = QTextCursor.MoveMode.KeepAnchor
 class Item:
     """One shown event: its frame, and the text so far while it streams."""
 
-    __slots__ = ("event", "frame", "labelled", "parts", "placeholder", "shown")
+    __slots__ = ("event", "frame", "labelled", "live", "parts", "placeholder", "shown")
 
     def __init__(self, event: Event, frame: QTextFrame, labelled: bool) -> None:
         self.event = event
@@ -63,6 +66,8 @@ class Item:
         self.parts: list[str] | None = None
         #: Characters of a growing reply in the document (at most ``STREAM_LIMIT``).
         self.shown = 0
+        #: How far a growing reply is rendered as Markdown (``None``: not rendering).
+        self.live: Live | None = None
 
     @property
     def stream(self) -> str | None:
@@ -93,6 +98,7 @@ class ItemWriter:
         self.prompt_before: Callable[[int], str | None] = lambda event_id: None
         #: Prompt cards the user unfolded ("Show all").
         self.expanded_cards: set[int] = set()
+        self.stream_renderer = StreamRenderer(document, self.body)
 
     @property
     def colors(self) -> Colors:
@@ -198,6 +204,25 @@ class ItemWriter:
         cursor.insertText(reveal_bidi(text), body_formats(role, "", self.font, self.colors)[1])
         if item.shown >= STREAM_LIMIT:
             self.body.still_arriving(cursor)
+        if item.live is not None:
+            self.stream_renderer.grow(item.frame, item.live, text)
+
+    def finish(self, item: Item, event: Event) -> bool:
+        """A reply that streamed here ended as ``event``: render only what is not
+        rendered yet (``False``: it must be written again whole)."""
+        live, display = item.live, display_for(event)
+        if live is None or display.streaming or not display.markdown:
+            return False
+        label = display.label + (f"  {reveal_bidi(display.detail)}" if display.detail else "")
+        if item.frame.firstCursorPosition().block().text() != label:
+            return False
+        if not self.stream_renderer.finish(item.frame, live, display.text):
+            return False
+        item.event, item.parts, item.live, item.placeholder = event, None, None, False
+        if display.badge:
+            self._badge(item.frame, display.badge)
+        self._reply_footer(item)
+        return True
 
     def text_of(self, item: Item) -> str:
         """The item's plain text, without its label."""
@@ -305,13 +330,22 @@ class ItemWriter:
                 write_show_all(cursor, event_id, display.fold[1], colors, font)
             else:
                 self.body.plain(cursor, display.text, char, event_id, display.role == "assistant")
+            if display.streaming and display.label and display.role == "assistant":
+                item.live = self.stream_renderer.start(
+                    item.frame, self.body_start(item), display.text, event_id
+                )
         if display.badge:
-            cursor.setPosition(item.frame.lastPosition())
-            if is_code_block(cursor.blockFormat()):
-                cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            elif not cursor.block().text():
-                cursor.setBlockFormat(QTextBlockFormat())  # the one after a code frame
-            space = " " if cursor.block().text() else ""
-            cursor.insertText(f"{space}{display.badge}", badge_format(colors, font))
+            self._badge(item.frame, display.badge)
         if display.role == "assistant" and not display.streaming:
             self._reply_footer(item)
+
+    def _badge(self, frame: QTextFrame, badge: str) -> None:
+        """``badge`` (such as "(stopped)") after the item's last text."""
+        cursor = QTextCursor(self.document)
+        cursor.setPosition(frame.lastPosition())
+        if is_code_block(cursor.blockFormat()):
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        elif not cursor.block().text():
+            cursor.setBlockFormat(QTextBlockFormat())  # the one after a code frame
+        space = " " if cursor.block().text() else ""
+        cursor.insertText(f"{space}{badge}", badge_format(self.colors, self.font))
