@@ -19,7 +19,15 @@ from typing import NoReturn
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
-from ikgui.cli_view import TAG_COMMANDS, add_tag_parsers, cmd_context, cmd_show, conv_json
+from ikgui.cli_view import (
+    PIN_COMMANDS,
+    TAG_COMMANDS,
+    add_pin_parsers,
+    add_tag_parsers,
+    cmd_context,
+    cmd_show,
+    conv_json,
+)
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
 from ikgui.domain.command_handlers import build_tree, default_registry
@@ -135,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     tag.add_argument("ref")
     tag.add_argument("changes", nargs="*")
     add_tag_parsers(csub)
+    add_pin_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
     clean = csub.add_parser("clean", help="remove Trash entries for good")
@@ -277,6 +286,7 @@ CONV_COMMANDS = {
     "export": cmd_export,
     "import": cmd_import,
     **TAG_COMMANDS,
+    **PIN_COMMANDS,
 }
 
 

@@ -228,10 +228,10 @@ def test_migrates_from_each_earlier_schema(tmp_path: Path, start: int) -> None:
     assert backups == ([] if start == SCHEMA_VERSION else [f"old.db.bak-v{start}"])
 
 
-def _add_pinned(calls: list[int]) -> Migration:
+def _add_colour(calls: list[int]) -> Migration:
     def v_next(conn: sqlite3.Connection) -> None:
         calls.append(1)
-        conn.execute("ALTER TABLE conversation ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+        conn.execute("ALTER TABLE conversation ADD COLUMN colour TEXT NULL")
 
     return v_next
 
@@ -241,7 +241,7 @@ def test_a_new_migration_backs_up_first_and_runs_once(db_path: Path) -> None:
     add_conversation(first, "chat-aaaa")
     first.append_event("chat-aaaa", "user", "only in the WAL so far")
     calls: list[int] = []
-    newer = [*MIGRATIONS, _add_pinned(calls)]
+    newer = [*MIGRATIONS, _add_colour(calls)]
     # ``first`` stays open: its last writes are in the WAL, and the backup must have them.
     with open_store(db_path, migrations=newer) as s:
         assert [e.content for e in s.events("chat-aaaa")] == ["only in the WAL so far"]
@@ -267,13 +267,13 @@ def test_an_existing_backup_is_never_overwritten(db_path: Path) -> None:
     open_store(db_path).close()
     taken = db_path.with_name(f"ikgui.db.bak-v{SCHEMA_VERSION}")
     taken.write_bytes(b"precious")
-    open_store(db_path, migrations=[*MIGRATIONS, _add_pinned([])]).close()
+    open_store(db_path, migrations=[*MIGRATIONS, _add_colour([])]).close()
     assert taken.read_bytes() == b"precious"
     assert taken.with_name(taken.name + ".1").exists()
 
 
 def _failing(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE conversation ADD COLUMN pinned INTEGER")
+    conn.execute("ALTER TABLE conversation ADD COLUMN colour INTEGER")
     raise RuntimeError("half way")
 
 
@@ -290,7 +290,7 @@ def test_a_failed_migration_changes_nothing_and_says_where_the_backup_is(db_path
     with open_store(db_path) as s:
         assert s.conversation_exists("chat-aaaa")
         columns = {r[1] for r in s._connection().execute("PRAGMA table_info(conversation)")}
-        assert "pinned" not in columns
+        assert "colour" not in columns
 
 
 def test_closed_store_refuses_use(db_path: Path) -> None:
