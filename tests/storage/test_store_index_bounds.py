@@ -8,7 +8,6 @@ import sqlite3
 import time
 from pathlib import Path
 
-from ikgui.domain.events import Conversation
 from ikgui.storage import SCHEMA_VERSION, SqliteStore, open_store
 from ikgui.storage.migrations import FTS_CHARS, MIGRATIONS
 from tests.storage.helpers import add_conversation
