@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, time, timedelta, tzinfo
 
 from ikgui.domain.errors import UsageError
 
@@ -88,6 +88,18 @@ def date_group(then: float, now: float, tz: tzinfo | None = None) -> str:
         return PREVIOUS_30
     month = _MONTH_NAMES[when.month - 1]
     return month if when.year == today.year else f"{month} {when.year}"
+
+
+def day_bounds(now: float, tz: tzinfo | None = None) -> tuple[float, float]:
+    """The local midnights that start ``now``'s day and the next (groups change there)."""
+    today = _local(now, tz)
+    zone = today.tzinfo
+    start = datetime.combine(today.date(), time(), zone)
+    end = datetime.combine(today.date() + timedelta(days=1), time(), zone)
+    if tz is None:  # the computer's zone: the offset may differ at either midnight (DST)
+        start = datetime.combine(today.date(), time()).astimezone()
+        end = datetime.combine(today.date() + timedelta(days=1), time()).astimezone()
+    return start.timestamp(), end.timestamp()
 
 
 def parse_age(text: str) -> float:

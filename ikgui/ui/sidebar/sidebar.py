@@ -63,9 +63,9 @@ class ConversationSidebar(SidebarSelection, QWidget):
     retag_many_requested = _Signal(list, list)  # conv ids, changes like ["+a", "-b"]
     trash_many_requested = _Signal(list)
     export_many_requested = _Signal(list)
-    #: The pinning hook: the selection menu offers "Pin N" once ``pinning`` is set True
-    #: (by the window, when pins exist); the window connects this to pin the ids.
+    #: Pin / unpin these ids (menus, Ctrl+P); offered once the window sets ``pinning``.
     pin_requested = _Signal(list)
+    unpin_requested = _Signal(list)
     tag_rename_requested = _Signal(str, str)  # old, new (onto a tag in use: a merge)
     tag_delete_requested = _Signal(str)
 
@@ -135,6 +135,7 @@ class ConversationSidebar(SidebarSelection, QWidget):
         self.view.delete_requested.connect(self._on_delete_key)
         self.view.menu_requested.connect(self._popup_menu)
         self.view.tag_clicked.connect(self.tag_filters.add)
+        self.view.pin_key_pressed.connect(self.toggle_pins)
         self.delegate.rename_committed.connect(self.rename_requested)
 
         filters = QHBoxLayout()
