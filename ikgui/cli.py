@@ -22,8 +22,7 @@ from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
 from ikgui.cli_view import (
     PIN_COMMANDS,
     TAG_COMMANDS,
-    add_pin_parsers,
-    add_tag_parsers,
+    add_tag_and_pin_parsers,
     cmd_context,
     cmd_show,
     conv_json,
@@ -142,8 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     tag = csub.add_parser("tag", help="add (+t) or remove (-t) tags", prefix_chars="\0")
     tag.add_argument("ref")
     tag.add_argument("changes", nargs="*")
-    add_tag_parsers(csub)
-    add_pin_parsers(csub)
+    add_tag_and_pin_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
     clean = csub.add_parser("clean", help="remove Trash entries for good")

@@ -214,3 +214,8 @@ def cmd_unpin(env: Env, args: argparse.Namespace) -> int:
 
 
 PIN_COMMANDS = {"pin": cmd_pin, "unpin": cmd_unpin}
+
+
+def add_tag_and_pin_parsers(csub: Any) -> None:
+    add_tag_parsers(csub)
+    add_pin_parsers(csub)

@@ -184,14 +184,7 @@ class ConversationDelegate(QStyledItemDelegate):
 
     # -- painting --------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        fonts = self.fonts(opt.font)
-        header = index.data(HeaderRole)
-        if header:
-            self._paint_header(painter, opt, str(header), fonts)
-            opt.rect = opt.rect.adjusted(0, fonts.header_h, 0, 0)
-        opt.text = ""
+        opt, fonts = self._row_option(painter, option, index)
         opt.state &= ~QStyle.StateFlag.State_HasFocus
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
@@ -245,6 +238,20 @@ class ConversationDelegate(QStyledItemDelegate):
         detail = fonts.small_fm.elidedText(detail, Qt.TextElideMode.ElideRight, width)
         painter.drawText(QRect(line2.left(), y, width, fonts.chip_h), align, detail)
         painter.restore()
+
+    def _row_option(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> tuple[QStyleOptionViewItem, _Fonts]:
+        """The row's style option without its header, which is painted here if it has one."""
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        fonts = self.fonts(opt.font)
+        header = index.data(HeaderRole)
+        if header:
+            self._paint_header(painter, opt, str(header), fonts)
+            opt.rect = opt.rect.adjusted(0, fonts.header_h, 0, 0)
+        opt.text = ""
+        return opt, fonts
 
     def _paint_header(
         self, painter: QPainter, opt: QStyleOptionViewItem, header: str, fonts: _Fonts
