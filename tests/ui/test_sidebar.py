@@ -464,6 +464,7 @@ def test_context_menu_actions_emit_intents(
         "tagsAction",
         "forkAction",
         "exportAction",
+        "copyIdAction",
         "trashAction",
     }
     for name, signal in (

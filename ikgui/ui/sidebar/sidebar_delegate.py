@@ -48,6 +48,7 @@ from ikgui.ui.sidebar.sidebar_rows import (
     TagsRole,
     TitleRole,
 )
+from ikgui.ui.sidebar.sidebar_tree import ConversationTree
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -155,6 +156,17 @@ def header_height(index: AnyIndex, fonts: _Fonts) -> int:
     return fonts.header_h if index.data(HeaderRole) else 0
 
 
+def extra_height(index: AnyIndex, fonts: _Fonts) -> int:
+    """What a row adds to the plain two lines: a header (the conversation tree, asked
+    directly: every row is asked at each layout) or a search snippet."""
+    model = index.model()
+    if isinstance(model, ConversationTree):
+        return fonts.header_h if model.header_at(index) else 0
+    if index.data(SnippetRole) is not None:
+        return LINE_GAP + fonts.small_fm.height()
+    return 0
+
+
 class ConversationDelegate(QStyledItemDelegate):
     """Draws rows; the inline editor commits through ``rename_committed`` (an intent)."""
 
@@ -163,13 +175,12 @@ class ConversationDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._editing = QPersistentModelIndex()  # the row under the inline editor
-        self._fonts: tuple[str, _Fonts] | None = None
+        self._fonts: tuple[QFont, _Fonts] | None = None
 
     def fonts(self, font: QFont) -> _Fonts:
         """The fonts and metrics for ``font``, made once (every row asks, often)."""
-        key = font.key()
-        if self._fonts is None or self._fonts[0] != key:
-            self._fonts = (key, _Fonts(font))
+        if self._fonts is None or self._fonts[0] != font:
+            self._fonts = (QFont(font), _Fonts(font))
         return self._fonts[1]
 
     # -- geometry -------------------------------------------------------------------------
@@ -177,10 +188,7 @@ class ConversationDelegate(QStyledItemDelegate):
         """Rows differ in height only by a header or a snippet: no other lookups (the
         view asks every loaded row once per layout)."""
         fonts = self.fonts(option.font)
-        height = fonts.row_h + header_height(index, fonts)
-        if index.data(SnippetRole) is not None:
-            height += LINE_GAP + fonts.small_fm.height()
-        return QSize(option.rect.width(), height)
+        return QSize(option.rect.width(), fonts.row_h + extra_height(index, fonts))
 
     # -- painting --------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
@@ -244,7 +252,8 @@ class ConversationDelegate(QStyledItemDelegate):
     ) -> tuple[QStyleOptionViewItem, _Fonts]:
         """The row's style option without its header, which is painted here if it has one."""
         opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
+        # No ``initStyleOption``: it asks the model for ten roles the row never uses (its
+        # text, icon, font, colours...); the style only paints the row's background.
         fonts = self.fonts(opt.font)
         header = index.data(HeaderRole)
         if header:

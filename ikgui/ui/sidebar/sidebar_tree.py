@@ -19,7 +19,14 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.timefmt import day_bounds
-from ikgui.ui.sidebar.sidebar_rows import HeaderRole, group_of, place_key, row_value
+from ikgui.ui.sidebar.sidebar_rows import (
+    DetailRole,
+    HeaderRole,
+    detail_of,
+    group_of,
+    place_key,
+    row_value,
+)
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 #: More moves than this in one sync and the caller resets instead of moving rows.
@@ -63,8 +70,10 @@ class ConversationTree(QAbstractItemModel):
         self._clear_nodes()
 
     def _clear_nodes(self) -> None:
-        #: Each top-level node's group, for the conversation it showed (see ``_group``).
+        #: Each node's group and second line, for the conversation value they were made
+        #: from, today (the dates in them change at midnight): painting asks often.
         self._groups: dict[int, tuple[Conversation, str]] = {}
+        self._details: dict[int, tuple[Conversation, str]] = {}
         self._day = (0.0, 0.0)  # the day the groups were computed for
         self._root.children = []
         self._nodes: dict[int, Node] = {0: self._root}
@@ -88,6 +97,7 @@ class ConversationTree(QAbstractItemModel):
     def _forget(self, node: Node) -> None:
         self._nodes.pop(node.key, None)
         self._groups.pop(node.key, None)
+        self._details.pop(node.key, None)
         if self._by_id.get(node.id) is node:
             del self._by_id[node.id]
         for child in node.children or ():
@@ -148,7 +158,15 @@ class ConversationTree(QAbstractItemModel):
             return None
         if role == HeaderRole:
             return self._header(node)
+        if role == DetailRole:
+            return self._detail(node)
         return row_value(node.conv, role, self._clock(), node.conv.id in self._streaming)
+
+    def header_at(self, index: AnyIndex) -> str | None:
+        """``data(index, HeaderRole)`` without the trip through Qt (the delegate's size
+        hints ask it of every row at each layout)."""
+        node = self._nodes.get(index.internalId()) if index.isValid() else None
+        return self._header(node) if node is not None and node.conv is not None else None
 
     # -- group headers ----------------------------------------------------------------------
     def _group(self, node: Node, now: float) -> str:
@@ -162,14 +180,30 @@ class ConversationTree(QAbstractItemModel):
         self._groups[node.key] = (node.conv, group)
         return group
 
+    def _today(self) -> float:
+        """Now; the cached groups and dates are dropped when the day has changed."""
+        now = self._clock()
+        if not self._day[0] <= now < self._day[1]:
+            self._groups.clear()
+            self._details.clear()
+            self._day = day_bounds(now)
+        return now
+
+    def _detail(self, node: Node) -> str:
+        assert node.conv is not None
+        now = self._today()
+        cached = self._details.get(node.key)
+        if cached is not None and cached[0] is node.conv:
+            return cached[1]
+        text = detail_of(node.conv, now)
+        self._details[node.key] = (node.conv, text)
+        return text
+
     def _header(self, node: Node) -> str | None:
         """The header above a top-level row that starts a group (forks have none)."""
         if node.parent is not self._root:
             return None
-        now = self._clock()
-        if not self._day[0] <= now < self._day[1]:
-            self._groups.clear()
-            self._day = day_bounds(now)
+        now = self._today()
         group = self._group(node, now)
         if node.row == 0:
             return group

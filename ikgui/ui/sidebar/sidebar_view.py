@@ -21,7 +21,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
 
-from ikgui.ui.sidebar.sidebar_rows import HeaderRole
+from ikgui.ui.sidebar.sidebar_tree import ConversationTree
 
 #: Pins or unpins the selected rows (shown in the context menu as "Pin\tCtrl+P").
 PIN_KEY = QKeySequence("Ctrl+P")
@@ -109,11 +109,9 @@ class ConversationTreeView(QTreeView):
     def drawBranches(
         self, painter: QPainter, rect: QRect, index: QModelIndex | QPersistentModelIndex
     ) -> None:
-        header = index.data(HeaderRole)
-        if header:
-            fonts = getattr(self.itemDelegate(), "fonts", None)
-            if fonts is not None:
-                rect = rect.adjusted(0, fonts(self.font()).header_h, 0, 0)
+        model, fonts = self.model(), getattr(self.itemDelegate(), "fonts", None)
+        if fonts is not None and isinstance(model, ConversationTree) and model.header_at(index):
+            rect = rect.adjusted(0, fonts(self.font()).header_h, 0, 0)
         super().drawBranches(painter, rect, index)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
