@@ -300,3 +300,17 @@ def test_closed_store_refuses_use(db_path: Path) -> None:
     call: Callable[[], object] = s.list_conversations
     with pytest.raises(StorageError, match="closed"):
         call()
+
+
+def test_version_2_gains_pins_unpinned(db_path: Path) -> None:
+    """Schema v3 (pins): a v2 database keeps its conversations, none of them pinned."""
+    with open_store(db_path, migrations=MIGRATIONS[:2]) as old:
+        old._connection().execute(
+            "INSERT INTO conversation (id, created_at, updated_at) VALUES ('chat-aaaa', 1, 1)"
+        )
+    with open_store(db_path) as new:
+        conv = new.get_conversation("chat-aaaa")
+        assert conv is not None and not conv.pinned
+        assert new.set_pinned(["chat-aaaa"], True) == 1
+        assert [c.id for c in new.list_conversations(pinned=True)] == ["chat-aaaa"]
+    assert db_path.with_name("ikgui.db.bak-v2").exists()
