@@ -6,12 +6,13 @@ Which rows are top-level: the model shows every conversation that matches its fi
 under its parent when the parent matches the filter too; otherwise (a root, or a fork
 whose parent is in the Trash, lacks the tag, or was deleted) it is a top-level row.
 Top-level rows come from ``store.list_conversations`` by keyset pages (newest first by
-``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore``, so a page adds
-fewer rows when some of its conversations are nested). Outside the Trash, the pinned
-conversations (few) are read whole before the first page and listed first; the pages
-then read only the unpinned ones. Each top-level row belongs to a group (Pinned, Today,
-Yesterday... see ``sidebar_rows.group_of``); the first row of a group carries the header
-(``HeaderRole``), which the delegate paints above it — no extra rows, so paging stays lazy.
+``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore`` — more once
+many are loaded — so a page adds fewer rows when some of its conversations are nested).
+Outside the Trash, the pinned conversations (few) are read whole before the first page
+and listed first; the pages then read only the unpinned ones. Each top-level row belongs
+to a group (Pinned, Today, Yesterday... see ``sidebar_rows.group_of``); the first row of
+a group carries the header (``HeaderRole``), which the delegate paints above it — no
+extra rows, so paging stays lazy.
 
 A node's children come from ``store.children`` (oldest first) the first time the view
 asks about them — the tree view asks ``hasChildren`` of each row once, when it lays the
@@ -191,7 +192,11 @@ class ConversationListModel(ConversationTree):
             pins = [c for c in self._pins() if c.id not in self._by_id and self._is_top(c)]
         added: list[Conversation] = []
         while not added and not self._exhausted:
-            size, self._first_page = self._first_page or self._page_size, None
+            # Pages grow with what is loaded (a quarter of it): each page makes the view
+            # lay out every loaded row again (rows differ in height: headers), so deep
+            # scrolling reads fewer, larger pages.
+            size = max(self._page_size, self._scanned // 4)
+            size, self._first_page = self._first_page or size, None
             page = self._store.list_conversations(
                 size,
                 tags=self._tags,
