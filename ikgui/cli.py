@@ -19,7 +19,14 @@ from typing import Any, NoReturn
 from ikgui import __version__
 from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
-from ikgui.cli_view import TAG_COMMANDS, add_tag_parsers, cmd_context, cmd_show, conv_json
+from ikgui.cli_view import (
+    PIN_COMMANDS,
+    TAG_COMMANDS,
+    add_tag_and_pin_parsers,
+    cmd_context,
+    cmd_show,
+    conv_json,
+)
 from ikgui.config import load_settings
 from ikgui.domain import exchange, library
 from ikgui.domain.command_handlers import build_tree, default_registry
@@ -138,7 +145,7 @@ def _add_conv_parser(sub: Any) -> None:
     tag = csub.add_parser("tag", help="add (+t) or remove (-t) tags", prefix_chars="\0")
     tag.add_argument("ref")
     tag.add_argument("changes", nargs="*")
-    add_tag_parsers(csub)
+    add_tag_and_pin_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
     csub.add_parser("reopen", help="reopen a closed branch").add_argument("ref")
@@ -289,6 +296,7 @@ CONV_COMMANDS = {
     "export": cmd_export,
     "import": cmd_import,
     **TAG_COMMANDS,
+    **PIN_COMMANDS,
 }
 
 

@@ -1,6 +1,7 @@
 """``ikgui conv show`` and ``ikgui conv context``: one conversation as text or JSON; and
 ``ikgui conv tags``, ``tag-rename`` and ``tag-delete``: tags across conversations (a
-rename onto a tag in use merges; each changes every conversation in one transaction).
+rename onto a tag in use merges; each changes every conversation in one transaction);
+``ikgui conv pin`` and ``unpin``.
 
 Split from :mod:`ikgui.cli` to keep it small. Every line goes through
 :mod:`ikgui.cli_output`: the model's replies are raw only to a pipe, everything else
@@ -47,6 +48,7 @@ def conv_json(store: Store, conv_id: str, with_state: bool = True) -> dict[str, 
     state = replay_conversation(store, conv_id)
     fields = exchange.conversation_fields(conv, state)
     fields["message_count"] = conv.message_count
+    fields["pinned"] = conv.pinned
     if with_state:
         fields["marks"] = [{"event_id": m.event_id, "label": m.label} for m in state.marks]
         fields["scrollback"] = [
@@ -181,3 +183,39 @@ def cmd_tag_delete(env: Env, args: argparse.Namespace) -> int:
 
 
 TAG_COMMANDS = {"tags": cmd_tags, "tag-rename": cmd_tag_rename, "tag-delete": cmd_tag_delete}
+
+
+# -- pins -------------------------------------------------------------------------------
+
+
+def add_pin_parsers(csub: Any) -> None:
+    """``ikgui conv pin REF...`` and ``unpin REF...`` (all of them in one transaction)."""
+    for name, text in (
+        ("pin", "pin conversations (listed first in the window's sidebar)"),
+        ("unpin", "unpin conversations"),
+    ):
+        csub.add_parser(name, help=text).add_argument("refs", nargs="+", metavar="ref")
+
+
+def _set_pinned(env: Env, refs: list[str], pinned: bool) -> int:
+    ids = [resolve_ref(env.store, ref) for ref in refs]
+    convs = library.set_pinned(env.store, ids, pinned)
+    verb = "Pinned" if pinned else "Unpinned"
+    say(f"{verb} " + ", ".join(c.id for c in convs))
+    return 0
+
+
+def cmd_pin(env: Env, args: argparse.Namespace) -> int:
+    return _set_pinned(env, args.refs, True)
+
+
+def cmd_unpin(env: Env, args: argparse.Namespace) -> int:
+    return _set_pinned(env, args.refs, False)
+
+
+PIN_COMMANDS = {"pin": cmd_pin, "unpin": cmd_unpin}
+
+
+def add_tag_and_pin_parsers(csub: Any) -> None:
+    add_tag_parsers(csub)
+    add_pin_parsers(csub)

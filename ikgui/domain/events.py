@@ -146,6 +146,8 @@ class Conversation:
     message_count: int = 0
     trashed_at: float | None = None
     draft: str = ""
+    #: Pinned conversations are listed first in the sidebar (under "Pinned").
+    pinned: bool = False
 
     @property
     def visible_status(self) -> str:

@@ -54,6 +54,14 @@ class Library:
                 self.current.adopt(conv)
         return changed
 
+    def pin(self, conv_ids: list[str]) -> list[Conversation]:
+        """Pin several conversations at once (one transaction)."""
+        return [self.current.adopt(conv) for conv in library.pin(self.store, conv_ids)]
+
+    def unpin(self, conv_ids: list[str]) -> list[Conversation]:
+        """Unpin several conversations at once (one transaction)."""
+        return [self.current.adopt(conv) for conv in library.unpin(self.store, conv_ids)]
+
     def rename_tag(self, old: str, new: str) -> int:
         """Rename (or merge) a tag everywhere (see :func:`ikgui.domain.library.rename_tag`);
         the conversation on screen takes its new tags. Returns how many changed."""

@@ -88,6 +88,25 @@ def trash_many(store: Store, conv_ids: list[str], now: float) -> list[Conversati
         return [trash(store, conv_id, now) for conv_id in conv_ids]
 
 
+def set_pinned(store: Store, conv_ids: list[str], pinned: bool) -> list[Conversation]:
+    """Pin (or unpin) every conversation of ``conv_ids`` in one transaction: all of them
+    or, when one does not exist, none. Returns them as stored now."""
+    with store.transaction():
+        try:
+            store.set_pinned(conv_ids, pinned)
+        except NotFoundError as exc:
+            raise UserError(str(exc)) from exc
+        return [_get(store, conv_id) for conv_id in dict.fromkeys(conv_ids)]
+
+
+def pin(store: Store, conv_ids: list[str]) -> list[Conversation]:
+    return set_pinned(store, conv_ids, True)
+
+
+def unpin(store: Store, conv_ids: list[str]) -> list[Conversation]:
+    return set_pinned(store, conv_ids, False)
+
+
 def rename_tag(store: Store, old: str, new: str) -> int:
     """Rename the tag ``old`` to ``new`` on every conversation (Trash included) in one
     transaction; onto a tag in use it is a merge. Returns how many conversations had it."""

@@ -23,6 +23,8 @@ def format_listing(conversations: Sequence[Conversation], now: float) -> str:
         title = one_line(conv.title or "-")
         if conv.visible_status != "active":
             title = f"{title} [{conv.visible_status}]"
+        if conv.pinned:
+            title = f"{title} [pinned]"
         rows.append(
             (
                 conv.id,

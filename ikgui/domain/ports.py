@@ -65,6 +65,12 @@ class Store(Protocol):
         """The most recently updated conversation not in the Trash (of ``agent`` if given)."""
         ...
 
+    def set_pinned(self, conv_ids: Sequence[str], pinned: bool) -> int:
+        """Pin or unpin every one of ``conv_ids`` in one transaction (``updated_at`` is
+        kept); returns how many changed. Raises ``NotFoundError`` (nothing changed) when
+        one does not exist."""
+        ...
+
     def delete_conversations(self, conv_ids: Sequence[str]) -> None:
         """Remove rows for good: the conversations, their events, tags and index entries."""
         ...
@@ -142,10 +148,12 @@ class Store(Protocol):
         trashed: bool = False,
         before: tuple[float, str] | None = None,
         tags: Sequence[str] = (),
+        pinned: bool | None = None,
     ) -> list[Conversation]:
         """Newest first by (updated_at, id). ``trashed=False`` lists everything not in
         the Trash, ``True`` only the Trash. ``before`` is a keyset cursor. ``tag`` and
-        ``tags``: only conversations having every one of them."""
+        ``tags``: only conversations having every one of them. ``pinned``: only the
+        pinned (``True``) or unpinned (``False``) ones; ``None`` both."""
         ...
 
     def search(self, words: str, limit: int = 50) -> list[SearchHit]:

@@ -123,8 +123,16 @@ def _v2_bounded_index(conn: sqlite3.Connection) -> None:
     )
 
 
+def _v3_pinned(conn: sqlite3.Connection) -> None:
+    """Pinned conversations: a flag, and an index for listing the (few) pinned ones."""
+    conn.execute("ALTER TABLE conversation ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+    conn.execute(
+        "CREATE INDEX conversation_pinned ON conversation (updated_at, id) WHERE pinned = 1"
+    )
+
+
 #: Every migration this version knows, oldest first.
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_bounded_index)
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_bounded_index, _v3_pinned)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -51,6 +51,7 @@ class ConversationRow(_Base):
     cost = FloatField(default=0.0)
     message_count = IntegerField(default=0)
     draft = TextField(default="")
+    pinned = IntegerField(default=0)
 
     class Meta:
         table_name = "conversation"
@@ -92,13 +93,13 @@ _TAG_SEP = "\x1f"
 CONVERSATION_COLUMNS = (
     "c.id, c.parent_id, c.fork_event_id, c.agent, c.provider, c.model, c.title, "
     "c.title_by_user, c.status, c.created_at, c.updated_at, c.tokens_input, "
-    "c.tokens_output, c.cost, c.message_count, c.trashed_at, c.draft, "
+    "c.tokens_output, c.cost, c.message_count, c.trashed_at, c.draft, c.pinned, "
     f"(SELECT group_concat(t.name, '{_TAG_SEP}') FROM tag t WHERE t.conversation_id = c.id)"
 )
 
 
 def conversation_from_row(row: Sequence[Any]) -> Conversation:
-    tags = row[17]
+    tags = row[18]
     return Conversation(
         id=row[0],
         parent=row[1],
@@ -118,6 +119,7 @@ def conversation_from_row(row: Sequence[Any]) -> Conversation:
         message_count=row[14],
         trashed_at=row[15],
         draft=row[16] or "",
+        pinned=bool(row[17]),
     )
 
 
@@ -141,4 +143,5 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         "cost": conv.cost,
         "message_count": conv.message_count,
         "draft": conv.draft or "",
+        "pinned": int(conv.pinned),
     }

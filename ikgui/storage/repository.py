@@ -130,6 +130,20 @@ class SqliteStore(SqliteConnection):
             if "title" in changes:
                 fts.set_title(conn, conv_id, changes["title"], new=False)
 
+    def set_pinned(self, conv_ids: Sequence[str], pinned: bool) -> int:
+        ids = list(dict.fromkeys(conv_ids))
+        changed = 0
+        with self._writing() as conn:
+            for conv_id in ids:
+                self._require(conv_id)
+            for conv_id in ids:
+                cursor = conn.execute(
+                    "UPDATE conversation SET pinned = ? WHERE id = ? AND pinned != ?",
+                    (int(pinned), conv_id, int(pinned)),
+                )
+                changed += cursor.rowcount
+        return changed
+
     def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:
         names = normalize_tags(tags)
         with self._writing():
@@ -328,10 +342,13 @@ class SqliteStore(SqliteConnection):
         trashed: bool = False,
         before: tuple[float, str] | None = None,
         tags: Sequence[str] = (),
+        pinned: bool | None = None,
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
         where = ["c.trashed_at IS NOT NULL" if trashed else "c.trashed_at IS NULL"]
+        if pinned is not None:
+            where.append("c.pinned = 1" if pinned else "c.pinned = 0")
         params: list[Any] = []
         if agent is not None:
             where.append("c.agent = ?")

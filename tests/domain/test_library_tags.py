@@ -50,3 +50,16 @@ def test_a_selection_is_retagged_or_trashed_all_or_nothing() -> None:
     gone = library.trash_many(store, ["chat-aaaa", "chat-bbbb"], now=5.0)
     assert [c.trashed_at for c in gone] == [5.0, 5.0]
     assert [c.id for c in store.list_conversations()] == ["chat-cccc"]
+
+
+def test_a_selection_is_pinned_or_unpinned_all_or_nothing() -> None:
+    store = _store()
+    pinned = library.pin(store, ["chat-aaaa", "chat-cccc"])
+    assert [(c.id, c.pinned) for c in pinned] == [("chat-aaaa", True), ("chat-cccc", True)]
+    commits = store.commits
+    with pytest.raises(UserError, match="chat-nope"):
+        library.pin(store, ["chat-bbbb", "chat-nope"])
+    assert store.commits == commits
+    assert [c.id for c in store.list_conversations(pinned=True)] == ["chat-cccc", "chat-aaaa"]
+    assert [c.pinned for c in library.unpin(store, ["chat-aaaa"])] == [False]
+    assert [c.id for c in store.list_conversations(pinned=True)] == ["chat-cccc"]

@@ -263,3 +263,40 @@ def test_a_send_lock_has_one_holder_at_a_time(either: Store) -> None:
     first.release()  # releasing a lock not held changes nothing
     assert other.acquire()
     other.release()
+
+
+def test_pinning_flags_lists_and_keeps_the_order_time(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    either.insert_conversation(Conversation(id="chat-bbbb", created_at=1.0, updated_at=2000.0))
+    either.insert_conversation(
+        Conversation(id="chat-cccc", created_at=1.0, updated_at=3000.0, trashed_at=3000.0)
+    )
+    assert either.set_pinned(["chat-aaaa", "chat-cccc", "chat-aaaa"], True) == 2
+    assert either.set_pinned(["chat-aaaa"], True) == 0  # already pinned
+    conv = either.get_conversation("chat-aaaa")
+    assert conv is not None and conv.pinned and conv.updated_at == 1000.0
+    assert [c.id for c in either.list_conversations(pinned=True)] == ["chat-aaaa"]
+    assert [c.id for c in either.list_conversations(pinned=False)] == ["chat-bbbb"]
+    assert [c.id for c in either.list_conversations(pinned=True, trashed=True)] == ["chat-cccc"]
+    assert [c.id for c in either.list_conversations()] == ["chat-bbbb", "chat-aaaa"]
+    assert either.set_pinned(["chat-aaaa", "chat-cccc"], False) == 2
+    assert either.list_conversations(pinned=True) == []
+
+
+def test_pinning_a_missing_conversation_changes_nothing(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    with pytest.raises(NotFoundError):
+        either.set_pinned(["chat-aaaa", "chat-none"], True)
+    conv = either.get_conversation("chat-aaaa")
+    assert conv is not None and not conv.pinned
+
+
+def test_pinning_is_undone_with_its_transaction(either: Store) -> None:
+    _add(either, "chat-aaaa")
+    try:
+        with either.transaction():
+            either.set_pinned(["chat-aaaa"], True)
+            raise RuntimeError("undo")
+    except RuntimeError:
+        pass
+    assert either.list_conversations(pinned=True) == []

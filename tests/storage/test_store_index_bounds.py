@@ -8,7 +8,6 @@ import sqlite3
 import time
 from pathlib import Path
 
-from ikgui.domain.events import Conversation
 from ikgui.storage import SCHEMA_VERSION, SqliteStore, open_store
 from ikgui.storage.migrations import FTS_CHARS, MIGRATIONS
 from tests.storage.helpers import add_conversation
@@ -57,13 +56,19 @@ def test_a_huge_reply_is_searchable_by_its_beginning_and_saved_quickly(
 def test_version_1_indexes_are_bounded_by_the_migration(tmp_path: Path) -> None:
     path = tmp_path / "ikgui.db"
     with open_store(path, migrations=MIGRATIONS[:1]) as old:
-        old.insert_conversation(Conversation(id="chat-aaaa", created_at=1.0, updated_at=1.0))
+        # Raw SQL: today's columns (e.g. v3's ``pinned``) are not in a version 1 table.
+        old._connection().execute(
+            "INSERT INTO conversation (id, created_at, updated_at) VALUES ('chat-aaaa', 1, 1)"
+        )
         huge = old.append_event("chat-aaaa", "assistant", huge_text(), {})
         growing = old.append_event("chat-aaaa", "assistant", "half a quokka", {"streaming": 1})
         plain = old.append_event("chat-aaaa", "user", "a plain wombat")
         # As version 1 indexed: every text whole, streaming or not (its view's content).
         old._connection().execute("INSERT INTO event_fts (event_fts) VALUES ('rebuild')")
-        assert [h.event_id for h in old.search("zebrafinch")] == [huge.id]  # v1: all of it
+        found = old._connection().execute(
+            "SELECT rowid FROM event_fts WHERE event_fts MATCH 'zebrafinch'"
+        )
+        assert [r[0] for r in found] == [huge.id]  # v1: all of it
     with open_store(path) as new:
         conn = new._connection()
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

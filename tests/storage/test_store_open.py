@@ -228,10 +228,10 @@ def test_migrates_from_each_earlier_schema(tmp_path: Path, start: int) -> None:
     assert backups == ([] if start == SCHEMA_VERSION else [f"old.db.bak-v{start}"])
 
 
-def _add_pinned(calls: list[int]) -> Migration:
+def _add_colour(calls: list[int]) -> Migration:
     def v_next(conn: sqlite3.Connection) -> None:
         calls.append(1)
-        conn.execute("ALTER TABLE conversation ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+        conn.execute("ALTER TABLE conversation ADD COLUMN colour TEXT NULL")
 
     return v_next
 
@@ -241,7 +241,7 @@ def test_a_new_migration_backs_up_first_and_runs_once(db_path: Path) -> None:
     add_conversation(first, "chat-aaaa")
     first.append_event("chat-aaaa", "user", "only in the WAL so far")
     calls: list[int] = []
-    newer = [*MIGRATIONS, _add_pinned(calls)]
+    newer = [*MIGRATIONS, _add_colour(calls)]
     # ``first`` stays open: its last writes are in the WAL, and the backup must have them.
     with open_store(db_path, migrations=newer) as s:
         assert [e.content for e in s.events("chat-aaaa")] == ["only in the WAL so far"]
@@ -267,13 +267,13 @@ def test_an_existing_backup_is_never_overwritten(db_path: Path) -> None:
     open_store(db_path).close()
     taken = db_path.with_name(f"ikgui.db.bak-v{SCHEMA_VERSION}")
     taken.write_bytes(b"precious")
-    open_store(db_path, migrations=[*MIGRATIONS, _add_pinned([])]).close()
+    open_store(db_path, migrations=[*MIGRATIONS, _add_colour([])]).close()
     assert taken.read_bytes() == b"precious"
     assert taken.with_name(taken.name + ".1").exists()
 
 
 def _failing(conn: sqlite3.Connection) -> None:
-    conn.execute("ALTER TABLE conversation ADD COLUMN pinned INTEGER")
+    conn.execute("ALTER TABLE conversation ADD COLUMN colour INTEGER")
     raise RuntimeError("half way")
 
 
@@ -290,7 +290,7 @@ def test_a_failed_migration_changes_nothing_and_says_where_the_backup_is(db_path
     with open_store(db_path) as s:
         assert s.conversation_exists("chat-aaaa")
         columns = {r[1] for r in s._connection().execute("PRAGMA table_info(conversation)")}
-        assert "pinned" not in columns
+        assert "colour" not in columns
 
 
 def test_closed_store_refuses_use(db_path: Path) -> None:
@@ -300,3 +300,17 @@ def test_closed_store_refuses_use(db_path: Path) -> None:
     call: Callable[[], object] = s.list_conversations
     with pytest.raises(StorageError, match="closed"):
         call()
+
+
+def test_version_2_gains_pins_unpinned(db_path: Path) -> None:
+    """Schema v3 (pins): a v2 database keeps its conversations, none of them pinned."""
+    with open_store(db_path, migrations=MIGRATIONS[:2]) as old:
+        old._connection().execute(
+            "INSERT INTO conversation (id, created_at, updated_at) VALUES ('chat-aaaa', 1, 1)"
+        )
+    with open_store(db_path) as new:
+        conv = new.get_conversation("chat-aaaa")
+        assert conv is not None and not conv.pinned
+        assert new.set_pinned(["chat-aaaa"], True) == 1
+        assert [c.id for c in new.list_conversations(pinned=True)] == ["chat-aaaa"]
+    assert db_path.with_name("ikgui.db.bak-v2").exists()

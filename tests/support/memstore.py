@@ -226,6 +226,15 @@ class MemoryStore:
                     value = value or ""
                 setattr(conv, name, value)
 
+    def set_pinned(self, conv_ids: Sequence[str], pinned: bool) -> int:
+        ids = list(dict.fromkeys(conv_ids))
+        with self._writing():
+            convs = [self._conversation(i) for i in ids]
+            changed = [c for c in convs if c.pinned != pinned]
+            for conv in changed:
+                conv.pinned = pinned
+        return len(changed)
+
     def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:
         with self._writing():
             self._conversation(conv_id).tags = _normalize_tags(tags)
@@ -362,6 +371,7 @@ class MemoryStore:
         trashed: bool = False,
         before: tuple[float, str] | None = None,
         tags: Sequence[str] = (),
+        pinned: bool | None = None,
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
@@ -373,6 +383,7 @@ class MemoryStore:
             and (agent is None or c.agent == agent)
             and wanted <= set(c.tags)
             and (before is None or (c.updated_at, c.id) < before)
+            and (pinned is None or c.pinned == pinned)
         ]
         found.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
         return [replace(c) for c in found[:limit]]

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
+from ikgui.domain.timefmt import short_date
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.conversation_model import (
     ClosedRole,
@@ -135,15 +136,18 @@ def test_rows_are_newest_first_and_show_their_fields(
     new, mid, old = (model.index(r, 0) for r in range(3))
     assert new.data(TitleRole) == "Untitled"
     assert new.data(Qt.ItemDataRole.DisplayRole) == "Untitled"
-    assert new.data(RelativeTimeRole) == "now"
+    now = time.time()
+    assert new.data(RelativeTimeRole) == short_date(NOW - 30, now)
     assert mid.data(TitleRole) == "Api design"
     assert mid.data(MessageCountRole) == 2
-    assert mid.data(DetailRole) == "coder-mid2 · coder · 2 msgs"
+    mid_date = short_date(NOW - 2 * HOUR, now)
+    assert mid.data(DetailRole) == f"coder · 2 msgs · {mid_date}"  # the id is not on the row
     assert mid.data(TagsRole) == ("work",)
-    assert mid.data(RelativeTimeRole) == "2h ago"
+    assert mid.data(RelativeTimeRole) == mid_date
     assert isinstance(mid.data(ConversationRole), Conversation)
     assert "agent coder" in mid.data(Qt.ItemDataRole.ToolTipRole)
-    assert old.data(RelativeTimeRole) == "3d ago"
+    assert "id coder-mid2" in mid.data(Qt.ItemDataRole.ToolTipRole)
+    assert old.data(RelativeTimeRole) == short_date(NOW - 3 * 86400, now)
 
 
 def test_forks_are_nested_under_their_parents(
@@ -460,6 +464,7 @@ def test_context_menu_actions_emit_intents(
         "tagsAction",
         "forkAction",
         "exportAction",
+        "copyIdAction",
         "trashAction",
     }
     for name, signal in (

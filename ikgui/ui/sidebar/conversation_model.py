@@ -6,10 +6,17 @@ Which rows are top-level: the model shows every conversation that matches its fi
 under its parent when the parent matches the filter too; otherwise (a root, or a fork
 whose parent is in the Trash, lacks the tag, or was deleted) it is a top-level row.
 Top-level rows come from ``store.list_conversations`` by keyset pages (newest first by
-``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore``, so a page adds
-fewer rows when some of its conversations are nested). A node's children come from
-``store.children`` (oldest first) the first time the view asks about them — the tree
-view asks ``hasChildren`` of each row once, when it lays the row out.
+``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore`` — more once
+many are loaded — so a page adds fewer rows when some of its conversations are nested).
+Outside the Trash, the pinned conversations (few) are read whole before the first page
+and listed first; the pages then read only the unpinned ones. Each top-level row belongs
+to a group (Pinned, Today, Yesterday... see ``sidebar_rows.group_of``); the first row of
+a group carries the header (``HeaderRole``), which the delegate paints above it — no
+extra rows, so paging stays lazy.
+
+A node's children come from ``store.children`` (oldest first) the first time the view
+asks about them — the tree view asks ``hasChildren`` of each row once, when it lays the
+row out.
 
 Rows are cached ``Conversation`` values: ``data()`` never queries the store. ``reload()``
 re-reads what is loaded and applies the differences as row insertions, removals, moves
@@ -36,8 +43,11 @@ from ikgui.ui.sidebar.sidebar_rows import ClosedRole as ClosedRole
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole as ConversationRole
 from ikgui.ui.sidebar.sidebar_rows import DetailRole as DetailRole
 from ikgui.ui.sidebar.sidebar_rows import EventIdRole as EventIdRole
+from ikgui.ui.sidebar.sidebar_rows import GroupRole as GroupRole
+from ikgui.ui.sidebar.sidebar_rows import HeaderRole as HeaderRole
 from ikgui.ui.sidebar.sidebar_rows import IdRole as IdRole
 from ikgui.ui.sidebar.sidebar_rows import MessageCountRole as MessageCountRole
+from ikgui.ui.sidebar.sidebar_rows import PinnedRole as PinnedRole
 from ikgui.ui.sidebar.sidebar_rows import QueryRole as QueryRole
 from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole as RelativeTimeRole
 from ikgui.ui.sidebar.sidebar_rows import SnippetRole as SnippetRole
@@ -106,6 +116,7 @@ class ConversationListModel(ConversationTree):
         self._cursor: tuple[float, str] | None = None
         self._scanned = 0  # conversations read from the listing so far
         self._exhausted = False
+        self._pins_read = False
 
     # -- filter ---------------------------------------------------------------------------
     @property
@@ -186,26 +197,50 @@ class ConversationListModel(ConversationTree):
     def _may_read(self, parent: AnyIndex) -> bool:
         return not parent.isValid() and not self._exhausted and not self._busy
 
+    @property
+    def _unpinned(self) -> bool | None:
+        """The pages' ``pinned`` filter: unpinned ones outside the Trash (the pins come
+        first, read whole), everything in it."""
+        return None if self._trashed else False
+
+    def _pins(self) -> list[Conversation]:
+        if self._trashed:
+            return []
+        return self._store.list_conversations(tags=self._tags, pinned=True)
+
     def fetchMore(self, parent: AnyIndex) -> None:
         if self.canFetchMore(parent):
             self._read_pages()
 
     def _read_pages(self) -> None:
-        """Read listing pages until at least one top-level row is added (or none are left)."""
+        """Read listing pages until at least one top-level row is added (or none are left);
+        the pinned conversations before the first page."""
+        pins: list[Conversation] = []
+        if not self._pins_read:
+            self._pins_read = True
+            pins = [c for c in self._pins() if c.id not in self._by_id and self._is_top(c)]
         added: list[Conversation] = []
         while not added and not self._exhausted:
-            size, self._first_page = self._first_page or self._page_size, None
+            # Pages grow with what is loaded (a quarter of it): each page makes the view
+            # lay out every loaded row again (rows differ in height: headers), so deep
+            # scrolling reads fewer, larger pages.
+            size = max(self._page_size, self._scanned // 4)
+            size, self._first_page = self._first_page or size, None
             page = self._store.list_conversations(
-                size, tags=self._tags, trashed=self._trashed, before=self._cursor
+                size,
+                tags=self._tags,
+                trashed=self._trashed,
+                before=self._cursor,
+                pinned=self._unpinned,
             )
             self._scanned += len(page)
             self._exhausted = len(page) < size
             if page:
                 self._cursor = sort_key(page[-1])
             added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
-        if added:
+        if pins or added:
             with self._announcing():
-                self._append_top(added)
+                self._append_top(pins + added)
 
     def fetch_all(self) -> None:
         """Load every page (benchmarks, tests)."""
@@ -228,6 +263,8 @@ class ConversationListModel(ConversationTree):
             chain.append(parent)
         top = chain[-1]
         while top.id not in self._by_id and self._may_read(QModelIndex()):
+            if self._pins_read and top.pinned and not self._trashed:
+                break  # the pins are all read: it is new since the last look
             if self._cursor is not None and sort_key(top) > self._cursor:
                 break  # within the loaded range: it is new since the last look
             self._read_pages()
@@ -252,6 +289,9 @@ class ConversationListModel(ConversationTree):
                 self.reload()  # its forks may become top-level rows
                 return conv
             node.conv = conv
+            if node.parent is self._root and self._beyond_loaded(conv):
+                self._detach(node)  # e.g. unpinned: a later page brings it back
+                return conv
             if node.parent is self._root:
                 self._move_to_place(node)
             self._changed(node)
@@ -263,7 +303,7 @@ class ConversationListModel(ConversationTree):
             if parent is not None and parent.children is not None:
                 self._sync(parent, self._load_children(parent.id))
             return conv
-        if self._cursor is not None and not self._exhausted and sort_key(conv) < self._cursor:
+        if self._beyond_loaded(conv):
             return conv  # older than everything loaded: a later page brings it
         for stray in [k for k in self._top if k.conv is not None and k.conv.parent == conv.id]:
             self._detach(stray)  # forks shown at the top level while their parent was away
@@ -271,14 +311,24 @@ class ConversationListModel(ConversationTree):
         self._scanned += 1
         return conv
 
+    def _beyond_loaded(self, conv: Conversation) -> bool:
+        """Whether a top-level ``conv`` belongs after the loaded pages (a page brings it)."""
+        if conv.pinned and not self._trashed:
+            return False
+        return self._cursor is not None and not self._exhausted and sort_key(conv) < self._cursor
+
     def reload(self) -> None:
         """Re-read everything loaded and apply the differences row by row."""
         limit = max(self._scanned, self._page_size)
-        page = self._store.list_conversations(limit, tags=self._tags, trashed=self._trashed)
+        listed = self._store.list_conversations(
+            limit, tags=self._tags, trashed=self._trashed, pinned=self._unpinned
+        )
         self._reset_listing()
-        self._scanned = len(page)
-        self._exhausted = len(page) < limit
-        self._cursor = sort_key(page[-1]) if page else None
+        self._pins_read = True
+        self._scanned = len(listed)
+        self._exhausted = len(listed) < limit
+        self._cursor = sort_key(listed[-1]) if listed else None
+        page = self._pins() + listed
         lookup = self._fresh_lookup(page)
         tops = [c for c in page if self._is_top(c, lookup)]
         if not self._sync(self._root, tops):

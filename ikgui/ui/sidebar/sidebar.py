@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
@@ -35,6 +34,7 @@ from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar.sidebar_menu import conversation_menu, selection_menu
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
+from ikgui.ui.sidebar.sidebar_searching import SidebarSearching
 from ikgui.ui.sidebar.sidebar_selection import SidebarSelection
 from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
 from ikgui.ui.sidebar.tag_editor import TagEditorDialog
@@ -50,7 +50,7 @@ _EMPTY_TRASH = "The Trash is empty."
 _NO_MATCHES = "No conversation matches “{query}”."
 
 
-class ConversationSidebar(SidebarSelection, QWidget):
+class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
     conversation_activated = _Signal(str, object)  # conv id, event id of a search hit or None
     rename_requested = _Signal(str, str)  # conv id, new title
     tags_requested = _Signal(str, list)  # conv id, the complete new tag list
@@ -64,9 +64,9 @@ class ConversationSidebar(SidebarSelection, QWidget):
     retag_many_requested = _Signal(list, list)  # conv ids, changes like ["+a", "-b"]
     trash_many_requested = _Signal(list)
     export_many_requested = _Signal(list)
-    #: The pinning hook: the selection menu offers "Pin N" once ``pinning`` is set True
-    #: (by the window, when pins exist); the window connects this to pin the ids.
+    #: Pin / unpin these ids (menus, Ctrl+P); offered once the window sets ``pinning``.
     pin_requested = _Signal(list)
+    unpin_requested = _Signal(list)
     tag_rename_requested = _Signal(str, str)  # old, new (onto a tag in use: a merge)
     tag_delete_requested = _Signal(str)
     reopen_requested = _Signal(str)  # reopen a closed branch (``/reopen``)
@@ -131,6 +131,7 @@ class ConversationSidebar(SidebarSelection, QWidget):
         self.view.delete_requested.connect(self._on_delete_key)
         self.view.menu_requested.connect(self._popup_menu)
         self.view.tag_clicked.connect(self.tag_filters.add)
+        self.view.pin_key_pressed.connect(self.toggle_pins)
         self.delegate.rename_committed.connect(self.rename_requested)
 
         filters = QHBoxLayout()
@@ -316,45 +317,6 @@ class ConversationSidebar(SidebarSelection, QWidget):
             self.view.selectionModel().setCurrentIndex(
                 model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
             )
-
-    def _on_search_text(self, text: str) -> None:
-        if text.strip():
-            self._search_timer.start()
-        else:
-            self._search_timer.stop()
-            self._show_list()
-
-    def _run_search(self) -> None:
-        query = self.search_box.text().strip()
-        if not query or self.model.trashed:
-            self._show_list()
-            return
-        self._search_error = ""
-        try:
-            hits = self._store.search(query)
-        except IkguiError as exc:  # e.g. the database is locked for a moment
-            hits, self._search_error = [], exc.line
-        tags = self.model.tags
-        hits = [h for h in hits if all(t in h.conversation.tags for t in tags)]
-        self.search_model.set_hits(query, hits)
-        self._set_view_model(self.search_model)
-        self._select(self._current)
-        self._update_placeholder()
-
-    def _show_list(self) -> None:
-        if self.searching:
-            self._set_view_model(self.model)
-            self._select(self._current)
-        self._update_placeholder()
-
-    def _set_view_model(self, model: ConversationListModel | SearchResultsModel) -> None:
-        if self.view.model() is model:
-            return
-        old = self.view.selectionModel()
-        self.view.setModel(model)
-        self.view.setRootIsDecorated(model is self.model)
-        if old is not None:
-            old.deleteLater()
 
     def _on_tags_chosen(self, tags: tuple[str, ...]) -> None:
         if tags != self.model.tags:

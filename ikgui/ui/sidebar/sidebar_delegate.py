@@ -1,9 +1,11 @@
 """Paints a sidebar row from its cached roles (never the store) and hosts the inline rename.
 
-A row is two lines: the title in bold with the relative time (or a streaming badge) at
-the right; below, ``id · agent · N msgs`` and the tags as small rounded chips. Search
-results add the matching snippet between the two. Closed branches are dimmed. Every
-colour comes from the view's palette, so the light and dark themes both read well.
+A row is two lines: the title in bold (a streaming badge at the right while a reply
+arrives); below, ``agent · N msgs · date`` and the tags as small rounded chips. Search
+results add the matching snippet between the two. Closed branches are dimmed. The first
+row of a group (``HeaderRole``: Pinned, Today, Yesterday...) is taller: the group's
+header is painted above it. Every colour comes from the view's palette, so the light
+and dark themes both read well.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtCore import (
     QPointF,
     QRect,
     QRectF,
+    QSize,
     Qt,
 )
 from PySide6.QtCore import Signal as _Signal
@@ -37,20 +40,24 @@ from ikgui.ui.sidebar.sidebar_chips import CHIP_GAP, chip_layout
 from ikgui.ui.sidebar.sidebar_rows import (
     ClosedRole,
     DetailRole,
+    HeaderRole,
     IdRole,
     QueryRole,
-    RelativeTimeRole,
     SnippetRole,
     StreamingRole,
     TagsRole,
     TitleRole,
 )
+from ikgui.ui.sidebar.sidebar_tree import ConversationTree
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
 PAD_X = 10
 PAD_Y = 7
 LINE_GAP = 3
+#: Space above and below a group header's text.
+HEADER_TOP = 10
+HEADER_BOTTOM = 3
 STREAMING_TEXT = "replying"
 
 
@@ -140,6 +147,24 @@ class _Fonts:
         self.title_fm = QFontMetrics(self.title)
         self.small_fm = QFontMetrics(self.small)
         self.chip_h = self.small_fm.height() + 2
+        self.header_h = HEADER_TOP + self.small_bold_fm.height() + HEADER_BOTTOM
+        self.row_h = 2 * PAD_Y + self.title_fm.height() + LINE_GAP + self.chip_h
+
+
+def header_height(index: AnyIndex, fonts: _Fonts) -> int:
+    """The height of the header painted above the row (0 when it has none)."""
+    return fonts.header_h if index.data(HeaderRole) else 0
+
+
+def extra_height(index: AnyIndex, fonts: _Fonts) -> int:
+    """What a row adds to the plain two lines: a header (the conversation tree, asked
+    directly: every row is asked at each layout) or a search snippet."""
+    model = index.model()
+    if isinstance(model, ConversationTree):
+        return fonts.header_h if model.header_at(index) else 0
+    if index.data(SnippetRole) is not None:
+        return LINE_GAP + fonts.small_fm.height()
+    return 0
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -150,22 +175,24 @@ class ConversationDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._editing = QPersistentModelIndex()  # the row under the inline editor
+        self._fonts: tuple[QFont, _Fonts] | None = None
+
+    def fonts(self, font: QFont) -> _Fonts:
+        """The fonts and metrics for ``font``, made once (every row asks, often)."""
+        if self._fonts is None or self._fonts[0] != font:
+            self._fonts = (QFont(font), _Fonts(font))
+        return self._fonts[1]
 
     # -- geometry -------------------------------------------------------------------------
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> Any:
-        fonts = _Fonts(option.font)
-        height = 2 * PAD_Y + fonts.title_fm.height() + LINE_GAP + fonts.chip_h
-        if index.data(SnippetRole) is not None:
-            height += LINE_GAP + fonts.small_fm.height()
-        size = super().sizeHint(option, index)
-        size.setHeight(height)
-        return size
+        """Rows differ in height only by a header or a snippet: no other lookups (the
+        view asks every loaded row once per layout)."""
+        fonts = self.fonts(option.font)
+        return QSize(option.rect.width(), fonts.row_h + extra_height(index, fonts))
 
     # -- painting --------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
+        opt, fonts = self._row_option(painter, option, index)
         opt.state &= ~QStyle.StateFlag.State_HasFocus
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
@@ -184,7 +211,6 @@ class ConversationDelegate(QStyledItemDelegate):
         if index.data(ClosedRole):
             text = mix(text, ground, 0.45)
         muted = mix(text, ground, 0.38)
-        fonts = _Fonts(opt.font)
         rect: QRect = opt.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
 
         painter.save()
@@ -221,6 +247,46 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.drawText(QRect(line2.left(), y, width, fonts.chip_h), align, detail)
         painter.restore()
 
+    def _row_option(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> tuple[QStyleOptionViewItem, _Fonts]:
+        """The row's style option without its header, which is painted here if it has one."""
+        opt = QStyleOptionViewItem(option)
+        # No ``initStyleOption``: it asks the model for ten roles the row never uses (its
+        # text, icon, font, colours...); the style only paints the row's background.
+        fonts = self.fonts(opt.font)
+        header = index.data(HeaderRole)
+        if header:
+            self._paint_header(painter, opt, str(header), fonts)
+            opt.rect = opt.rect.adjusted(0, fonts.header_h, 0, 0)
+        opt.text = ""
+        return opt, fonts
+
+    def _paint_header(
+        self, painter: QPainter, opt: QStyleOptionViewItem, header: str, fonts: _Fonts
+    ) -> None:
+        """The group's name above the row, on the list's own background, left-aligned with
+        the titles, in small muted capitals-free text."""
+        palette: QPalette = opt.palette
+        ink = mix(
+            palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4
+        )
+        area = QRect(
+            opt.rect.left() + PAD_X,
+            opt.rect.top() + HEADER_TOP,
+            opt.rect.width() - 2 * PAD_X,
+            fonts.small_bold_fm.height(),
+        )
+        painter.save()
+        painter.fillRect(
+            opt.rect.left(), opt.rect.top(), opt.rect.width(), fonts.header_h, palette.base()
+        )
+        painter.setFont(fonts.small_bold)
+        painter.setPen(ink)
+        text = fonts.small_bold_fm.elidedText(header, Qt.TextElideMode.ElideRight, area.width())
+        painter.drawText(area, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.restore()
+
     def _paint_badge(
         self,
         painter: QPainter,
@@ -231,21 +297,21 @@ class ConversationDelegate(QStyledItemDelegate):
         muted: QColor,
         accent: QColor,
     ) -> int:
-        """The time, or the streaming badge, at the right of line 1; returns its left x."""
+        """The streaming badge at the right of line 1 while a reply arrives; returns the
+        x where the title must end."""
+        if not index.data(StreamingRole):
+            return rect.right()
         painter.setFont(fonts.small)
-        streaming = bool(index.data(StreamingRole))
-        label = STREAMING_TEXT if streaming else str(index.data(RelativeTimeRole) or "")
-        width = fonts.small_fm.horizontalAdvance(label)
+        width = fonts.small_fm.horizontalAdvance(STREAMING_TEXT)
         left = rect.right() - width
-        painter.setPen(accent if streaming else muted)
+        painter.setPen(accent)
         align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(QRect(left, rect.top(), width + 1, line_h), align, label)
-        if streaming:
-            dot = 7
-            left -= dot + 5
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(accent)
-            painter.drawEllipse(QRectF(left, rect.top() + (line_h - dot) / 2, dot, dot))
+        painter.drawText(QRect(left, rect.top(), width + 1, line_h), align, STREAMING_TEXT)
+        dot = 7
+        left -= dot + 5
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(accent)
+        painter.drawEllipse(QRectF(left, rect.top() + (line_h - dot) / 2, dot, dot))
         return left - 8
 
     def _paint_chips(
@@ -277,8 +343,9 @@ class ConversationDelegate(QStyledItemDelegate):
         """The tag of the chip under ``pos`` in the row painted in ``option.rect``."""
         if self._editing.isValid() and self._editing == index:
             return None
-        fonts = _Fonts(option.font)
-        rect: QRect = option.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
+        fonts = self.fonts(option.font)
+        top = PAD_Y + header_height(index, fonts)
+        rect: QRect = option.rect.adjusted(PAD_X, top, -PAD_X, -PAD_Y)
         y = rect.top() + fonts.title_fm.height() + LINE_GAP
         if index.data(SnippetRole) is not None:
             y += fonts.small_fm.height() + LINE_GAP
@@ -319,7 +386,7 @@ class ConversationDelegate(QStyledItemDelegate):
     def updateEditorGeometry(
         self, editor: QWidget, option: QStyleOptionViewItem, index: AnyIndex
     ) -> None:
-        rect: QRect = option.rect
+        rect: QRect = option.rect.adjusted(0, header_height(index, self.fonts(option.font)), 0, 0)
         height = min(rect.height(), max(editor.sizeHint().height(), 24))
         top = rect.top() + (rect.height() - height) // 2
         editor.setGeometry(rect.left() + 4, top, rect.width() - 8, height)

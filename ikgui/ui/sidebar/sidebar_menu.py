@@ -1,5 +1,6 @@
 """The sidebar's context menus: one conversation's, and the selection's when several rows
-are selected (tag, untag, export, Trash and — once pinning exists — pin all of them).
+are selected (tag, untag, pin or unpin, export, Trash all of them). Pin entries appear
+once the window says pins can be stored (``bar.pinning``).
 
 Menus only ask: each entry emits one of the sidebar's ``..._requested`` signals (or opens
 one of its editors); the window carries it out.
@@ -40,15 +41,21 @@ def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
     if conv.trashed_at is not None:
         add("restoreAction", "Restore", "restore", lambda: bar.restore_requested.emit([cid]))
         add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
+        add("copyIdAction", f"Copy id ({cid})", "", lambda: bar.copy_id(cid))
         return menu
     add("renameAction", "Rename\tF2", "rename", lambda: bar.start_rename(cid))
     add("tagsAction", "Tags…", "tags", lambda: bar.edit_tags(cid))
+    if bar.pinning and conv.pinned:
+        add("unpinAction", "Unpin\tCtrl+P", "", lambda: bar.unpin_requested.emit([cid]))
+    elif bar.pinning:
+        add("pinAction", "Pin\tCtrl+P", "", lambda: bar.pin_requested.emit([cid]))
     add("forkAction", "Fork", "fork", lambda: bar.fork_requested.emit(cid))
     add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
     if conv.parent is not None and conv.status != STATUS_KILLED:
         add("closeAction", "Close branch", "stop", lambda: bar.close_requested.emit(cid))
     if conv.status == STATUS_KILLED:
         add("reopenAction", "Reopen branch", "restore", lambda: bar.reopen_requested.emit(cid))
+    add("copyIdAction", f"Copy id ({cid})", "", lambda: bar.copy_id(cid))
     menu.addSeparator()
     add("trashAction", "Move to Trash\tDel", "trash", lambda: bar.trash_requested.emit(cid))
     return menu
@@ -75,8 +82,10 @@ def selection_menu(bar: ConversationSidebar, convs: Sequence[Conversation]) -> Q
             action.triggered.connect(
                 lambda _=False, t=tag: bar.retag_many_requested.emit(ids, [f"-{t}"])
             )
-    if bar.pinning:  # the hook for pinning: the window sets it when pins exist
-        add("pinAction", f"Pin {n}", "", lambda: bar.pin_requested.emit(ids))
+    if bar.pinning and all(c.pinned for c in convs):
+        add("unpinAction", f"Unpin {n}\tCtrl+P", "", lambda: bar.unpin_requested.emit(ids))
+    elif bar.pinning:
+        add("pinAction", f"Pin {n}\tCtrl+P", "", lambda: bar.pin_requested.emit(ids))
     add("exportAction", f"Export {n}…", "export", lambda: bar.export_many_requested.emit(ids))
     menu.addSeparator()
     add("trashAction", f"Move {n} to Trash\tDel", "trash", lambda: bar.trash_many(ids))

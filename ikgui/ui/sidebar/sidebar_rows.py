@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
-from ikgui.domain.timefmt import relative
+from ikgui.domain.timefmt import date_group, relative, short_date
 from ikgui.ui.plain import line, tooltip
 
 _USER = int(Qt.ItemDataRole.UserRole)
@@ -28,7 +28,8 @@ AgentRole = _USER + 4
 MessageCountRole = _USER + 5
 #: ``updated_at`` in Unix seconds (``float``).
 UpdatedRole = _USER + 6
-#: ``updated_at`` relative to now: ``now``, ``5m ago`` ... (``str``).
+#: ``updated_at`` as the row's date: ``14:32`` today, ``Yesterday``, a weekday within a
+#: week, then ``12 Mar`` / ``12 Mar 2024`` (``str``; see ``timefmt.short_date``).
 RelativeTimeRole = _USER + 7
 #: The tags, lowercase and sorted (``tuple[str, ...]``).
 TagsRole = _USER + 8
@@ -38,7 +39,8 @@ StreamingRole = _USER + 9
 ClosedRole = _USER + 10
 #: Whether the conversation is in the Trash (``bool``).
 TrashedRole = _USER + 11
-#: The second line of the row: ``id · agent · N msgs``, made safe like the title (``str``).
+#: The second line of the row: ``agent · N msgs · date``, made safe like the title (``str``;
+#: the id is in the tooltip and the menu's "Copy id").
 DetailRole = _USER + 12
 #: Search results only: the matching text around the hit (``str``); ``None`` elsewhere.
 SnippetRole = _USER + 13
@@ -46,6 +48,16 @@ SnippetRole = _USER + 13
 EventIdRole = _USER + 14
 #: Search results only: the words searched for (``str``).
 QueryRole = _USER + 15
+#: Whether the conversation is pinned (``bool``).
+PinnedRole = _USER + 16
+#: The group a top-level row belongs to: ``Pinned``, ``Today``, ``Yesterday``, ``Previous
+#: 7 days``, ``Previous 30 days`` or a month (``str``).
+GroupRole = _USER + 17
+#: The conversation tree only: the group's header (``str``) on the first top-level row of
+#: each group, ``None`` on every other row; the delegate paints it above the row.
+HeaderRole = _USER + 18
+
+PINNED = "Pinned"
 
 UNTITLED = "Untitled"
 
@@ -75,23 +87,32 @@ def count_sentence(count: int, in_context: int | None = None) -> str:
     )
 
 
-def detail_of(conv: Conversation, in_context: int | None = None) -> str:
-    parts = [conv.id]
-    if conv.agent:
-        parts.append(conv.agent)
+def detail_of(conv: Conversation, now: float, in_context: int | None = None) -> str:
+    """``agent · N msgs · date`` (no agent: ``N msgs · date``)."""
+    parts = [conv.agent] if conv.agent else []
     parts.append(count_text(conv.message_count, in_context))
+    parts.append(short_date(conv.updated_at, now))
     return line(" · ".join(parts))
+
+
+def group_of(conv: Conversation, now: float) -> str:
+    """The header a top-level row is listed under (pins only count outside the Trash)."""
+    if conv.pinned and conv.trashed_at is None:
+        return PINNED
+    return date_group(conv.updated_at, now)
 
 
 def description_of(
     conv: Conversation, now: float, streaming: bool, in_context: int | None = None
 ) -> str:
     """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
-    parts = [title_of(conv), conv.id]
+    parts = [title_of(conv), f"id {conv.id}"]
+    if conv.pinned:
+        parts.append("pinned")
     if conv.agent:
         parts.append(f"agent {conv.agent}")
     parts.append(count_sentence(conv.message_count, in_context))
-    parts.append(f"updated {relative(conv.updated_at, now)}")
+    parts.append(f"updated {short_date(conv.updated_at, now)}")
     if conv.tags:
         parts.append("tags " + ", ".join(conv.tags))
     if conv.status == STATUS_KILLED:
@@ -132,7 +153,7 @@ def row_value(
     if role == UpdatedRole:
         return conv.updated_at
     if role == RelativeTimeRole:
-        return relative(conv.updated_at, now)
+        return short_date(conv.updated_at, now)
     if role == TagsRole:
         return tuple(conv.tags)
     if role == StreamingRole:
@@ -144,9 +165,13 @@ def row_value(
     if role == DetailRole:
         if conv.trashed_at is not None:  # the Trash view: when it was trashed comes first
             return line(f"trashed {relative(conv.trashed_at, now)} · ") + detail_of(
-                conv, in_context
+                conv, now, in_context
             )
-        return detail_of(conv, in_context)
+        return detail_of(conv, now, in_context)
+    if role == PinnedRole:
+        return conv.pinned
+    if role == GroupRole:
+        return group_of(conv, now)
     if role == Qt.ItemDataRole.ToolTipRole:
         return tooltip_of(conv, now, streaming, in_context=in_context)
     if role == Qt.ItemDataRole.AccessibleTextRole:
@@ -157,3 +182,8 @@ def row_value(
 def sort_key(conv: Conversation) -> tuple[float, str]:
     """The listing order's key (``list_conversations`` sorts by it, descending)."""
     return (conv.updated_at, conv.id)
+
+
+def place_key(conv: Conversation) -> tuple[bool, float, str]:
+    """The tree's top-level order (descending): pinned rows first, then the listing's."""
+    return (conv.pinned and conv.trashed_at is None, conv.updated_at, conv.id)

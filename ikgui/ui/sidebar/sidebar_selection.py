@@ -28,6 +28,9 @@ class SidebarSelection:
     _tag_dialog: TagEditorDialog | None
     manage_dialog: ManageTagsDialog | None
     restore_requested: Any
+    pin_requested: Any
+    unpin_requested: Any
+    pinning: bool
     retag_many_requested: Any
     trash_many_requested: Any
     tag_rename_requested: Any
@@ -43,6 +46,20 @@ class SidebarSelection:
         )
         found = [i.data(ConversationRole) for i in rows]
         return [c for c in found if isinstance(c, Conversation)]
+
+    def toggle_pins(self) -> None:
+        """Ctrl+P: unpin the selected rows when all of them are pinned, else pin them."""
+        chosen = [c for c in self.selected_conversations() if c.trashed_at is None]
+        if not chosen or not self.pinning:
+            return
+        ids = [c.id for c in chosen]
+        if all(c.pinned for c in chosen):
+            self.unpin_requested.emit(ids)
+        else:
+            self.pin_requested.emit(ids)
+
+    def copy_id(self, conv_id: str) -> None:
+        QApplication.clipboard().setText(conv_id)
 
     def trash_many(self, conv_ids: list[str]) -> None:
         self.trash_many_requested.emit(conv_ids)

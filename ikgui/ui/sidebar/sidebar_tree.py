@@ -18,7 +18,15 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from ikgui.domain.events import Conversation
-from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole, row_value, sort_key
+from ikgui.domain.timefmt import day_bounds
+from ikgui.ui.sidebar.sidebar_rows import (
+    DetailRole,
+    HeaderRole,
+    detail_of,
+    group_of,
+    place_key,
+    row_value,
+)
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 #: More moves than this in one sync and the caller resets instead of moving rows.
@@ -43,8 +51,9 @@ class Node:
         return self.conv.id if self.conv is not None else ""
 
     @property
-    def sort_key(self) -> tuple[float, str]:
-        return sort_key(self.conv) if self.conv is not None else (0.0, "")
+    def sort_key(self) -> tuple[bool, float, str]:
+        """Its place among the top-level rows (descending): pinned first, newest first."""
+        return place_key(self.conv) if self.conv is not None else (False, 0.0, "")
 
 
 class ConversationTree(QAbstractItemModel):
@@ -61,6 +70,11 @@ class ConversationTree(QAbstractItemModel):
         self._clear_nodes()
 
     def _clear_nodes(self) -> None:
+        #: Each node's group and second line, for the conversation value they were made
+        #: from, today (the dates in them change at midnight): painting asks often.
+        self._groups: dict[int, tuple[Conversation, str]] = {}
+        self._details: dict[int, tuple[Conversation, str]] = {}
+        self._day = (0.0, 0.0)  # the day the groups were computed for
         self._root.children = []
         self._nodes: dict[int, Node] = {0: self._root}
         self._by_id: dict[str, Node] = {}
@@ -82,6 +96,8 @@ class ConversationTree(QAbstractItemModel):
 
     def _forget(self, node: Node) -> None:
         self._nodes.pop(node.key, None)
+        self._groups.pop(node.key, None)
+        self._details.pop(node.key, None)
         if self._by_id.get(node.id) is node:
             del self._by_id[node.id]
         for child in node.children or ():
@@ -140,7 +156,68 @@ class ConversationTree(QAbstractItemModel):
         node = self._node(index)
         if node is None or node.conv is None:
             return None
+        if role == HeaderRole:
+            return self._header(node)
+        if role == DetailRole:
+            return self._detail(node)
         return row_value(node.conv, role, self._clock(), node.conv.id in self._streaming)
+
+    def header_at(self, index: AnyIndex) -> str | None:
+        """``data(index, HeaderRole)`` without the trip through Qt (the delegate's size
+        hints ask it of every row at each layout)."""
+        node = self._nodes.get(index.internalId()) if index.isValid() else None
+        return self._header(node) if node is not None and node.conv is not None else None
+
+    # -- group headers ----------------------------------------------------------------------
+    def _group(self, node: Node, now: float) -> str:
+        """``node``'s group, computed once per conversation value and day (painting asks
+        for it twice per row: its own and the row above's)."""
+        assert node.conv is not None
+        cached = self._groups.get(node.key)
+        if cached is not None and cached[0] is node.conv:
+            return cached[1]
+        group = group_of(node.conv, now)
+        self._groups[node.key] = (node.conv, group)
+        return group
+
+    def _today(self) -> float:
+        """Now; the cached groups and dates are dropped when the day has changed."""
+        now = self._clock()
+        if not self._day[0] <= now < self._day[1]:
+            self._groups.clear()
+            self._details.clear()
+            self._day = day_bounds(now)
+        return now
+
+    def _detail(self, node: Node) -> str:
+        assert node.conv is not None
+        now = self._today()
+        cached = self._details.get(node.key)
+        if cached is not None and cached[0] is node.conv:
+            return cached[1]
+        text = detail_of(node.conv, now)
+        self._details[node.key] = (node.conv, text)
+        return text
+
+    def _header(self, node: Node) -> str | None:
+        """The header above a top-level row that starts a group (forks have none)."""
+        if node.parent is not self._root:
+            return None
+        now = self._today()
+        group = self._group(node, now)
+        if node.row == 0:
+            return group
+        above = self._top[node.row - 1]
+        return None if self._group(above, now) == group else group
+
+    def _headers_changed(self, row: int) -> None:
+        """Rows ``row`` and ``row + 1`` at the top level may start (or stop starting) a
+        group after a change there: their header and height are asked for again."""
+        kids = self._top
+        for at in (row, row + 1):
+            if 0 <= at < len(kids):
+                index = self._index_of_node(kids[at])
+                self.dataChanged.emit(index, index, [])
 
     # -- lookups ---------------------------------------------------------------------------
     def conversation(self, index: AnyIndex) -> Conversation | None:
@@ -169,12 +246,12 @@ class ConversationTree(QAbstractItemModel):
             self.dataChanged.emit(index, index, [])
 
     def refresh_times(self) -> None:
-        """Repaint every loaded row (relative times age)."""
+        """Repaint every loaded row (dates age; after midnight the groups change too)."""
         for node in [self._root, *self._by_id.values()]:
             if node.children:
                 first = self._index_of_node(node.children[0])
                 last = self._index_of_node(node.children[-1])
-                self.dataChanged.emit(first, last, [RelativeTimeRole])
+                self.dataChanged.emit(first, last, [])
 
     # -- row operations ------------------------------------------------------------------
     def _append_top(self, convs: list[Conversation]) -> None:
@@ -189,12 +266,13 @@ class ConversationTree(QAbstractItemModel):
     def _insert_top(self, conv: Conversation) -> None:
         """Insert a top-level row at its place in the newest-first order."""
         kids = self._top
-        key = sort_key(conv)
+        key = place_key(conv)
         row = next((k.row for k in kids if k.sort_key < key), len(kids))
         self.beginInsertRows(QModelIndex(), row, row)
         kids.insert(row, self._make(conv, self._root))
         _renumber(kids, row)
         self.endInsertRows()
+        self._headers_changed(row)
 
     def _move_to_place(self, node: Node) -> None:
         """Move a top-level row whose time changed to its place in the order."""
@@ -210,6 +288,8 @@ class ConversationTree(QAbstractItemModel):
         kids.insert(target, kids.pop(source))
         _renumber(kids, min(source, target))
         self.endMoveRows()
+        self._headers_changed(source)
+        self._headers_changed(target)
 
     def _detach(self, node: Node) -> None:
         parent = node.parent
@@ -220,6 +300,8 @@ class ConversationTree(QAbstractItemModel):
         _renumber(parent.children, row)
         self._forget(node)
         self.endRemoveRows()
+        if parent is self._root:
+            self._headers_changed(row)
 
     def _sync(self, parent: Node, convs: list[Conversation]) -> bool:
         """Make ``parent``'s rows show ``convs`` in order by removing, moving and

@@ -1,5 +1,7 @@
 """The sidebar's tree view (keyboard handling: Enter activates, Delete asks to trash,
-F2 renames; the context-menu request; a placeholder text when the list is empty).
+F2 renames, Ctrl+P pins or unpins; the context-menu request; a placeholder text when the
+list is empty). Rows differ in height (a group's first row carries its header), so the
+branch arrows are drawn beside the row, below its header.
 
 Selection is extended (Shift/Ctrl-click, Shift+arrows) for actions on several rows. A
 press on a tag chip of a row (the delegate's ``tag_at``) does not select the row: its
@@ -7,10 +9,11 @@ release emits ``tag_clicked`` instead."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QKeyEvent,
+    QKeySequence,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -18,19 +21,28 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
 
+from ikgui.ui.sidebar.sidebar_tree import ConversationTree
+
+#: Pins or unpins the selected rows (shown in the context menu as "Pin\tCtrl+P").
+PIN_KEY = QKeySequence("Ctrl+P")
+
 
 class ConversationTreeView(QTreeView):
     activation_requested = Signal(QModelIndex)  # Enter / Return on the current row
     delete_requested = Signal(QModelIndex)  # the Delete key on the current row
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
     tag_clicked = Signal(str)  # a tag chip on a row was clicked
+    pin_key_pressed = Signal()  # Ctrl+P: pin (or unpin) the selected rows
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("conversationList")
         self.setAccessibleName("conversationList")
         self.setHeaderHidden(True)
-        self.setUniformRowHeights(True)  # one height for every row: fast with 10,000 rows
+        # A group's first row is taller (its header): the delegate's size hints are cheap
+        # and cached by the view, so 10,000 rows still lay out and scroll fast
+        # (benchmarks/bench_sidebar.py).
+        self.setUniformRowHeights(False)
         self.setIndentation(16)
         self.setAnimated(False)
         self.setExpandsOnDoubleClick(False)  # a double-click renames
@@ -94,8 +106,20 @@ class ConversationTreeView(QTreeView):
         self.placeholder = text
         self.viewport().update()
 
+    def drawBranches(
+        self, painter: QPainter, rect: QRect, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        model, fonts = self.model(), getattr(self.itemDelegate(), "fonts", None)
+        if fonts is not None and isinstance(model, ConversationTree) and model.header_at(index):
+            rect = rect.adjusted(0, fonts(self.font()).header_h, 0, 0)
+        super().drawBranches(painter, rect, index)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         editing = self.state() == QAbstractItemView.State.EditingState
+        if not editing and QKeySequence(event.keyCombination()) == PIN_KEY:
+            self.pin_key_pressed.emit()
+            event.accept()
+            return
         index = self.currentIndex()
         if (
             not editing

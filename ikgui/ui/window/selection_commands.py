@@ -1,4 +1,4 @@
-"""What the sidebar asks for several rows at once (tag, untag, export, Trash) and for a
+"""What the sidebar asks for several rows at once (tag, untag, pin, export, Trash) and for a
 tag across every conversation (rename, merge, delete from the Manage tags dialog), run
 against the session's library. Each is one transaction; the sidebar is refreshed once
 after it, and an error becomes one visible line."""
@@ -33,6 +33,9 @@ class SelectionCommands:
         bar.export_many_requested.connect(self.export_many)
         bar.tag_rename_requested.connect(self.rename_tag)
         bar.tag_delete_requested.connect(self.delete_tag)
+        bar.pin_requested.connect(self.pin_many)
+        bar.unpin_requested.connect(self.unpin_many)
+        bar.pinning = True
 
     def several(self) -> list[str]:
         """The ids of the selected rows when there are several (the toolbar's Tags and
@@ -61,6 +64,17 @@ class SelectionCommands:
         if self.commands.guard(self.library.retag_many, conv_ids, changes) is not None:
             self.window.sidebar.reload()
             self._status(f"Tags changed on {len(conv_ids)} {_noun(len(conv_ids))}")
+
+    def pin_many(self, conv_ids: list[str]) -> None:
+        """Pin (one transaction); pinned rows move to the top, under "Pinned"."""
+        if self.commands.guard(self.library.pin, conv_ids) is not None:
+            self.window.sidebar.reload()
+            self._status(f"Pinned {len(conv_ids)} {_noun(len(conv_ids))}")
+
+    def unpin_many(self, conv_ids: list[str]) -> None:
+        if self.commands.guard(self.library.unpin, conv_ids) is not None:
+            self.window.sidebar.reload()
+            self._status(f"Unpinned {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def trash_many(self, conv_ids: list[str]) -> None:
         window, session = self.window, self.commands.session
