@@ -53,7 +53,7 @@ def _parse_fork(args: str) -> dict[str, Any]:
 
 def _fork(session: Session, prompt: str | None = None) -> CommandResult:
     parent = session.conversation.id
-    child = session.fork()
+    child = session.fork(prompt=prompt)
     return CommandResult(f"Forked child {child.id} from {parent}", send=prompt or None)
 
 

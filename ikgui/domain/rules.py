@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import auto_title
 from ikgui.domain.replay import ReplayState
@@ -23,6 +25,25 @@ def title_for_first_message(conv: Conversation, kind: str, content: str) -> str 
     if kind == Kind.USER and not conv.title and content.strip():
         return auto_title(content)
     return None
+
+
+#: A fork's default title: ``↳ Title · branch 2`` (a fork of it: ``… · branch 2.1``).
+_BRANCH = re.compile(r"^↳ (?P<base>.*) · branch (?P<number>\d+(?:\.\d+)*)$", re.DOTALL)
+
+
+def fork_title(parent_title: str | None, number: int, prompt: str | None = None) -> str | None:
+    """The title a new fork gets: the first words of ``/fork PROMPT`` when one is given,
+    else ``↳ <parent's title> · branch <number>`` (``number``: the parent's children,
+    this one included); a fork of a fork extends its number (``branch 2.1``). An untitled
+    parent's fork stays untitled (its first message titles it)."""
+    if prompt and prompt.strip():
+        return auto_title(prompt)
+    if not parent_title:
+        return None
+    match = _BRANCH.match(parent_title)
+    if match:
+        return f"↳ {match['base']} · branch {match['number']}.{number}"
+    return f"↳ {parent_title} · branch {number}"
 
 
 def current_model(state: ReplayState, conv: Conversation, settings: Settings) -> str | None:
