@@ -285,6 +285,10 @@ class SqliteStore(SqliteConnection):
         with self._reading() as conn:
             return counts.context_counts(conn, conv_ids)
 
+    def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        with self._reading() as conn:
+            return counts.inherited_counts(conn, conv_ids)
+
     def unfinished_replies(self) -> list[Event]:
         with self._reading() as conn:
             rows = conn.execute(
