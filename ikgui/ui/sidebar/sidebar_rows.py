@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.timefmt import relative
 from ikgui.ui.plain import line, tooltip
+from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text
 
 _USER = int(Qt.ItemDataRole.UserRole)
 
@@ -75,22 +76,31 @@ def count_sentence(count: int, in_context: int | None = None) -> str:
     )
 
 
-def detail_of(conv: Conversation, in_context: int | None = None) -> str:
+def detail_of(
+    conv: Conversation, in_context: int | None = None, inherited: int | None = None
+) -> str:
     parts = [conv.id]
     if conv.agent:
         parts.append(conv.agent)
-    parts.append(count_text(conv.message_count, in_context))
+    count = conv.message_count
+    parts.append(branch_count_text(count, inherited, in_context) or count_text(count, in_context))
     return line(" · ".join(parts))
 
 
 def description_of(
-    conv: Conversation, now: float, streaming: bool, in_context: int | None = None
+    conv: Conversation,
+    now: float,
+    streaming: bool,
+    in_context: int | None = None,
+    inherited: int | None = None,
 ) -> str:
     """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
     parts = [title_of(conv), conv.id]
     if conv.agent:
         parts.append(f"agent {conv.agent}")
     parts.append(count_sentence(conv.message_count, in_context))
+    if inherited:
+        parts.append(branch_count_sentence(conv.message_count, inherited))
     parts.append(f"updated {relative(conv.updated_at, now)}")
     if conv.tags:
         parts.append("tags " + ", ".join(conv.tags))
@@ -104,19 +114,30 @@ def description_of(
 
 
 def tooltip_of(
-    conv: Conversation, now: float, streaming: bool, more: str = "", in_context: int | None = None
+    conv: Conversation,
+    now: float,
+    streaming: bool,
+    more: str = "",
+    in_context: int | None = None,
+    inherited: int | None = None,
 ) -> str:
     """The row's tooltip: its description (and ``more``, e.g. a search snippet) as escaped
     HTML, so a title like ``<img src=...>`` is shown, never loaded."""
-    text = description_of(conv, now, streaming, in_context)
+    text = description_of(conv, now, streaming, in_context, inherited)
     return tooltip(f"{text}\n{line(more)}" if more else text)
 
 
 def row_value(
-    conv: Conversation, role: int, now: float, streaming: bool, in_context: int | None = None
+    conv: Conversation,
+    role: int,
+    now: float,
+    streaming: bool,
+    in_context: int | None = None,
+    inherited: int | None = None,
 ) -> object:
     """The value of ``role`` for a row showing ``conv`` (``None`` for unknown roles);
-    ``in_context``: how many of its messages are in its context, if known."""
+    ``in_context``: how many of its messages are in its context, if known; ``inherited``:
+    how many a fork carries from its ancestors, if known."""
     if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
         return title_of(conv)
     if role == Qt.ItemDataRole.EditRole:
@@ -142,11 +163,11 @@ def row_value(
     if role == TrashedRole:
         return conv.trashed_at is not None
     if role == DetailRole:
-        return detail_of(conv, in_context)
+        return detail_of(conv, in_context, inherited)
     if role == Qt.ItemDataRole.ToolTipRole:
-        return tooltip_of(conv, now, streaming, in_context=in_context)
+        return tooltip_of(conv, now, streaming, in_context=in_context, inherited=inherited)
     if role == Qt.ItemDataRole.AccessibleTextRole:
-        return description_of(conv, now, streaming, in_context)
+        return description_of(conv, now, streaming, in_context, inherited)
     return None
 
 

@@ -23,20 +23,25 @@ from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole, row_value, sort_key
 AnyIndex = QModelIndex | QPersistentModelIndex
 #: More moves than this in one sync and the caller resets instead of moving rows.
 MAX_MOVES = 200
+#: Indentation stops here: the rows below a node this deep (tops are 0) are its whole
+#: subtree, one level, each deeper fork saying whose branch it is (``branch of <title>``).
+MAX_INDENT = 3
 #: Every row's flags (the view asks for them often: combined once).
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
 
 class Node:
-    __slots__ = ("children", "conv", "key", "parent", "row")
+    __slots__ = ("children", "conv", "depth", "key", "parent", "row")
 
     def __init__(self, key: int, conv: Conversation | None, parent: Node | None) -> None:
         self.key = key
         self.conv = conv
         self.parent = parent
         self.row = 0
-        #: ``None`` until someone asks for the children (then loaded).
-        self.children: list[Node] | None = None
+        self.depth: int = -1 if parent is None else parent.depth + 1
+        #: ``None`` until someone asks for the children (then loaded); none at the last
+        #: indented level (its parent holds the whole subtree).
+        self.children: list[Node] | None = [] if self.depth >= MAX_INDENT else None
 
     @property
     def id(self) -> str:
@@ -68,6 +73,36 @@ class ConversationTree(QAbstractItemModel):
     def _load_children(self, conv_id: str) -> list[Conversation]:
         raise NotImplementedError
 
+    def _rows_under(self, node: Node) -> list[Conversation]:
+        """The rows nested under ``node``: its children, or at the level before the last
+        indented one its whole subtree (depth first, each fork after its parent)."""
+        convs = self._load_children(node.id)
+        if node.depth < MAX_INDENT - 1:
+            return convs
+        rows: list[Conversation] = []
+        seen = {node.id}
+        stack = list(reversed(convs))
+        while stack:
+            conv = stack.pop()
+            if conv.id in seen:
+                continue
+            seen.add(conv.id)
+            rows.append(conv)
+            stack.extend(reversed(self._load_children(conv.id)))
+        return rows
+
+    def branch_parent(self, index: AnyIndex) -> Conversation | None:
+        """The parent of a row shown unindented below it (deeper than ``MAX_INDENT``):
+        the row says ``branch of <its title>``; ``None`` for other rows."""
+        node = self._node(index) if index.isValid() else None
+        if node is None or node.conv is None or node.parent is None:
+            return None
+        parent_id = node.conv.parent
+        if parent_id is None or parent_id == node.parent.id:
+            return None
+        shown = self._by_id.get(parent_id)
+        return shown.conv if shown is not None else None
+
     # -- nodes -----------------------------------------------------------------------------
     @property
     def _top(self) -> list[Node]:
@@ -90,7 +125,7 @@ class ConversationTree(QAbstractItemModel):
     def _children_of(self, node: Node) -> list[Node]:
         if node.children is None:
             node.children = []
-            for conv in self._load_children(node.id):
+            for conv in self._rows_under(node):
                 if conv.id not in self._by_id:  # shown elsewhere until the next reload
                     node.children.append(self._make(conv, node))
             _renumber(node.children)
