@@ -8,6 +8,7 @@ from typing import Any
 
 from ikgui.domain import command_rules as rules
 from ikgui.domain import exchange
+from ikgui.domain.branches import BRANCHES_TIP, branches_command
 from ikgui.domain.command_rules import tags_line
 from ikgui.domain.commands import (
     Action,
@@ -272,6 +273,14 @@ COMMANDS: list[C] = [
         own_event=True,
     ),
     C("tree", "/tree", "Show the fork tree of this conversation", _tree),
+    C(
+        "branches",
+        "/branches",
+        "Show this conversation's parent, sibling and child branches",
+        branches_command,
+        enabled=rules.saved,
+        action=_act("branches", "Branches", "Ctrl+Shift+B", BRANCHES_TIP, icon="fork"),
+    ),
     C("model", "/model [name]", "Show or switch the model", _model, text_argument("name")),
     C(
         "system",
@@ -365,6 +374,7 @@ TOOLBAR = (
     "mark",
     "rewind",
     "fork",
+    "branches",
     "clear",
     "stop",
     "rename",

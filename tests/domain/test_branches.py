@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ikgui.domain.branches import branch_family, format_branches
 from ikgui.domain.command_handlers import default_registry
 from ikgui.domain.events import Kind
 from ikgui.domain.rules import fork_title
@@ -39,3 +40,39 @@ async def test_fork_with_a_prompt_is_titled_by_the_prompt() -> None:
     session.open(session.conversation.parent or "")
     child = session.fork(prompt="Try watercolours instead")
     assert child.title == "Try watercolours instead"
+
+
+def test_branch_family_lists_parent_siblings_and_children_with_fork_points() -> None:
+    store = MemoryStore()
+    session = Session(store, Settings(), registry=default_registry())
+    session.append(Kind.USER, "Painting with oils")
+    session.append(Kind.ASSISTANT, "Oils dry slowly")
+    root = session.conversation.id
+    first = session.fork().id
+    session.append(Kind.USER, "What about acrylics?")
+    grandchild = session.fork().id
+    session.open(root)
+    second = session.fork().id
+    session.open(first)
+    family = branch_family(store, first)
+    assert [(b.relation, b.conversation.id) for b in family] == [
+        ("parent", root),
+        ("this", first),
+        ("child", grandchild),
+        ("sibling", second),
+    ]
+    by_id = {b.conversation.id: b.fork_point for b in family}
+    assert by_id[first] == by_id[second] == "Reply: Oils dry slowly"
+    assert by_id[grandchild] == "You: What about acrylics?"
+    assert by_id[root] == ""
+    text = format_branches(family)
+    assert "this: ↳ Painting with oils · branch 1 *" in text and grandchild in text
+
+
+async def test_the_branches_command() -> None:
+    session = Session(MemoryStore(), Settings(), registry=default_registry())
+    session.append(Kind.USER, "Painting with oils")
+    session.fork()
+    output = await session.execute("/branches")
+    assert output.startswith("parent: Painting with oils")
+    assert "this: ↳ Painting with oils · branch 1 *" in output

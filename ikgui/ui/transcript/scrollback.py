@@ -48,6 +48,8 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     fork_requested = Signal(object)  # event ids: provisional ones exceed 32 bits
     edit_resend_requested = Signal(object, str)
     retry_requested = Signal(object)
+    #: A notice's link: ``(scheme, conversation id)`` (open it, or its Branches view).
+    conversation_link = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []

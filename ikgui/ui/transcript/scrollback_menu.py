@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.branch_notices import conv_link
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
 from ikgui.ui.transcript.markdown import is_safe_link
@@ -34,6 +35,7 @@ class _View(Protocol):
     fork_requested: Any
     edit_resend_requested: Any
     retry_requested: Any
+    conversation_link: Any
 
     def textCursor(self) -> QTextCursor: ...
     def document(self) -> QTextDocument: ...
@@ -90,6 +92,8 @@ class MenuMixin:
             self.open_viewer(*link)
         elif code is not None:
             self.copy_code(*code)
+        elif (conv := conv_link(url)) is not None:  # a fork or close notice's title
+            self.conversation_link.emit(*conv)
         elif is_safe_link(url):
             QDesktopServices.openUrl(url)
 
