@@ -1,8 +1,8 @@
 """Fork and close notices by title (issue 12 item 3): the stored notice keeps its SPEC
 text (``Forked from chat-7vun``: the ids stay for the command line) while the window
 shows ``Forked from <title>`` with the title a link (``ikgui-conv:<id>``) that opens
-that conversation, followed by a ``Branches`` link (``ikgui-branches:<id>``) that opens
-the Branches view. Titles are inserted as plain text, never as markup."""
+that conversation; a fork notice ends with a ``Branches`` link (``ikgui-branches:<id>``)
+that opens the Branches view. Titles are inserted as plain text, never as markup."""
 
 from __future__ import annotations
 
@@ -64,8 +64,10 @@ def write_branch_notice(
     shown = f"“{one_line(title)}”" if title else conv_id
     cursor.insertText(before, char)
     cursor.insertText(reveal_bidi(shown), _link(char, f"{CONV_SCHEME}:{conv_id}"))
-    cursor.insertText(f"{after}  ·  ", char)
-    cursor.insertText("Branches", _link(char, f"{BRANCHES_SCHEME}:{conv_id}"))
+    cursor.insertText(after, char)
+    if before.startswith("Forked"):
+        cursor.insertText("  ·  ", char)
+        cursor.insertText("Branches", _link(char, f"{BRANCHES_SCHEME}:{conv_id}"))
 
 
 def _link(char: QTextCharFormat, href: str) -> QTextCharFormat:

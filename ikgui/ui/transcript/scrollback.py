@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
 from ikgui.domain.transcript import Entry, Group
+from ikgui.ui.transcript.branch_notices import TitleLookup
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.markdown import SafeDocument
@@ -84,6 +85,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
+    def set_titles(self, titles: TitleLookup) -> None:
+        """How fork and close notices find a conversation's title (the store's)."""
+        self._writer.titles = titles
+
     def show_events(self, entries: Sequence[Entry]) -> None:
         """Replace everything: show the last page of the transcript ``entries`` (events
         and collapsed groups: ``ReplayState.transcript``) at the bottom."""
