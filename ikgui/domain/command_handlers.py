@@ -22,7 +22,7 @@ from ikgui.domain.errors import NotFoundError, UsageError, UserError
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.library import build_tree
 from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
-from ikgui.domain.rules import user_title
+from ikgui.domain.rules import user_title_fields
 from ikgui.domain.session import Session
 
 
@@ -117,8 +117,9 @@ def _system(session: Session, text: str | None = None) -> CommandResult:
 def _title(session: Session, title: str | None = None) -> CommandResult:
     if title is None:
         return CommandResult(f"Title: {session.conversation.title or '(none)'}")
-    clean = user_title(title)
-    session.update_fields(title=clean, title_by_user=clean is not None)
+    fields = user_title_fields(title)
+    session.update_fields(**fields)
+    clean = fields["title"]
     if clean is None:
         return CommandResult("Title cleared", materialize=True)
     return CommandResult(f"Title set to: {clean}", materialize=True)

@@ -20,6 +20,13 @@ def user_title(text: str) -> str | None:
     return " ".join(text.split()) or None
 
 
+def user_title_fields(text: str) -> dict[str, str | bool | None]:
+    """The stored fields a user's title sets (``/title``, a rename: one rule): the
+    title, and ``title_by_user`` (an automatic or model title never replaces it)."""
+    clean = user_title(text)
+    return {"title": clean, "title_by_user": clean is not None}
+
+
 def title_for_first_message(conv: Conversation, kind: str, content: str) -> str | None:
     """The automatic title a message gives a conversation that has none yet."""
     if kind == Kind.USER and not conv.title and content.strip():
