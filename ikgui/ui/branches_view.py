@@ -23,18 +23,24 @@ from PySide6.QtWidgets import (
 from ikgui.domain.branches import CHILD, PARENT, THIS, Branch, branch_family
 from ikgui.domain.events import STATUS_KILLED
 from ikgui.domain.ports import Store
-from ikgui.ui.plain import line, make_plain
+from ikgui.ui.plain import line, make_plain, tooltip
 
-_COLUMNS = ("Conversation", "Branched at", "Id")
+_COLUMNS = ("Conversation", "Relation", "Branched at", "Id")
 _RELATION = {PARENT: "parent", THIS: "this one", CHILD: "fork", "sibling": "sibling"}
 _ID_ROLE = int(Qt.ItemDataRole.UserRole)
+_RESIZE = (
+    QHeaderView.ResizeMode.Stretch,
+    QHeaderView.ResizeMode.ResizeToContents,
+    QHeaderView.ResizeMode.Stretch,
+    QHeaderView.ResizeMode.ResizeToContents,
+)
 
 
 def _label(branch: Branch) -> str:
     conv = branch.conversation
     title = line(conv.title) if conv.title else "Untitled"
     closed = " (closed)" if conv.status == STATUS_KILLED else ""
-    return f"{title}{closed}  — {_RELATION[branch.relation]}"
+    return f"{title}{closed}"
 
 
 class BranchesView(QDialog):
@@ -45,7 +51,8 @@ class BranchesView(QDialog):
         self.setObjectName("branchesView")
         self.setAccessibleName("branchesView")
         self.setWindowTitle("Branches")
-        self.setMinimumSize(560, 320)
+        self.setMinimumSize(640, 300)
+        self.resize(860, 340)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("branchesTree")
         self.tree.setColumnCount(len(_COLUMNS))
@@ -54,9 +61,9 @@ class BranchesView(QDialog):
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.tree.header()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(False)
+        for column, mode in enumerate(_RESIZE):
+            header.setSectionResizeMode(column, mode)
         self.tree.itemActivated.connect(lambda item, _column: self._open(item))
         hint = make_plain(QLabel("Double-click a conversation to open it.", self))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
@@ -77,11 +84,12 @@ class BranchesView(QDialog):
         top: QTreeWidgetItem | None = None
         this: QTreeWidgetItem | None = None
         for branch in family:
-            item = QTreeWidgetItem(
-                [_label(branch), line(branch.fork_point) or "—", branch.conversation.id]
-            )
+            relation = _RELATION[branch.relation]
+            point = line(branch.fork_point) or "—"
+            item = QTreeWidgetItem([_label(branch), relation, point, branch.conversation.id])
             item.setData(0, _ID_ROLE, branch.conversation.id)
-            item.setToolTip(1, line(branch.fork_point))
+            item.setToolTip(0, tooltip(_label(branch)))
+            item.setToolTip(2, tooltip(branch.fork_point))
             if branch.relation == PARENT:
                 self.tree.addTopLevelItem(item)
                 top = item

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ikgui.domain.branches import branch_family, format_branches
 from ikgui.domain.command_handlers import default_registry
 from ikgui.domain.events import Kind
-from ikgui.domain.rules import fork_title
+from ikgui.domain.rules import branch_name, fork_title
 from ikgui.domain.session import Session
 from ikgui.domain.settings import Settings
 from tests.support.memstore import MemoryStore
@@ -16,6 +16,10 @@ def test_fork_title_rule() -> None:
     assert fork_title("↳ Painting · branch 2", 1) == "↳ Painting · branch 2.1"
     assert fork_title("Painting", 1, "  what about   oil paint? ") == "what about oil paint?"
     assert fork_title(None, 1) is None
+    long = "Plan a watercolour of a fox on a misty morning"
+    assert fork_title(long, 3) == "↳ Plan a watercolour… · branch 3"
+    assert branch_name("↳ Plan a watercolour… · branch 3.1") == "branch 3.1"
+    assert branch_name("Plan") is None
 
 
 def test_a_fork_title_differs_from_its_parent_and_its_siblings() -> None:

@@ -58,8 +58,8 @@ def test_indentation_stops_after_three_levels(
     assert lefts[3:] == [lefts[3]] * (len(chain) - 3)  # no further indent
     details = [str(row.data(DetailRole)) for row in rows]
     assert not any("branch of" in d for d in details[: MAX_INDENT + 1])
-    parent_title = store.get_conversation(chain[4]).title  # type: ignore[union-attr]
-    assert details[5].startswith(f"branch of {parent_title} · ")
+    assert store.get_conversation(chain[4]).title == "↳ Deep thoughts · branch 1.1.1.1"  # type: ignore[union-attr]
+    assert details[5].startswith("branch of “branch 1.1.1.1” · ")
     # the unindented forks follow each other, each after its parent
     assert [r.row() for r in rows[3:]] == [0, 1, 2, 3]
     # a new deep fork appears in its place after a refresh

@@ -73,17 +73,17 @@ async def test_the_branches_view_lists_the_family_and_opens_one(
     view = window.branches_view
     assert isinstance(view, BranchesView) and view.isVisible()
     assert view.ids() == [parent, first, grandchild, sibling]
-    rows = {view.tree.topLevelItem(0).text(2): view.tree.topLevelItem(0)}  # type: ignore[union-attr]
+    rows = {view.tree.topLevelItem(0).text(3): view.tree.topLevelItem(0)}  # type: ignore[union-attr]
     assert parent in rows
     this = view.tree.currentItem()
-    assert this is not None and this.text(2) == first
-    assert this.text(1) == "Reply: Oils dry slowly"
-    assert this.child(0).text(1) == "Reply: Acrylics dry fast"  # type: ignore[union-attr]
+    assert this is not None and this.text(3) == first
+    assert this.text(2) == "Reply: Oils dry slowly"
+    assert this.child(0).text(2) == "Reply: Acrylics dry fast"  # type: ignore[union-attr]
     # the sibling is opened from the view
     parent_item = view.tree.topLevelItem(0)
     assert parent_item is not None
     sibling_item = parent_item.child(1)
-    assert sibling_item is not None and sibling_item.text(2) == sibling
+    assert sibling_item is not None and sibling_item.text(3) == sibling
     view.tree.setCurrentItem(sibling_item)
     view.open_button.click()
     await settle(window)
@@ -93,5 +93,5 @@ async def test_the_branches_view_lists_the_family_and_opens_one(
     # a fork notice's Branches link opens the view of the conversation it names
     window.scrollback.anchorClicked.emit(QUrl(f"ikgui-branches:{parent}"))
     view = window.branches_view
-    assert view.ids()[0] == parent and view.tree.currentItem().text(2) == parent  # type: ignore[union-attr]
+    assert view.ids()[0] == parent and view.tree.currentItem().text(3) == parent  # type: ignore[union-attr]
     view.close()

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
+from ikgui.domain.rules import branch_name
 from ikgui.ui.plain import line
 from ikgui.ui.sidebar.context_counts import ContextCounts
 
@@ -37,8 +38,11 @@ def branch_count_sentence(own: int, inherited: int | None) -> str:
 
 
 def branch_of_text(parent: Conversation) -> str:
-    """``branch of <title>`` (one line, control characters visible)."""
-    return line(f"branch of {parent.title or parent.id}")
+    """``branch of <title>`` (one line, control characters visible); a parent with a
+    fork's default title is named by its number (``branch of “branch 2.1”``), the part
+    that differs between forks of one conversation."""
+    name = branch_name(parent.title)
+    return line(f"branch of “{name}”" if name else f"branch of {parent.title or parent.id}")
 
 
 class InheritedCounts(ContextCounts):
