@@ -13,6 +13,7 @@ from typing import Any
 
 from ikgui.domain.prompt import PROMPT_MODES
 from ikgui.domain.settings import (
+    AUTO_TITLES,
     PROVIDER_KINDS,
     REPLY_BYTES,
     REPLY_SECONDS,
@@ -51,6 +52,7 @@ base_url = "http://localhost:11434"
 # provider = "ollama"
 # model = "qwen2.5-coder"
 # prompt_mode = "off"   # off | line | json
+# auto_title = "words"  # words | model (the model titles it after the first reply)
 
 # [prices."gpt-4o-mini"]
 # input = 0.15    # dollars per million input tokens
@@ -159,7 +161,9 @@ def _load_providers(section: Any, settings: Settings, problems: _Problems) -> No
                 f"providers.{name}.api_key_env must be a variable name", *where, "api_key_env"
             )
             env = None
-        settings.providers[name] = ProviderSettings(name, kind, url.rstrip("/"), env)
+        settings.providers[name] = ProviderSettings(
+            name, kind, url.rstrip("/"), env, _auto_title(body, where, problems)
+        )
 
 
 def _load_agents(section: Any, settings: Settings, problems: _Problems) -> None:
@@ -188,8 +192,26 @@ def _load_agents(section: Any, settings: Settings, problems: _Problems) -> None:
             )
             provider = None
         settings.agents[name] = AgentSettings(
-            name, _str(body.get("system_prompt")), provider, _str(body.get("model")), mode
+            name,
+            _str(body.get("system_prompt")),
+            provider,
+            _str(body.get("model")),
+            mode,
+            _auto_title(body, where, problems),
         )
+
+
+def _auto_title(body: dict[str, Any], where: tuple[str, str], problems: _Problems) -> str:
+    """``auto_title``: ``words`` (the first words, the default) or ``model``."""
+    value = body.get("auto_title", "words")
+    if value not in AUTO_TITLES:
+        problems.add(
+            f"{'.'.join(where)}.auto_title must be words or model (got {value!r})",
+            *where,
+            "auto_title",
+        )
+        return "words"
+    return str(value)
 
 
 def _load_prices(section: Any, settings: Settings, problems: _Problems) -> None:
@@ -309,6 +331,8 @@ def _document(settings: Settings) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": provider.kind, "base_url": provider.base_url}
         if provider.api_key_env:
             body["api_key_env"] = provider.api_key_env
+        if provider.auto_title != "words":
+            body["auto_title"] = provider.auto_title
         providers[name] = body
     document: dict[str, Any] = {"defaults": defaults, "providers": providers}
     agents = _agents_table(settings)
@@ -339,6 +363,8 @@ def _agents_table(settings: Settings) -> dict[str, Any]:
             if value:
                 body[key] = value
         body["prompt_mode"] = agent.prompt_mode
+        if agent.auto_title != "words":
+            body["auto_title"] = agent.auto_title
         agents[name] = body
     return agents
 

@@ -122,3 +122,26 @@ base_url = "http://127.0.0.1:8080/v1"
     assert settings.theme == "dark"
     bad = load_settings(write(tmp_path, '[defaults]\ntheme = "neon"\n'))
     assert bad.theme == "system" and "defaults.theme must be" in bad.problems[0]
+
+
+def test_auto_title_on_agents_and_providers(tmp_path: Path) -> None:
+    """Issue 12 item 7: ``auto_title = "model"`` on an agent or a provider; a bad value
+    is a problem and falls back to the first words; saving keeps it."""
+    from ikgui.config import _document as settings_document
+
+    settings = load_settings(
+        write(
+            tmp_path,
+            '[providers.local]\nkind = "openai"\nbase_url = "http://x/v1"\n'
+            'auto_title = "model"\n\n[agents.painter]\nauto_title = "model"\n\n'
+            '[agents.coder]\nauto_title = "sometimes"\n',
+        )
+    )
+    assert settings.providers["local"].auto_title == "model"
+    assert settings.agents["painter"].auto_title == "model"
+    assert settings.agents["coder"].auto_title == "words"
+    assert any("agents.coder.auto_title must be words or model" in p for p in settings.problems)
+    document = settings_document(settings)
+    assert document["providers"]["local"]["auto_title"] == "model"
+    assert document["agents"]["painter"]["auto_title"] == "model"
+    assert "auto_title" not in document["agents"]["coder"]

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ikgui.domain import command_rules as rules
-from ikgui.domain import exchange
+from ikgui.domain.branches import BRANCHES_TIP, branches_command
+from ikgui.domain.command_browse import (
+    export_command,
+    load_command,
+    new_command,
+    parse_export,
+    parse_sessions,
+    sessions_command,
+)
 from ikgui.domain.command_rules import tags_line
 from ikgui.domain.commands import (
     Action,
@@ -17,11 +24,11 @@ from ikgui.domain.commands import (
     text_argument,
     unquote_argument,
 )
-from ikgui.domain.errors import NotFoundError, UsageError, UserError
+from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.library import build_tree
-from ikgui.domain.listing import MAX_COUNT, format_listing, format_tree
-from ikgui.domain.rules import user_title
+from ikgui.domain.listing import format_tree
+from ikgui.domain.rules import user_title_fields
 from ikgui.domain.session import Session
 
 
@@ -53,7 +60,7 @@ def _parse_fork(args: str) -> dict[str, Any]:
 
 def _fork(session: Session, prompt: str | None = None) -> CommandResult:
     parent = session.conversation.id
-    child = session.fork()
+    child = session.fork(prompt=prompt)
     return CommandResult(f"Forked child {child.id} from {parent}", send=prompt or None)
 
 
@@ -116,8 +123,9 @@ def _system(session: Session, text: str | None = None) -> CommandResult:
 def _title(session: Session, title: str | None = None) -> CommandResult:
     if title is None:
         return CommandResult(f"Title: {session.conversation.title or '(none)'}")
-    clean = user_title(title)
-    session.update_fields(title=clean, title_by_user=clean is not None)
+    fields = user_title_fields(title)
+    session.update_fields(**fields)
+    clean = fields["title"]
     if clean is None:
         return CommandResult("Title cleared", materialize=True)
     return CommandResult(f"Title set to: {clean}", materialize=True)
@@ -141,66 +149,6 @@ def _prompt(session: Session, text: str | None = None) -> CommandResult:
     if session.edit_prompt(text) is None:
         return CommandResult("Working prompt unchanged", store=False)
     return CommandResult(f"Working prompt set to: {text}" if text else "Working prompt cleared")
-
-
-def _new(session: Session, agent: str | None = None) -> CommandResult:
-    conv = session.new_conversation(agent or None)
-    return CommandResult(f"New conversation {conv.id}", store=False)
-
-
-def _parse_sessions(args: str) -> dict[str, Any]:
-    try:
-        count = int(args) if args else 10
-    except ValueError:
-        raise UsageError("Usage: /sessions [n]") from None
-    return {"count": count}
-
-
-def _sessions(session: Session, count: int = 10) -> CommandResult:
-    if count > MAX_COUNT:
-        raise UsageError(f"Usage: /sessions [n], n at most {MAX_COUNT}")
-    rows = session.store.list_conversations(max(count, 1))
-    return CommandResult(format_listing(rows, session.clock()))
-
-
-def _load(session: Session, ref: str | None = None) -> CommandResult:
-    if not ref:
-        raise UsageError("Usage: /load <ref or words>")
-    if " " not in ref:
-        try:
-            conv = session.open_ref(ref)
-        except NotFoundError:
-            pass
-        else:
-            return CommandResult(f"Switched to {conv.id}", store=False)
-    hits = session.store.search(ref)
-    if not hits:
-        return CommandResult(f"No matches for '{ref}'")
-    lines = [f"Matches for '{ref}':"]
-    for hit in hits[:20]:
-        lines.append(f"  {hit.conversation.id}  {hit.conversation.title or '-'}  {hit.snippet}")
-    return CommandResult("\n".join(lines))
-
-
-def _parse_export(args: str) -> dict[str, Any]:
-    words = args.split(maxsplit=1)
-    fmt = "json"
-    if words and words[0] in ("md", "json"):
-        fmt = words.pop(0)
-    return {"fmt": fmt, "path": words[0] if words else None}
-
-
-def _export(session: Session, fmt: str = "json", path: str | Path | None = None) -> CommandResult:
-    if not session.saved:
-        raise UserError("Nothing to export yet")
-    conv_id = session.conversation.id
-    target = (
-        Path(path).expanduser()
-        if path
-        else exchange.default_export_path(conv_id, session.export_dir, fmt)
-    )
-    written = session.library.export(conv_id, fmt, target)
-    return CommandResult(f"Exported to {written}")
 
 
 def _quit(session: Session) -> CommandResult:
@@ -286,6 +234,14 @@ COMMANDS: list[C] = [
         own_event=True,
     ),
     _shown("tree", "/tree", "Show the fork tree of this conversation", _tree),
+    _shown(
+        "branches",
+        "/branches",
+        "Show this conversation's parent, sibling and child branches",
+        branches_command,
+        enabled=rules.saved,
+        action=_act("branches", "Branches", "Ctrl+Shift+B", BRANCHES_TIP, icon="fork"),
+    ),
     C("model", "/model [name]", "Show or switch the model", _model, text_argument("name")),
     C(
         "system",
@@ -308,24 +264,26 @@ COMMANDS: list[C] = [
         "new",
         "/new [agent]",
         "Start a new conversation",
-        _new,
+        new_command,
         text_argument("agent"),
         action=_act("new", "New", "Ctrl+N", "Start a new conversation (/new)"),
     ),
-    _shown("sessions", "/sessions [n]", "List recent conversations", _sessions, _parse_sessions),
+    _shown(
+        "sessions", "/sessions [n]", "List recent conversations", sessions_command, parse_sessions
+    ),
     _shown(
         "load",
         "/load <ref or words>",
         "Switch to a conversation or search for one",
-        _load,
+        load_command,
         text_argument("ref"),
     ),
     _shown(
         "export",
         "/export [md|json] [path]",
         "Export this conversation",
-        _export,
-        _parse_export,
+        export_command,
+        parse_export,
         rules.saved,
         action=_act(
             "export", "Export", "Ctrl+E", "Export as JSON (lossless) or Markdown (/export)"
@@ -379,6 +337,7 @@ TOOLBAR = (
     "mark",
     "rewind",
     "fork",
+    "branches",
     "clear",
     "stop",
     "rename",

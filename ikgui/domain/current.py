@@ -33,7 +33,7 @@ from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold, set_prompt
-from ikgui.domain.rules import current_model, title_for_first_message
+from ikgui.domain.rules import current_model, fork_title, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.transcript import replace_event
 
@@ -332,8 +332,9 @@ class OpenConversation(PromptEditing):
         last = self.store.last_event_id(self.conversation.id)
         return last if last is not None else self.conversation.fork_event_id
 
-    def fork(self, at_event: int | None = None) -> Conversation:
-        """Create a child of the current conversation and switch to it."""
+    def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
+        """Create a child of the current conversation and switch to it; its title is
+        :func:`~ikgui.domain.rules.fork_title` (``prompt``: ``/fork PROMPT``'s text)."""
         if self.writes:
             raise UserError("Cannot fork until the changes not saved yet are written")
         with self.store.transaction():
@@ -347,7 +348,7 @@ class OpenConversation(PromptEditing):
                 agent=parent.agent,
                 provider=parent.provider,
                 model=current_model(self.state, parent, self.settings),  # not a one-off
-                title=parent.title,
+                title=fork_title(parent.title, len(self.store.children(parent.id)) + 1, prompt),
                 tags=parent.tags,
                 created_at=self.clock(),
                 updated_at=self.clock(),

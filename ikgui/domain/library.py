@@ -11,7 +11,7 @@ from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, TreeNode
 from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
-from ikgui.domain.rules import user_title
+from ikgui.domain.rules import user_title_fields
 
 
 def _get(store: Store, conv_id: str) -> Conversation:
@@ -49,8 +49,7 @@ def restore_all(store: Store, conv_ids: list[str]) -> list[Conversation]:
 
 
 def rename(store: Store, conv_id: str, title: str) -> Conversation:
-    clean = user_title(title)
-    store.update_conversation(conv_id, title=clean, title_by_user=clean is not None)
+    store.update_conversation(conv_id, **user_title_fields(title))
     return _get(store, conv_id)
 
 

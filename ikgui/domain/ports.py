@@ -126,6 +126,12 @@ class Store(Protocol):
         end of its log, read without reading the rest (the window's first paint)."""
         ...
 
+    def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        """For each conversation, how many messages it carries from its ancestors (a
+        fork's context before its own): each ancestor's own messages up to the fork
+        point; 0 for a root or an unknown id."""
+        ...
+
     def unfinished_replies(self) -> list[Event]:
         """Assistant events whose data has ``streaming: true`` (left by a crash)."""
         ...

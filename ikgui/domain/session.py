@@ -270,11 +270,11 @@ class Session:
     def fork_point(self) -> int | None:
         return self.current.fork_point()
 
-    def fork(self, at_event: int | None = None) -> Conversation:
+    def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
         """Create a child of the current conversation and switch to it."""
         if self.streaming:
             raise UserError("Cannot fork while a reply is streaming")
-        return self.current.fork(at_event)
+        return self.current.fork(at_event, prompt)
 
     def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
         return self.current.kill(ref, cascade)

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 PROVIDER_KINDS = ("openai", "ollama", "anthropic")
 THEMES = ("system", "light", "dark")
+#: How a conversation gets its automatic title: its first words, or a short title the
+#: model is asked for after the first reply (``auto_title = "model"``).
+AUTO_TITLES = ("words", "model")
 DEFAULT_PROVIDER = "ollama"
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
 REPLY_SECONDS = 30 * 60.0
@@ -24,6 +27,7 @@ class ProviderSettings:
     kind: str
     base_url: str
     api_key_env: str | None = None
+    auto_title: str = "words"
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class AgentSettings:
     provider: str | None = None
     model: str | None = None
     prompt_mode: str = "off"
+    auto_title: str = "words"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import StreamFinished, StreamStarted
+from ikgui.domain.model_title import title_after_first_reply
 from ikgui.domain.reply import ProviderFactory, stream_reply
 
 
@@ -93,12 +94,14 @@ class ReplyStreamer:
                 self.streams[conv_id] = task
             current.announce(StreamStarted(conv_id))
             try:
-                return await stream_reply(current, conv_id, factory)
+                reply = await stream_reply(current, conv_id, factory)
             finally:
                 self.streams.pop(conv_id, None)
                 current.announce(StreamFinished(conv_id))
         finally:
             lock.release()
+        await title_after_first_reply(current, conv_id, reply, factory)  # if asked for
+        return reply
 
     def stop(self, conv_id: str | None = None) -> bool:
         """Stop the reply streaming in a conversation (default: the current one)."""

@@ -78,3 +78,26 @@ def context_count(conn: sqlite3.Connection, conv_id: str) -> int:
 def context_counts(conn: sqlite3.Connection, conv_ids: Sequence[str]) -> dict[str, int]:
     """See ``Store.context_counts``."""
     return {conv_id: context_count(conn, conv_id) for conv_id in dict.fromkeys(conv_ids)}
+
+
+def inherited_count(conn: sqlite3.Connection, conv_id: str) -> int:
+    """The messages a fork carries from its ancestors: each ancestor's own messages up to
+    the fork point (the lowest point on the way up), as its message count counts them."""
+    row = conn.execute(
+        "SELECT parent_id, fork_event_id FROM conversation WHERE id = ?", (conv_id,)
+    ).fetchone()
+    total, seen = 0, {conv_id}
+    while row is not None and row[0] is not None and row[1] is not None and row[0] not in seen:
+        parent, upto = row[0], row[1]
+        seen.add(parent)
+        total += cast(int, conn.execute(_MESSAGES_SQL, (parent, 0, upto)).fetchone()[0])
+        row = conn.execute(
+            "SELECT parent_id, min(coalesce(fork_event_id, ?), ?) FROM conversation WHERE id = ?",
+            (upto, upto, parent),
+        ).fetchone()
+    return total
+
+
+def inherited_counts(conn: sqlite3.Connection, conv_ids: Sequence[str]) -> dict[str, int]:
+    """See ``Store.inherited_counts``."""
+    return {conv_id: inherited_count(conn, conv_id) for conv_id in dict.fromkeys(conv_ids)}

@@ -311,6 +311,10 @@ class SqliteStore(SqliteConnection):
         rows.reverse()
         return [Event(i, conv_id, k, c, None, t, raw_data=d) for i, k, c, d, t in rows]
 
+    def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        with self._reading() as conn:
+            return counts.inherited_counts(conn, conv_ids)
+
     def unfinished_replies(self) -> list[Event]:
         with self._reading() as conn:
             rows = conn.execute(

@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
     #: The last Settings dialog, context viewer and demo window opened (set when shown).
     settings_dialog: Any
     context_dialog: Any
+    branches_view: Any
     demo_window: Any
 
     def __init__(self, services: WindowServices) -> None:

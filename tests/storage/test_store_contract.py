@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from ikgui.domain.errors import NotFoundError, StorageError
-from ikgui.domain.events import Conversation
+from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ports import Store
+from ikgui.domain.session import Session
 from ikgui.storage import open_store
 from tests.storage.helpers import add_conversation
 from tests.storage.test_store_conversations import (
@@ -300,3 +301,27 @@ def test_pinning_is_undone_with_its_transaction(either: Store) -> None:
     except RuntimeError:
         pass
     assert either.list_conversations(pinned=True) == []
+
+
+def test_inherited_counts_are_the_ancestors_messages_up_to_the_fork_points(
+    either: Store,
+) -> None:
+    """Issue 12 item 3: a fork's row says "12 msgs, 2 own"."""
+    session = Session(either)
+    session.append(Kind.USER, "one")
+    session.append(Kind.ASSISTANT, "two")
+    cut = session.append(Kind.USER, "three")
+    session.append(Kind.ASSISTANT, "")  # an empty reply is not a message
+    root = session.conversation.id
+    child = session.fork().id  # carries 3
+    session.append(Kind.USER, "own")
+    deep = session.fork().id  # carries 3 + 1
+    session.open(root)
+    session.append(Kind.USER, "after the fork")
+    early = session.fork(at_event=cut.id - 1).id  # carries "one", "two"
+    session.open(root)
+    empty = session.fork().id  # nothing of its own: its fork point is in root
+    grand = session.fork().id  # through the empty one
+    counts = either.inherited_counts([root, child, deep, early, grand, "chat-none"])
+    assert counts == {root: 0, child: 3, deep: 4, early: 2, grand: 4, "chat-none": 0}
+    assert either.inherited_counts([empty]) == {empty: 4}

@@ -333,6 +333,22 @@ class MemoryStore:
     def count_shown(self, conv_id: str, after: int, upto: int) -> int:
         return sum(1 for e in self.events(conv_id, after, upto) if shown(e))
 
+    def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for conv_id in conv_ids:
+            conv, total = self.get_conversation(conv_id), 0
+            upto = conv.fork_event_id if conv is not None else None
+            seen = {conv_id}
+            while conv is not None and conv.parent and upto is not None and conv.parent not in seen:
+                seen.add(conv.parent)
+                own = self.events(conv.parent, None, upto)
+                total += sum(1 for e in own if _counts(e.kind, e.content))
+                conv = self.get_conversation(conv.parent)
+                if conv is not None and conv.fork_event_id is not None:
+                    upto = min(upto, conv.fork_event_id)
+            counts[conv_id] = total
+        return counts
+
     def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
         counts: dict[str, int] = {}
         for conv_id in conv_ids:

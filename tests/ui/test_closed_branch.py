@@ -90,7 +90,8 @@ async def test_slash_reopen_in_the_parent_shows_the_notice(
     await settle(window)
     await type_and_send(qtbot, window, f"/reopen {child}")
     await settle(window)
-    assert texts(window)[-2:] == [f"Closed {child}", f"Reopened {child}"]
+    title = window.store.get_conversation(child).title  # type: ignore[union-attr]
+    assert texts(window)[-2:] == [f"Closed “{title}”", f"Reopened “{title}”"]  # by title
     assert window.scrollback.item_kinds()[-1] == Kind.AGENT_REOPENED
     window.open_conversation(child)
     await settle(window)
@@ -130,4 +131,4 @@ async def test_the_closed_row_s_menu_reopens_it(
     await settle(window)
     stored = window.store.get_conversation(child)
     assert stored is not None and stored.status == STATUS_ACTIVE
-    assert texts(window)[-1] == f"Reopened {child}"
+    assert texts(window)[-1] == f"Reopened “{stored.title}”"

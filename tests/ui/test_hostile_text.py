@@ -76,6 +76,8 @@ async def hostile(
     await quiet(win)
     await win.run_line("/fork")  # a second row, a status-bar message naming the switch
     await quiet(win)
+    win.session.rename(win.current_id, TITLE)  # (a fork's own title is "↳ invoice… · branch 1")
+    win.sidebar.refresh_conversation(win.current_id)
     wire_server.route("/v1/chat/completions", html_error(502, f"Bad gateway {IMG} {BOLD} {RLO}"))
     await win.run_line("and again")
     await quiet(win)

@@ -178,7 +178,8 @@ async def test_fork_shows_the_child_under_its_parent(
     await settle(window)
     child = window.current_id
     assert child != parent and window.session.conversation.parent == parent
-    assert texts(window)[-3:] == ["root question", "root reply", f"Forked from {parent}"]
+    notice = "Forked from “root question”  ·  Branches"  # by title (issue 12 item 3)
+    assert texts(window)[-3:] == ["root question", "root reply", notice]
     await wait_until(lambda: _child_ids(window.sidebar.model, parent) == [child])
     assert window.sidebar.model.index_of(child).parent().data(IdRole) == parent
 
@@ -448,7 +449,7 @@ async def test_closing_a_branch_from_the_sidebar_returns_to_its_parent(
     close.trigger()
     await settle(window)
     assert window.current_id == parent
-    assert texts(window)[-1] == f"Closed {child}"
+    assert texts(window)[-1] == "Closed “↳ start · branch 1”"  # by title (issue 12 item 3)
     assert window.store.get_conversation(child).status == "killed"  # type: ignore[union-attr]
     root_menu = window.sidebar.menu_for(window.sidebar.model.index_of(parent))
     assert root_menu is not None

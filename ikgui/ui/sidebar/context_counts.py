@@ -27,6 +27,7 @@ class ContextCounts(QObject):
     ) -> None:
         super().__init__(parent)
         self._store = store
+        self._count = store.context_counts  # (another count reads another query)
         self._changed = changed
         self._known: dict[str, tuple[_Version, int]] = {}
         self._wanted: dict[str, _Version] = {}
@@ -52,7 +53,7 @@ class ContextCounts(QObject):
         if not wanted:
             return
         try:
-            counts = self._store.context_counts(list(wanted))
+            counts = self._count(list(wanted))
         except IkguiError as exc:  # a locked or damaged store: the rows keep their count
             log.warning("could not count the messages in context: %s", exc)
             return

@@ -37,6 +37,7 @@ from PySide6.QtCore import QModelIndex, QObject, Qt
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
+from ikgui.ui.sidebar.branch_text import InheritedCounts, branch_of_text
 from ikgui.ui.sidebar.context_counts import ContextCounts
 from ikgui.ui.sidebar.sidebar_rows import AgentRole as AgentRole
 from ikgui.ui.sidebar.sidebar_rows import ClosedRole as ClosedRole
@@ -57,7 +58,7 @@ from ikgui.ui.sidebar.sidebar_rows import TitleRole as TitleRole
 from ikgui.ui.sidebar.sidebar_rows import TrashedRole as TrashedRole
 from ikgui.ui.sidebar.sidebar_rows import UpdatedRole as UpdatedRole
 from ikgui.ui.sidebar.sidebar_rows import row_value, sort_key
-from ikgui.ui.sidebar.sidebar_tree import AnyIndex, ConversationTree
+from ikgui.ui.sidebar.sidebar_tree import MAX_INDENT, AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
 #: The roles whose text says how many messages are in the context.
@@ -96,6 +97,8 @@ class ConversationListModel(ConversationTree):
         self._busy = False
         #: The rows' messages in context, read after they are painted.
         self._counts = ContextCounts(store, self._count_read, self)
+        #: The messages each fork row carries from its ancestors, read the same way.
+        self._inherited = InheritedCounts(store, self._count_read, self)
         self._reset_listing()
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -106,7 +109,10 @@ class ConversationListModel(ConversationTree):
             return None
         conv = node.conv
         streaming = conv.id in self._streaming
-        return row_value(conv, role, self._clock(), streaming, self._counts.of(conv))
+        inherited = self._inherited.of(conv)
+        value = row_value(conv, role, self._clock(), streaming, self._counts.of(conv), inherited)
+        branch_of = self.branch_parent(index) if role == DetailRole else None
+        return f"{branch_of_text(branch_of)} · {value}" if branch_of is not None else value
 
     def _count_read(self, conv_id: str) -> None:
         self._changed(self._by_id.get(conv_id))
@@ -274,6 +280,9 @@ class ConversationListModel(ConversationTree):
         for step in reversed(chain[:-1]):
             if node is None:
                 break
+            if node.depth >= MAX_INDENT:
+                node = node.parent  # the subtree is one level there
+                assert node is not None
             node = next((k for k in self._children_of(node) if k.id == step.id), None)
         return self._index_of_node(node) if node is not None else QModelIndex()
 
@@ -300,8 +309,10 @@ class ConversationListModel(ConversationTree):
             return conv
         if not self._is_top(conv):
             parent = self._by_id.get(conv.parent or "")
+            if parent is not None and parent.depth >= MAX_INDENT:
+                parent = parent.parent  # the row holding the unindented subtree
             if parent is not None and parent.children is not None:
-                self._sync(parent, self._load_children(parent.id))
+                self._sync(parent, self._rows_under(parent))
             return conv
         if self._beyond_loaded(conv):
             return conv  # older than everything loaded: a later page brings it
@@ -338,5 +349,5 @@ class ConversationListModel(ConversationTree):
         for node in list(self._by_id.values()):
             if self._by_id.get(node.id) is not node or node.children is None:
                 continue  # dropped meanwhile, or its children were never asked for
-            if node.children or node.id in nested_parents:
-                self._sync(node, self._load_children(node.id))
+            if node.depth < MAX_INDENT and (node.children or node.id in nested_parents):
+                self._sync(node, self._rows_under(node))

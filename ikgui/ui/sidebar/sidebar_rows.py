@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.timefmt import date_group, relative, short_date
 from ikgui.ui.plain import line, tooltip
+from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text
 
 _USER = int(Qt.ItemDataRole.UserRole)
 
@@ -87,10 +88,16 @@ def count_sentence(count: int, in_context: int | None = None) -> str:
     )
 
 
-def detail_of(conv: Conversation, now: float, in_context: int | None = None) -> str:
-    """``agent · N msgs · date`` (no agent: ``N msgs · date``)."""
+def detail_of(
+    conv: Conversation,
+    now: float,
+    in_context: int | None = None,
+    inherited: int | None = None,
+) -> str:
+    """``agent · N msgs · date`` (no agent: ``N msgs · date``; a fork: "N msgs, M own")."""
     parts = [conv.agent] if conv.agent else []
-    parts.append(count_text(conv.message_count, in_context))
+    count = conv.message_count
+    parts.append(branch_count_text(count, inherited, in_context) or count_text(count, in_context))
     parts.append(short_date(conv.updated_at, now))
     return line(" · ".join(parts))
 
@@ -103,7 +110,11 @@ def group_of(conv: Conversation, now: float) -> str:
 
 
 def description_of(
-    conv: Conversation, now: float, streaming: bool, in_context: int | None = None
+    conv: Conversation,
+    now: float,
+    streaming: bool,
+    in_context: int | None = None,
+    inherited: int | None = None,
 ) -> str:
     """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
     parts = [title_of(conv), f"id {conv.id}"]
@@ -112,6 +123,8 @@ def description_of(
     if conv.agent:
         parts.append(f"agent {conv.agent}")
     parts.append(count_sentence(conv.message_count, in_context))
+    if inherited:
+        parts.append(branch_count_sentence(conv.message_count, inherited))
     parts.append(f"updated {short_date(conv.updated_at, now)}")
     if conv.tags:
         parts.append("tags " + ", ".join(conv.tags))
@@ -125,19 +138,30 @@ def description_of(
 
 
 def tooltip_of(
-    conv: Conversation, now: float, streaming: bool, more: str = "", in_context: int | None = None
+    conv: Conversation,
+    now: float,
+    streaming: bool,
+    more: str = "",
+    in_context: int | None = None,
+    inherited: int | None = None,
 ) -> str:
     """The row's tooltip: its description (and ``more``, e.g. a search snippet) as escaped
     HTML, so a title like ``<img src=...>`` is shown, never loaded."""
-    text = description_of(conv, now, streaming, in_context)
+    text = description_of(conv, now, streaming, in_context, inherited)
     return tooltip(f"{text}\n{line(more)}" if more else text)
 
 
 def row_value(
-    conv: Conversation, role: int, now: float, streaming: bool, in_context: int | None = None
+    conv: Conversation,
+    role: int,
+    now: float,
+    streaming: bool,
+    in_context: int | None = None,
+    inherited: int | None = None,
 ) -> object:
     """The value of ``role`` for a row showing ``conv`` (``None`` for unknown roles);
-    ``in_context``: how many of its messages are in its context, if known."""
+    ``in_context``: how many of its messages are in its context, if known; ``inherited``:
+    how many a fork carries from its ancestors, if known."""
     if role in (Qt.ItemDataRole.DisplayRole, TitleRole):
         return title_of(conv)
     if role == Qt.ItemDataRole.EditRole:
@@ -165,17 +189,17 @@ def row_value(
     if role == DetailRole:
         if conv.trashed_at is not None:  # the Trash view: when it was trashed comes first
             return line(f"trashed {relative(conv.trashed_at, now)} · ") + detail_of(
-                conv, now, in_context
+                conv, now, in_context, inherited
             )
-        return detail_of(conv, now, in_context)
+        return detail_of(conv, now, in_context, inherited)
     if role == PinnedRole:
         return conv.pinned
     if role == GroupRole:
         return group_of(conv, now)
     if role == Qt.ItemDataRole.ToolTipRole:
-        return tooltip_of(conv, now, streaming, in_context=in_context)
+        return tooltip_of(conv, now, streaming, in_context=in_context, inherited=inherited)
     if role == Qt.ItemDataRole.AccessibleTextRole:
-        return description_of(conv, now, streaming, in_context)
+        return description_of(conv, now, streaming, in_context, inherited)
     return None
 
 

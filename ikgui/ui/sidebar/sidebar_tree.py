@@ -19,6 +19,8 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistent
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.timefmt import day_bounds
+from ikgui.ui.sidebar.sidebar_node import MAX_INDENT as MAX_INDENT
+from ikgui.ui.sidebar.sidebar_node import Node, renumber
 from ikgui.ui.sidebar.sidebar_rows import (
     DetailRole,
     HeaderRole,
@@ -33,27 +35,6 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 MAX_MOVES = 200
 #: Every row's flags (the view asks for them often: combined once).
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
-
-
-class Node:
-    __slots__ = ("children", "conv", "key", "parent", "row")
-
-    def __init__(self, key: int, conv: Conversation | None, parent: Node | None) -> None:
-        self.key = key
-        self.conv = conv
-        self.parent = parent
-        self.row = 0
-        #: ``None`` until someone asks for the children (then loaded).
-        self.children: list[Node] | None = None
-
-    @property
-    def id(self) -> str:
-        return self.conv.id if self.conv is not None else ""
-
-    @property
-    def sort_key(self) -> tuple[bool, float, str]:
-        """Its place among the top-level rows (descending): pinned first, newest first."""
-        return place_key(self.conv) if self.conv is not None else (False, 0.0, "")
 
 
 class ConversationTree(QAbstractItemModel):
@@ -82,6 +63,36 @@ class ConversationTree(QAbstractItemModel):
     def _load_children(self, conv_id: str) -> list[Conversation]:
         raise NotImplementedError
 
+    def _rows_under(self, node: Node) -> list[Conversation]:
+        """The rows nested under ``node``: its children, or at the level before the last
+        indented one its whole subtree (depth first, each fork after its parent)."""
+        convs = self._load_children(node.id)
+        if node.depth < MAX_INDENT - 1:
+            return convs
+        rows: list[Conversation] = []
+        seen = {node.id}
+        stack = list(reversed(convs))
+        while stack:
+            conv = stack.pop()
+            if conv.id in seen:
+                continue
+            seen.add(conv.id)
+            rows.append(conv)
+            stack.extend(reversed(self._load_children(conv.id)))
+        return rows
+
+    def branch_parent(self, index: AnyIndex) -> Conversation | None:
+        """The parent of a row shown unindented below it (deeper than ``MAX_INDENT``):
+        the row says ``branch of <its title>``; ``None`` for other rows."""
+        node = self._node(index) if index.isValid() else None
+        if node is None or node.conv is None or node.parent is None:
+            return None
+        parent_id = node.conv.parent
+        if parent_id is None or parent_id == node.parent.id:
+            return None
+        shown = self._by_id.get(parent_id)
+        return shown.conv if shown is not None else None
+
     # -- nodes -----------------------------------------------------------------------------
     @property
     def _top(self) -> list[Node]:
@@ -106,10 +117,10 @@ class ConversationTree(QAbstractItemModel):
     def _children_of(self, node: Node) -> list[Node]:
         if node.children is None:
             node.children = []
-            for conv in self._load_children(node.id):
+            for conv in self._rows_under(node):
                 if conv.id not in self._by_id:  # shown elsewhere until the next reload
                     node.children.append(self._make(conv, node))
-            _renumber(node.children)
+            renumber(node.children)
         return node.children
 
     def _node(self, index: AnyIndex) -> Node | None:
@@ -260,7 +271,7 @@ class ConversationTree(QAbstractItemModel):
         self.beginInsertRows(QModelIndex(), first, first + len(convs) - 1)
         for conv in convs:
             kids.append(self._make(conv, self._root))
-        _renumber(kids, first)
+        renumber(kids, first)
         self.endInsertRows()
 
     def _insert_top(self, conv: Conversation) -> None:
@@ -270,7 +281,7 @@ class ConversationTree(QAbstractItemModel):
         row = next((k.row for k in kids if k.sort_key < key), len(kids))
         self.beginInsertRows(QModelIndex(), row, row)
         kids.insert(row, self._make(conv, self._root))
-        _renumber(kids, row)
+        renumber(kids, row)
         self.endInsertRows()
         self._headers_changed(row)
 
@@ -286,7 +297,7 @@ class ConversationTree(QAbstractItemModel):
         destination = target if target < source else target + 1
         self.beginMoveRows(QModelIndex(), source, source, QModelIndex(), destination)
         kids.insert(target, kids.pop(source))
-        _renumber(kids, min(source, target))
+        renumber(kids, min(source, target))
         self.endMoveRows()
         self._headers_changed(source)
         self._headers_changed(target)
@@ -297,7 +308,7 @@ class ConversationTree(QAbstractItemModel):
         row = node.row
         self.beginRemoveRows(self._index_of_node(parent), row, row)
         del parent.children[row]
-        _renumber(parent.children, row)
+        renumber(parent.children, row)
         self._forget(node)
         self.endRemoveRows()
         if parent is self._root:
@@ -322,7 +333,7 @@ class ConversationTree(QAbstractItemModel):
             for gone in kids[start : end + 1]:
                 self._forget(gone)
             del kids[start : end + 1]
-            _renumber(kids, start)
+            renumber(kids, start)
             self.endRemoveRows()
             end = start - 1
         moves = 0
@@ -338,7 +349,7 @@ class ConversationTree(QAbstractItemModel):
                 source = node.row
                 self.beginMoveRows(parent_index, source, source, parent_index, target)
                 kids.insert(target, kids.pop(source))
-                _renumber(kids, target)
+                renumber(kids, target)
                 self.endMoveRows()
             else:
                 if node is not None:
@@ -346,7 +357,7 @@ class ConversationTree(QAbstractItemModel):
                 self.beginInsertRows(parent_index, target, target)
                 node = self._make(conv, parent)
                 kids.insert(target, node)
-                _renumber(kids, target)
+                renumber(kids, target)
                 self.endInsertRows()
             node.conv = conv
         if kids:
@@ -358,10 +369,5 @@ class ConversationTree(QAbstractItemModel):
         self.beginResetModel()
         self._clear_nodes()
         self._top.extend(self._make(c, self._root) for c in convs)
-        _renumber(self._top)
+        renumber(self._top)
         self.endResetModel()
-
-
-def _renumber(nodes: list[Node], start: int = 0) -> None:
-    for row in range(start, len(nodes)):
-        nodes[row].row = row

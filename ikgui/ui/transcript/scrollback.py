@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
 from ikgui.domain.transcript import Entry, Group
+from ikgui.ui.transcript.branch_notices import TitleLookup
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.item_actions import ItemActions
@@ -52,6 +53,8 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     retry_requested = Signal(object)
     prompt_restore_requested = Signal(object, str)  # a prompt card: its event, its text
     settings_requested = Signal(str)  # an error card's "Open … settings": the page
+    #: A notice's link: ``(scheme, conversation id)`` (open it, or its Branches view).
+    conversation_link = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -87,6 +90,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
+    def set_titles(self, titles: TitleLookup) -> None:
+        """How fork and close notices find a conversation's title (the store's)."""
+        self._writer.titles = titles
+
     def show_events(self, entries: Sequence[Entry]) -> None:
         """Replace everything: show the last page of the transcript ``entries`` (events
         and collapsed groups: ``ReplayState.transcript``) at the bottom."""

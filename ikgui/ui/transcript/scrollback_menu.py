@@ -18,6 +18,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.transcript.branch_notices import conv_link
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
 from ikgui.ui.transcript.item_actions import ItemActions
@@ -38,6 +39,7 @@ class _View(Protocol):
     retry_requested: Any
     prompt_restore_requested: Any
     item_actions: ItemActions
+    conversation_link: Any
 
     def update_event(self, event: Event) -> None: ...
     def textCursor(self) -> QTextCursor: ...
@@ -113,6 +115,8 @@ class MenuMixin:
             self.open_viewer(*link)
         elif code is not None:
             self.copy_code(*code)
+        elif (conv := conv_link(url)) is not None:  # a fork or close notice's title
+            self.conversation_link.emit(*conv)
         elif is_safe_link(url):
             QDesktopServices.openUrl(url)
 

@@ -25,6 +25,7 @@ from PySide6.QtGui import (
 
 from ikgui.domain.events import Event
 from ikgui.domain.safetext import reveal_bidi
+from ikgui.ui.transcript.branch_notices import TitleLookup, notice_parts, write_branch_notice
 from ikgui.ui.transcript.command_output import write_show_all
 from ikgui.ui.transcript.markdown import is_code_block
 from ikgui.ui.transcript.prompt_cards import card_for, write_card, write_warning
@@ -99,6 +100,9 @@ class ItemWriter:
         #: Prompt cards the user unfolded ("Show all").
         self.expanded_cards: set[int] = set()
         self.stream_renderer = StreamRenderer(document, self.body)
+        #: A conversation's title by id (fork and close notices name them; the view's
+        #: owner sets it).
+        self.titles: TitleLookup = lambda conv_id: None
 
     @property
     def colors(self) -> Colors:
@@ -325,6 +329,8 @@ class ItemWriter:
                 cursor.insertText(reveal_bidi(display.text[:STREAM_LIMIT]), char)
                 if len(display.text) >= STREAM_LIMIT:
                     self.body.still_arriving(cursor)
+            elif (parts := notice_parts(item.event)) is not None and display.text:
+                write_branch_notice(cursor, parts, char, self.titles)
             elif display.fold is not None:  # a long command output: its first screenful
                 self.body.plain(cursor, display.fold[0], char, event_id, False)
                 write_show_all(cursor, event_id, display.fold[1], colors, font)

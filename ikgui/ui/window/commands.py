@@ -18,6 +18,7 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.transcript.branch_notices import BRANCHES_SCHEME
 from ikgui.ui.window.selection_commands import SelectionCommands
 from ikgui.ui.window.trash import empty_trash
 
@@ -40,6 +41,7 @@ class WindowCommands:
         a["actionRewind"].triggered.connect(lambda: self.run("rewind"))
         a.rewind_menu.triggered.connect(lambda act: self.rewind_to(int(act.data())))
         a["actionFork"].triggered.connect(lambda: self.run("fork"))
+        a["actionBranches"].triggered.connect(lambda: w.dialogs.show_branches())
         a["actionClear"].triggered.connect(lambda: self.run("clear"))
         a["actionStop"].triggered.connect(self.stop)
         a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
@@ -77,6 +79,8 @@ class WindowCommands:
         v.edit_resend_requested.connect(self.edit_and_resend)
         v.retry_requested.connect(self.retry)
         v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
+        v.conversation_link.connect(self.follow_link)
+        v.set_titles(lambda cid: c.title if (c := s.store.get_conversation(cid)) else None)
 
     def guard(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run a session call from a click; an error becomes one visible line."""
@@ -212,6 +216,13 @@ class WindowCommands:
             return
         if isinstance(event_id, int):  # a search hit: show it (its group expanded)
             self.window.scrollback.scroll_to_event(event_id)
+
+    def follow_link(self, scheme: str, conv_id: str) -> None:
+        """A fork or close notice's link: open that conversation, or its Branches view."""
+        if scheme == BRANCHES_SCHEME:
+            self.window.dialogs.show_branches(conv_id)
+        else:
+            self.open_conversation(conv_id)
 
     def fork_conversation(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:

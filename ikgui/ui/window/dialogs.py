@@ -63,6 +63,20 @@ class WindowDialogs:
         dialog.show()
         window.context_dialog = dialog
 
+    def show_branches(self, conv_id: str | None = None) -> Any:
+        """The Branches view of ``conv_id`` (default: the current conversation)."""
+        from ikgui.ui.branches_view import BranchesView
+
+        window = self.window
+        if not window.session.saved and conv_id is None:
+            return None
+        dialog = BranchesView(window.store, conv_id or window.current_id, window)
+        dialog.open_requested.connect(window.open_conversation)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        window.branches_view = dialog
+        return dialog
+
 
 def apply_theme(theme: str) -> None:
     from PySide6.QtWidgets import QApplication

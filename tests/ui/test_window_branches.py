@@ -1,0 +1,97 @@
+"""Branches in the window (issue 12 item 3), against the real model server: fork
+notices name the parent by title and are links that open it; the Branches view lists
+the parent, siblings and forks with where each branched, and opens one."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl
+from pytestqt.qtbot import QtBot
+
+from ikgui.ui.branches_view import BranchesView
+from ikgui.ui.main_window import MainWindow
+from tests.support.fixtures import closed_url, wire_server, wire_server_session
+from tests.support.wire_server import WireServer
+from tests.ui.test_window import reply, settle, texts, type_and_send, window
+
+__all__ = ["closed_url", "window", "wire_server", "wire_server_session"]
+
+
+async def _forked(window: MainWindow, wire_server: WireServer, qtbot: QtBot) -> str:
+    wire_server.route("/v1/chat/completions", reply("Oils dry slowly"))
+    await type_and_send(qtbot, window, "Painting with oils")
+    await settle(window)
+    parent = window.current_id
+    window.toolbar_actions["actionFork"].trigger()
+    await settle(window)
+    return parent
+
+
+async def test_a_fork_notice_names_the_parent_and_its_link_opens_it(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    parent = await _forked(window, wire_server, qtbot)
+    child = window.current_id
+    assert window.session.conversation.title == "↳ Painting with oils · branch 1"
+    assert texts(window)[-1] == "Forked from “Painting with oils”  ·  Branches"
+    anchors = window.scrollback.document().toHtml()
+    assert f'href="ikgui-conv:{parent}"' in anchors
+    assert f'href="ikgui-branches:{parent}"' in anchors
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-conv:{parent}"))
+    await settle(window)
+    assert window.current_id == parent
+    # the parent's own notice names the fork by its title, and opens it
+    assert texts(window)[-1] == "Forked child “↳ Painting with oils · branch 1”  ·  Branches"
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-conv:{child}"))
+    await settle(window)
+    assert window.current_id == child
+    # an unknown scheme or a malformed id opens nothing
+    window.scrollback.anchorClicked.emit(QUrl("ikgui-conv:../../etc"))
+    await settle(window)
+    assert window.current_id == child
+
+
+async def test_the_branches_view_lists_the_family_and_opens_one(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    parent = await _forked(window, wire_server, qtbot)
+    first = window.current_id
+    wire_server.route("/v1/chat/completions", reply("Acrylics dry fast"))
+    await type_and_send(qtbot, window, "What about acrylics?")
+    await settle(window)
+    window.toolbar_actions["actionFork"].trigger()
+    await settle(window)
+    grandchild = window.current_id
+    window.open_conversation(parent)
+    await settle(window)
+    window.toolbar_actions["actionFork"].trigger()
+    await settle(window)
+    sibling = window.current_id
+    window.open_conversation(first)
+    await settle(window)
+
+    window.toolbar_actions["actionBranches"].trigger()
+    view = window.branches_view
+    assert isinstance(view, BranchesView) and view.isVisible()
+    assert view.ids() == [parent, first, grandchild, sibling]
+    rows = {view.tree.topLevelItem(0).text(3): view.tree.topLevelItem(0)}  # type: ignore[union-attr]
+    assert parent in rows
+    this = view.tree.currentItem()
+    assert this is not None and this.text(3) == first
+    assert this.text(2) == "Reply: Oils dry slowly"
+    assert this.child(0).text(2) == "Reply: Acrylics dry fast"  # type: ignore[union-attr]
+    # the sibling is opened from the view
+    parent_item = view.tree.topLevelItem(0)
+    assert parent_item is not None
+    sibling_item = parent_item.child(1)
+    assert sibling_item is not None and sibling_item.text(3) == sibling
+    view.tree.setCurrentItem(sibling_item)
+    view.open_button.click()
+    await settle(window)
+    assert window.current_id == sibling
+    assert not view.isVisible()
+
+    # a fork notice's Branches link opens the view of the conversation it names
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-branches:{parent}"))
+    view = window.branches_view
+    assert view.ids()[0] == parent and view.tree.currentItem().text(3) == parent  # type: ignore[union-attr]
+    view.close()
