@@ -4,6 +4,8 @@ the parent, siblings and forks with where each branched, and opens one."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
@@ -95,3 +97,34 @@ async def test_the_branches_view_lists_the_family_and_opens_one(
     view = window.branches_view
     assert view.ids()[0] == parent and view.tree.currentItem().text(3) == parent  # type: ignore[union-attr]
     view.close()
+
+
+async def test_notices_redrawn_after_shutdown_do_not_raise(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """A theme change after the window shut down (its store closed) redraws the fork
+    notices: their titles are then unknown, never a traceback."""
+    from PySide6.QtWidgets import QApplication
+
+    from ikgui.ui.style import apply_style
+    from tests.ui.test_window import opened, write_config
+
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    win = await opened(home)
+    wire_server.route("/v1/chat/completions", reply("first"))
+    await type_and_send(qtbot, win, "hello")
+    await settle(win)
+    win.toolbar_actions["actionFork"].trigger()
+    await settle(win)
+    assert any(t.startswith("Forked from “") for t in texts(win))
+    await win.shutdown()
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    try:
+        apply_style(app, "dark")  # redraws the transcript: titles read from a closed store
+        assert any(t.startswith("Forked from ") for t in texts(win))
+    finally:
+        apply_style(app, "light")
+        win.close()
+        win.deleteLater()

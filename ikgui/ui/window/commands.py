@@ -80,7 +80,16 @@ class WindowCommands:
         v.retry_requested.connect(self.retry)
         v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
         v.conversation_link.connect(self.follow_link)
-        v.set_titles(lambda cid: c.title if (c := s.store.get_conversation(cid)) else None)
+        v.set_titles(self.title_of)
+
+    def title_of(self, conv_id: str) -> str | None:
+        """A conversation's title for a notice (``None``: gone, or the store cannot say,
+        e.g. closed after the window shut down: the notice shows the id)."""
+        try:
+            conv = self.session.store.get_conversation(conv_id)
+        except IkguiError:
+            return None
+        return conv.title if conv is not None else None
 
     def guard(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run a session call from a click; an error becomes one visible line."""
