@@ -103,6 +103,60 @@ async def grab_first_run(home: Path, out_dir: Path) -> None:
         win.close()
 
 
+async def grab_transcript(home: Path, theme: str, out: Path) -> None:
+    """The transcript of the demo's first conversation: a code block with its header and
+    Copy, and the action row under the hovered reply (issue 10)."""
+    from PySide6.QtCore import QEvent, Qt
+    from PySide6.QtGui import QMouseEvent
+    from PySide6.QtWidgets import QApplication
+
+    from ikgui.app import build_window
+    from ikgui.ui.loop import application
+    from ikgui.ui.style import apply_style
+    from ikgui.ui.transcript.inline_edit import bubble_rect
+
+    app = application()
+    apply_style(app, theme)
+    window = build_window(home, check_timeout=0.5)
+    window.resize(1340, 820)
+    window.show()
+    while any(not t.done() for t in window._tasks):
+        await asyncio.sleep(0.05)
+    window.banner.hide()
+    convs = window.store.list_conversations(20)
+    first = [c for c in convs if c.title.startswith("SQLite WAL")][0]
+    window.commands.open_conversation(first.id)
+    view = window.scrollback
+    reply = [e for e in view._held if e.kind == "assistant" and "```" in e.content][0]
+    view.scroll_to_event(reply.id)
+    cursor = view.textCursor()  # (no selection shown)
+    cursor.clearSelection()
+    view.setTextCursor(cursor)
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    frame = view.item_frame(reply.id)
+    if frame is not None:
+        point = bubble_rect(view, frame).center()
+        move = QMouseEvent(
+            QEvent.Type.MouseMove,
+            point,
+            view.viewport().mapToGlobal(point),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.NoButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(view.viewport(), move)
+    window.statusBar().clearMessage()
+    for _ in range(5):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    window.grab().save(str(out))
+    print(f"wrote {out}")
+    await window.shutdown()
+    window.close()
+
+
 async def grab_prompt(home: Path, out_dir: Path) -> None:
     """The working-prompt panel with an unsaved edit, and its version history."""
     from ikgui.app import build_window
@@ -153,6 +207,8 @@ def main() -> None:
         with loop:
             for theme in ("light", "dark"):
                 loop.run_until_complete(grab(home, theme, out_dir / f"window-{theme}.png"))
+                out = out_dir / f"transcript-{theme}.png"
+                loop.run_until_complete(grab_transcript(home, theme, out))
             loop.run_until_complete(grab_first_run(Path(tmp) / "empty", out_dir))
             loop.run_until_complete(grab_prompt(home, out_dir))
 
