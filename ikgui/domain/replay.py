@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
 from ikgui.domain.facts import TranscriptChange
+from ikgui.domain.history import load_segments as load_segments
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text
 from ikgui.domain.transcript import (
@@ -233,33 +234,6 @@ def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:
         for event in segment:
             apply(state, event)
     return state
-
-
-def load_segments(store: Store, conv_id: str, upto: int | None = None) -> list[list[Event]]:
-    """The event ranges that make up ``conv_id``'s history (up to the event ``upto``),
-    oldest ancestor first."""
-    segments: list[list[Event]] = []
-    bound: int | None = upto
-    seen: set[str] = set()
-    current: str | None = conv_id
-    while current is not None and current not in seen:
-        seen.add(current)
-        conv = store.get_conversation(current)
-        if conv is None:
-            break
-        clear = store.latest_clear(current, bound)
-        if clear is not None:
-            # The clear itself is replayed: it empties nothing yet but restores settings.
-            segments.append(store.events(current, after=clear - 1, upto=bound))
-            break
-        segments.append(store.events(current, upto=bound))
-        if conv.parent is None or conv.fork_event_id is None:
-            break
-        # A fork "from here" may point below the parent's own fork point.
-        bound = conv.fork_event_id if bound is None else min(bound, conv.fork_event_id)
-        current = conv.parent
-    segments.reverse()
-    return segments
 
 
 def replay_conversation(store: Store, conv_id: str) -> ReplayState:

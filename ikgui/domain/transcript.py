@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.history import history_ranges, load_segments
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import shown
 
@@ -149,24 +150,12 @@ def replace_event(transcript: list[Entry], event_id: int, updated: Event | None)
 # -- the store: counts and items of cleared groups ---------------------------------------
 def _ranges(store: Store, conv_id: str, upto: int) -> tuple[list[tuple[str, int]], int]:
     """The (conversation, upto) event ranges shown before a clear, back to the previous
-    clear; and that previous clear's id (0 if none). Walks the fork chain like replay."""
+    clear; and that previous clear's id (0 if none)."""
     ranges: list[tuple[str, int]] = []
-    bound = upto
-    seen: set[str] = set()
-    current: str | None = conv_id
-    while current is not None and current not in seen:
-        seen.add(current)
-        conv = store.get_conversation(current)
-        if conv is None:
-            break
-        previous = store.latest_clear(current, bound)
-        ranges.append((current, bound))
-        if previous is not None:
-            return ranges, previous
-        if conv.parent is None or conv.fork_event_id is None:
-            break
-        bound = min(bound, conv.fork_event_id)
-        current = conv.parent
+    for current, bound, clear in history_ranges(store, conv_id, upto):
+        ranges.append((current, bound if bound is not None else upto))
+        if clear is not None:
+            return ranges, clear
     return ranges, 0
 
 
@@ -180,8 +169,6 @@ def count_cleared(store: Store, group: Group) -> int:
 def cleared_items(store: Store, group: Group) -> list[Entry]:
     """The items of the cleared ``group``, oldest first: the earlier clear's group (if
     any) first, then every event shown before this clear, rewound ones included."""
-    from ikgui.domain.replay import load_segments
-
     segments = load_segments(store, group.conversation_id, group.key - 1)
     entries: list[Entry] = []
     for segment in segments:
