@@ -20,8 +20,8 @@ from typing import Any
 
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, Event, Kind
+from ikgui.domain.history import lineage
 from ikgui.domain.importing import FORMAT, VERSION, ImportResult, import_document
-from ikgui.domain.library import lineage
 from ikgui.domain.listing import describe
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import labels

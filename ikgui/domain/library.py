@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, TreeNode
+from ikgui.domain.history import lineage
 from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
 from ikgui.domain.rules import user_title_fields
@@ -124,25 +125,6 @@ def delete_tag(store: Store, name: str) -> int:
     if not changed:
         raise UserError(f"No conversation has the tag '{tag}'")
     return changed
-
-
-def lineage(store: Store, conv_id: str) -> list[Conversation]:
-    """``conv_id`` and its ancestors, oldest first (the one ancestor walk; a missing
-    ancestor ends it)."""
-    chain: list[Conversation] = []
-    seen: set[str] = set()
-    current: str | None = conv_id
-    while current is not None and current not in seen:
-        seen.add(current)
-        conv = store.get_conversation(current)
-        if conv is None:
-            if not chain:
-                raise NotFoundError(f"Conversation not found: {current}")
-            break
-        chain.append(conv)
-        current = conv.parent
-    chain.reverse()
-    return chain
 
 
 def descendants(store: Store, conv_id: str) -> list[Conversation]:

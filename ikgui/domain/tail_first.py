@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ikgui.domain import writes as write_ops
 from ikgui.domain.current import OpenConversation
-from ikgui.domain.events import Conversation, Kind
+from ikgui.domain.events import CONVERSATION_KINDS, Conversation, Kind
 from ikgui.domain.facts import ConversationSwitched
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text, visible
@@ -27,21 +27,7 @@ from ikgui.domain.replay import ReplayState, replay
 
 #: Kinds whose fold only appends to the transcript (a list, not "all but rewind and
 #: clear": a kind added later is not assumed to be one).
-APPENDING = frozenset(
-    {
-        Kind.SYSTEM,
-        Kind.USER,
-        Kind.ASSISTANT,
-        Kind.TOOL_CALL,
-        Kind.TOOL_RESULT,
-        Kind.PROMPT_EDIT,
-        Kind.MARK,
-        Kind.COMMAND,
-        Kind.FORK,
-        Kind.AGENT_KILLED,
-        Kind.ERROR,
-    }
-)
+APPENDING = CONVERSATION_KINDS | {Kind.MARK, Kind.COMMAND, Kind.FORK, Kind.AGENT_KILLED, Kind.ERROR}
 
 
 def tail_state(store: Store, conv: Conversation, limit: int) -> ReplayState | None:
