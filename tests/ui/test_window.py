@@ -311,6 +311,23 @@ async def test_changes_from_another_process_appear(window: MainWindow) -> None:
     await wait_until(lambda: window.sidebar.model.index_of(new_id).isValid(), timeout=3)
 
 
+async def test_a_write_from_another_process_keeps_what_is_being_typed(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("ok"))
+    await type_and_send(qtbot, window, "first")
+    await settle(window)
+    conv = window.current_id
+    window.prompt.setPlainText("half a thought")  # (not saved as a draft yet)
+    other = open_store(Path(window.store.path))  # type: ignore[attr-defined]
+    try:
+        other.append_event(conv, Kind.USER, "from the terminal", None)
+    finally:
+        other.close()
+    await wait_until(lambda: "from the terminal" in texts(window), timeout=4)
+    assert window.prompt.toPlainText() == "half a thought"
+
+
 async def test_slash_completion_and_history(window: MainWindow, qtbot: QtBot) -> None:
     window.prompt.setFocus()
     qtbot.keyClicks(window.prompt, "/re")

@@ -24,6 +24,8 @@ class DraftsAndPolling(QObject):
         self.window = window
         #: The newest event of the open conversation this window has shown.
         self.last_seen_event: int | None = None
+        #: The conversation whose draft the prompt editor holds.
+        self._draft_of: str | None = None
         self._poll_timer = QTimer(self)
         self._poll_timer.setInterval(POLL_MS)
         self._poll_timer.timeout.connect(self.poll_external_changes)
@@ -51,9 +53,14 @@ class DraftsAndPolling(QObject):
             window.services.ui_state.setValue("draft_unsaved", text)
 
     def show_draft(self) -> None:
-        """Put the open conversation's draft in the prompt (not as an edit)."""
+        """Put the open conversation's draft in the prompt (not as an edit); the same
+        conversation shown again (re-read after another process wrote) keeps what is
+        typed."""
         window = self.window
         session = window.session
+        if session.conversation.id == self._draft_of:
+            return
+        self._draft_of = session.conversation.id
         draft = (
             session.conversation.draft
             if session.saved
