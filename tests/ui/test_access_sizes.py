@@ -194,6 +194,8 @@ async def test_first_run_wraps_the_welcome_and_labels_the_model_box(
         selector = win.toolbar_actions.model_selector
         assert selector.count() == 0 and selector.placeholderText() == "No models yet"
         label = win.toolbar_actions.toolbar.findChild(QLabel, "modelLabel")
-        assert label is not None and label.buddy() is selector and label.isVisible()
+        assert label is not None and label.buddy() is selector
+        await resized(win, 1366, 768)  # roomy: the box has a visible label too
+        assert label.isVisible() and selector.isVisible() and clipped(win) == []
     finally:
         await closed(win)

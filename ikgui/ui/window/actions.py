@@ -107,7 +107,7 @@ class WindowActions:
         self.model_selector.setAccessibleName("Model")
         self.model_selector.setAccessibleDescription("The model for this conversation (/model)")
         self.model_selector.setToolTip("The model for this conversation (/model)")
-        self.model_selector.setMinimumContentsLength(18)
+        self.model_selector.setMinimumContentsLength(13)
         self.model_selector.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -120,7 +120,7 @@ class WindowActions:
         label.setObjectName("modelLabel")
         label.setBuddy(self.model_selector)
         label.setContentsMargins(0, 0, 6, 0)
-        toolbar.addWidget(label)
+        self.model_label = toolbar.addWidget(label)  # (its action: hidden when compact)
         toolbar.addWidget(self.model_selector)
 
     def _with_menu(self, toolbar: QToolBar, name: str, menu: QMenu) -> None:

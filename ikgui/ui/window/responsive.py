@@ -24,7 +24,9 @@ MIN_TRANSCRIPT = 480
 COMPACT_SIDEBAR = 240
 COMPACT_WORKING = 230
 #: The model selector's width in characters: roomy, compact.
-MODEL_CHARS = (18, 12)
+MODEL_CHARS = (13, 8)
+TEXT = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+ICONS = Qt.ToolButtonStyle.ToolButtonIconOnly
 
 
 class Responsive(QObject):
@@ -32,12 +34,14 @@ class Responsive(QObject):
         super().__init__(window)
         self.window = window
         self.narrow = False
+        #: The toolbar's width with its labels (measured while they show).
+        self._text_width = 0
         toolbar = window.toolbar_actions.toolbar
         self.sidebar_toggle = QAction("Conversations", window)
         self.sidebar_toggle.setObjectName("sidebarToggle")
         self.sidebar_toggle.setCheckable(True)
         self.sidebar_toggle.setToolTip("Show or hide the list of conversations")
-        set_icon(self.sidebar_toggle, "search")
+        set_icon(self.sidebar_toggle, "sidebar")
         first = toolbar.actions()[0] if toolbar.actions() else None
         toolbar.insertAction(first, self.sidebar_toggle)  # type: ignore[arg-type]
         button = toolbar.widgetForAction(self.sidebar_toggle)
@@ -64,18 +68,23 @@ class Responsive(QObject):
         if narrow != self.narrow:
             self.narrow = narrow
             window = self.window
-            window.toolbar_actions.toolbar.setToolButtonStyle(
-                Qt.ToolButtonStyle.ToolButtonIconOnly
-                if narrow
-                else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
-            )
             window.toolbar_actions.model_selector.setMinimumContentsLength(MODEL_CHARS[narrow])
+            window.toolbar_actions.model_label.setVisible(not narrow)  # the box says "Model"
             self.sidebar_toggle.setVisible(narrow)
             self.sidebar_toggle.blockSignals(True)
             self.sidebar_toggle.setChecked(not narrow)
             self.sidebar_toggle.blockSignals(False)
             window.sidebar.setVisible(not narrow)
+        self._fit_toolbar(width)
         self.fit()
+
+    def _fit_toolbar(self, width: int) -> None:
+        """Labels beside the icons when they all fit; icons only otherwise (nothing goes
+        behind Qt's overflow button)."""
+        toolbar = self.window.toolbar_actions.toolbar
+        if toolbar.toolButtonStyle() == TEXT:
+            self._text_width = toolbar.sizeHint().width()
+        toolbar.setToolButtonStyle(ICONS if self.narrow or width < self._text_width else TEXT)
 
     def fit(self) -> None:
         """In the compact layout, give the side panels their slim widths and the rest to
