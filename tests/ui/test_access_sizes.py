@@ -121,6 +121,16 @@ async def test_a_finished_reply_and_an_error_are_announced(
     assert said == ["Reply finished: A cat on a mat."]
     assert window.status_stream.accessibleDescription() == said[-1]  # the live text
     assert window.status_usage.text() == "11 in / 7 out · no price set"
+    view = window.scrollback
+    user, answer = window.session.state.scrollback[-2:]
+    for event, description in (
+        (answer, "Assistant's reply: A cat on a mat."),
+        (user, "Your message: draw a cat"),
+    ):  # the item the cursor is in: its role and text
+        cursor = view.textCursor()
+        cursor.setPosition(view.item_frame(event.id).firstPosition() + 1)
+        view.setTextCursor(cursor)
+        assert view.accessibleDescription() == description
     wire_server.route("/v1/chat/completions", Reply.error(500, "boom"))
     await type_and_send(qtbot, window, "again")
     await settle(window)

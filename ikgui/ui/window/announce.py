@@ -21,13 +21,33 @@ if TYPE_CHECKING:
 
 #: The most of a reply read out (the transcript holds all of it).
 SPOKEN_CHARS = 280
+#: How each kind of transcript item is introduced (the rest by their kind's name).
+ROLES = {
+    Kind.USER: "Your message",
+    Kind.ASSISTANT: "Assistant's reply",
+    Kind.ERROR: "Error",
+    Kind.SYSTEM: "System prompt",
+    Kind.PROMPT_EDIT: "Prompt edit",
+}
+
+
+def short(text: str) -> str:
+    """``text`` on one line, cut at :data:`SPOKEN_CHARS`."""
+    text = one_line(" ".join(text.split()))
+    if len(text) > SPOKEN_CHARS:
+        text = text[: SPOKEN_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def described(event: Event) -> str:
+    """The transcript's accessible description while ``event`` has the cursor."""
+    role = ROLES.get(Kind(event.kind), str(event.kind).replace("_", " ").capitalize())
+    return f"{role}: {short(event.content)}" if event.content.strip() else role
 
 
 def spoken(event: Event) -> str:
     """What is announced for ``event``: the kind, then the start of its text."""
-    text = one_line(" ".join(event.content.split()))
-    if len(text) > SPOKEN_CHARS:
-        text = text[: SPOKEN_CHARS - 1].rstrip() + "…"
+    text = short(event.content)
     if event.kind == Kind.ERROR:
         return f"Error: {text}"
     if (event.data or {}).get("interrupted"):
@@ -41,6 +61,9 @@ class Announcer:
 
     def __init__(self, window: MainWindow, live: QLabel) -> None:
         self.window = window
+        # The transcript is one text view: what a screen reader is told about the item
+        # the cursor is in (its role and text) is the view's accessible description.
+        window.scrollback.cursorPositionChanged.connect(self.describe_current)
         #: The live status text: its accessible description is the last announcement.
         self.live = live
         self.last = ""
@@ -62,6 +85,14 @@ class Announcer:
         self._seen = newest.id
         if newest.kind in (Kind.ASSISTANT, Kind.ERROR):
             self.say(spoken(newest), self.window.scrollback, urgent=newest.kind == Kind.ERROR)
+
+    def describe_current(self) -> None:
+        view = self.window.scrollback
+        event_id = view.event_id_of(view.textCursor().currentFrame())
+        item = view._by_id.get(event_id) if event_id is not None else None
+        text = described(item.event) if item is not None else "Transcript"
+        if view.accessibleDescription() != text:
+            view.setAccessibleDescription(text)
 
     def say(self, text: str, source: QWidget, urgent: bool = False) -> None:
         self.last = text
