@@ -171,7 +171,9 @@ def cmd_list(env: Env, args: argparse.Namespace) -> int:
         args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
     )
     if args.json:
-        print_json([conv_json(env.store, c.id, with_state=False) for c in rows])
+        print_json(
+            [conv_json(env.store, c.id, with_state=False, settings=env.settings) for c in rows]
+        )
     else:
         say(format_listing(rows, time.time()))
     return 0

@@ -25,6 +25,8 @@ from ikgui.domain.ports import Store
 from ikgui.domain.reading import labels, message_text
 from ikgui.domain.replay import replay_conversation
 from ikgui.domain.safetext import one_line, terminal_safe
+from ikgui.domain.settings import Settings
+from ikgui.domain.usage import known_cost, usage_text
 
 if TYPE_CHECKING:
     from ikgui.cli import Env
@@ -41,12 +43,18 @@ def _ref_or_last(env: Env, args: argparse.Namespace) -> str:
     return resolve_ref(env.store, args.ref)
 
 
-def conv_json(store: Store, conv_id: str, with_state: bool = True) -> dict[str, Any]:
+def conv_json(
+    store: Store, conv_id: str, with_state: bool = True, settings: Settings | None = None
+) -> dict[str, Any]:
+    """``conv show --json``; with ``settings``, an unknown cost (nothing priced, and the
+    model has no price set) is ``null``, not ``0``."""
     conv = store.get_conversation(conv_id)
     if conv is None:
         raise UserError(f"Conversation not found: {conv_id}")
     state = replay_conversation(store, conv_id)
     fields = exchange.conversation_fields(conv, state)
+    if settings is not None:
+        fields["cost"] = known_cost(conv, settings, conv.model or settings.default_model)
     fields["message_count"] = conv.message_count
     fields["pinned"] = conv.pinned
     if with_state:
@@ -64,7 +72,7 @@ _LABELS = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM, Kind.ERROR)
 def cmd_show(env: Env, args: argparse.Namespace) -> int:
     conv_id = _ref_or_last(env, args)
     if args.json:
-        print_json(conv_json(env.store, conv_id))
+        print_json(conv_json(env.store, conv_id, settings=env.settings))
         return 0
     conv = env.store.get_conversation(conv_id)
     assert conv is not None
@@ -77,7 +85,7 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
         details.append("tags " + ", ".join(conv.tags))
     details.append(conv.visible_status)
     say(one_line("  ".join(details)))
-    say(usage_line(conv))
+    say(usage_line(conv, env.settings))
     for event in state.scrollback:
         label = _LABELS.get(event.kind)
         text = describe(event)
@@ -89,7 +97,7 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
     return 0
 
 
-def usage_line(conv: Conversation) -> str:
+def usage_line(conv: Conversation, settings: Settings) -> str:
     """Created, updated, tokens and cost, as the window's status bar shows them."""
     when = "created {}  updated {}".format(
         *(
@@ -97,10 +105,7 @@ def usage_line(conv: Conversation) -> str:
             for t in (conv.created_at, conv.updated_at)
         )
     )
-    if conv.tokens_input or conv.tokens_output:
-        usage = f"{conv.tokens_input:,} in / {conv.tokens_output:,} out · ${conv.cost:.4f}"
-    else:
-        usage = "no tokens yet"
+    usage = usage_text(conv, settings, conv.model or settings.default_model)
     return f"{when}  {usage}"
 
 

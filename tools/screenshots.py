@@ -3,6 +3,10 @@
 
     .venv/bin/python tools/screenshots.py [OUT_DIR]     # default resources/screenshots
 
+Also the window at 800×600, 1366×768 and 1920×1080, and at 1366×768 with
+``QT_SCALE_FACTOR=2`` (issue 13: nothing clipped at any size), on a virtual screen big
+enough for each (``window-<W>x<H>[@2x].png``).
+
 Builds a realistic conversation in a throwaway home (forks, marks, a rewind, a
 prompt-edit notice, tags, code in a reply) through the domain session — the same
 calls the window makes — then opens the window over it and grabs it.
@@ -12,13 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parent.parent
+#: A 1920×1080 virtual screen (Qt's offscreen default is 800×600: windows would shrink).
+SCREEN = ROOT / "tests" / "support" / "screen.json"
+os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={SCREEN}")
+#: The window sizes shot for the README (logical pixels).
+SIZES = ((800, 600), (1366, 768), (1920, 1080))
 sys.path.insert(0, str(ROOT))
 
 from ikgui.domain.demo import build_demo  # noqa: E402
@@ -40,7 +50,16 @@ def populate(home: Path) -> None:
     store.close()
 
 
-async def grab(home: Path, theme: str, out: Path) -> None:
+def gone(window: Any) -> None:
+    """Delete a closed window now: the next theme's style change must not reach it (its
+    store is closed)."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+async def grab(home: Path, theme: str, out: Path, size: tuple[int, int] = (1340, 820)) -> None:
     from ikgui.app import build_window
     from ikgui.ui.loop import application
     from ikgui.ui.style import apply_style
@@ -48,7 +67,7 @@ async def grab(home: Path, theme: str, out: Path) -> None:
     app = application()
     apply_style(app, theme)
     window = build_window(home, check_timeout=0.5)
-    window.resize(1340, 820)
+    window.resize(*size)
     window.show()
     window.banner.hide()
     deadline = time.monotonic() + 3
@@ -63,10 +82,12 @@ async def grab(home: Path, theme: str, out: Path) -> None:
     for _ in range(5):
         app.processEvents()
         await asyncio.sleep(0.05)
+
     window.grab().save(str(out))
     print(f"wrote {out}")
     await window.shutdown()
     window.close()
+    gone(window)
 
 
 async def grab_first_run(home: Path, out_dir: Path) -> None:
@@ -89,6 +110,12 @@ async def grab_first_run(home: Path, out_dir: Path) -> None:
         await asyncio.sleep(0.05)
     window.grab().save(str(out_dir / "first-run.png"))
     print(f"wrote {out_dir / 'first-run.png'}")
+    window.resize(800, 600)  # the welcome wraps; nothing is cut (issue 13)
+    for _ in range(3):
+        app.processEvents()
+        await asyncio.sleep(0.05)
+    window.grab().save(str(out_dir / "first-run-800x600.png"))
+    print(f"wrote {out_dir / 'first-run-800x600.png'}")
     window.open_demo()
     demo = window.demo_window
     demo.resize(1340, 820)
@@ -101,6 +128,7 @@ async def grab_first_run(home: Path, out_dir: Path) -> None:
     for win in (demo, window):
         await win.shutdown()
         win.close()
+        gone(win)
 
 
 async def grab_transcript(home: Path, theme: str, out: Path) -> None:
@@ -157,6 +185,7 @@ async def grab_transcript(home: Path, theme: str, out: Path) -> None:
     print(f"wrote {out}")
     await window.shutdown()
     window.close()
+    gone(window)
 
 
 async def grab_prompt(home: Path, out_dir: Path) -> None:
@@ -194,6 +223,7 @@ async def grab_prompt(home: Path, out_dir: Path) -> None:
     dialog.close()
     await window.shutdown()
     window.close()
+    gone(window)
 
 
 def main() -> None:
@@ -207,12 +237,27 @@ def main() -> None:
         loop = new_loop()
         asyncio.set_event_loop(loop)
         with loop:
+            if os.environ.get("QT_SCALE_FACTOR") == "2":
+                out = out_dir / "window-1366x768@2x.png"
+                loop.run_until_complete(grab(home, "light", out, (1366, 768)))
+                return
             for theme in ("light", "dark"):
                 loop.run_until_complete(grab(home, theme, out_dir / f"window-{theme}.png"))
                 out = out_dir / f"transcript-{theme}.png"
                 loop.run_until_complete(grab_transcript(home, theme, out))
+            for width, height in SIZES:
+                out = out_dir / f"window-{width}x{height}.png"
+                loop.run_until_complete(grab(home, "light", out, (width, height)))
             loop.run_until_complete(grab_first_run(Path(tmp) / "empty", out_dir))
             loop.run_until_complete(grab_prompt(home, out_dir))
+    # Qt reads the scale factor once, at start: the 2× shot is taken by a second run, on a
+    # screen twice as big (3840×2160 device pixels: 1920×1080 logical).
+    with tempfile.TemporaryDirectory() as tmp:
+        screen = Path(tmp) / "screen.json"
+        screen.write_text(SCREEN.read_text().replace("1920", "3840").replace("1080", "2160"))
+        platform = f"offscreen:configfile={screen}"
+        scaled = dict(os.environ, QT_SCALE_FACTOR="2", QT_QPA_PLATFORM=platform)
+        subprocess.run([sys.executable, __file__, str(out_dir)], env=scaled, check=True)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ class BranchesView(QDialog):
     def __init__(self, store: Store, conv_id: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("branchesView")
-        self.setAccessibleName("branchesView")
+        self.setAccessibleName("Branches")
         self.setWindowTitle("Branches")
         self.setMinimumSize(640, 300)
         self.resize(860, 340)

@@ -30,7 +30,8 @@ def _button(text: str, icon: str, name: str, tip: str, on_accent: bool = False) 
     button = QPushButton(text)
     set_icon(button, icon, on_accent=on_accent)
     button.setObjectName(name)
-    button.setAccessibleName(name)
+    button.setAccessibleName(text)  # the object name is for tests (issue 13)
+    button.setAccessibleDescription(tip)
     button.setToolTip(tip)
     return button
 
@@ -52,6 +53,7 @@ class ConversationPane(QWidget):
         self.stack.addWidget(self.scrollback)
         self.feedback = make_plain(QLabel())  # server and model text: never HTML
         self.feedback.setObjectName("commandFeedback")
+        self.feedback.setAccessibleName("Command result")
         self.feedback.setWordWrap(True)
         self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.feedback.hide()

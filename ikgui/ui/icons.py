@@ -48,6 +48,7 @@ ICON_NAMES = (
     "retry",
     "copy",
     "warning",
+    "sidebar",
 )
 
 #: The sizes an icon lists as available (it is drawn at whatever size is asked for).

@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
     def _build(self) -> None:
         toolbar = QToolBar("Conversation", self)
         toolbar.setObjectName("mainToolBar")
-        toolbar.setAccessibleName("mainToolBar")
+        toolbar.setAccessibleName("Conversation actions")
         toolbar.setMovable(False)
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addToolBar(toolbar)

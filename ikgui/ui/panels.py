@@ -23,7 +23,7 @@ class Banner(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("banner")
-        self.setAccessibleName("banner")
+        self.setAccessibleName("Notice")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 8, 8, 8)
         self.label = QLabel()
@@ -41,6 +41,7 @@ class Banner(QFrame):
         close.setText("✕")
         close.setAutoRaise(True)
         close.setToolTip("Dismiss")
+        close.setAccessibleName("Dismiss the notice")
         close.clicked.connect(self.hide)
         layout.addWidget(close)
         self.hide()

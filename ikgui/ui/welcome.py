@@ -44,7 +44,7 @@ class WelcomePanel(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("welcomePanel")
-        self.setAccessibleName("welcomePanel")
+        self.setAccessibleName("Welcome")
         outer = QVBoxLayout(self)
         outer.setContentsMargins(48, 36, 48, 36)
         outer.addStretch(1)
@@ -66,6 +66,7 @@ class WelcomePanel(QFrame):
             badge.setFlat(True)
             badge.setEnabled(False)
             badge.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            badge.setAccessibleName(f"{heading} icon")
             set_icon(badge, icon_name)
             grid.addWidget(badge, row, 0, Qt.AlignmentFlag.AlignTop)
             label = QLabel(f"<b>{heading}</b><br>{text}")

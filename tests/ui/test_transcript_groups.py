@@ -265,3 +265,25 @@ async def test_the_sidebar_says_how_many_messages_are_in_the_context(
     await run(window, "clear")
     row = model.index_of(window.current_id)
     await wait_until(lambda: " 0/4 msgs · " in f" {row.data(DetailRole)}")
+
+
+async def test_expanding_a_group_at_the_bottom_adds_only_its_items(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """Expanding while the view follows the bottom must not load the last items twice
+    (the held rows grew before the loaded ones did)."""
+    long = " ".join(["a long answer that fills the view"] * 60)
+    await chat(qtbot, window, wire_server, "one", long)
+    await run(window, "mark", label="here")
+    await chat(qtbot, window, wire_server, "two", long)
+    await run(window, "rewind")
+    await chat(qtbot, window, wire_server, "three", "third answer")
+    view = window.scrollback
+    view.scroll_to_bottom()
+    assert view.verticalScrollBar().maximum() > 0  # (it scrolls: it follows the bottom)
+    before = texts(window)
+    (key,) = group_keys(window)
+    view.expand_group(key)
+    after = texts(window)
+    assert len(after) == len(before) + 2 and len(view._items) == len(view._held)
+    assert after[-2:] == ["three", "third answer"] and after.count("third answer") == 1

@@ -31,7 +31,7 @@ class PromptEditor(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("promptEditor")
-        self.setAccessibleName("promptEditor")
+        self.setAccessibleName("Message")
         self.setPlaceholderText("Message, or / for commands  (Enter sends, Shift+Enter: new line)")
         self.setTabChangesFocus(True)
         self.history: list[str] = []

@@ -69,14 +69,14 @@ class AgentsPage(QWidget):
         self.editor = ListEditor("agentList", "agent")
         self.editor.add_requested.connect(self.add_agent)
         self.editor.remove_requested.connect(self.remove_agent)
-        self.name_edit = named(QLineEdit(), "agentName")
-        self.provider_combo = named(QComboBox(), "agentProvider")
-        self.model_edit = named(QLineEdit(), "agentModel")
+        self.name_edit = named(QLineEdit(), "agentName", "Agent name")
+        self.provider_combo = named(QComboBox(), "agentProvider", "Agent's provider")
+        self.model_edit = named(QLineEdit(), "agentModel", "Agent's model")
         self.model_edit.setPlaceholderText("the provider's default model")
-        self.mode_combo = named(QComboBox(), "agentPromptMode")
+        self.mode_combo = named(QComboBox(), "agentPromptMode", "Prompt mode")
         for mode, text in PROMPT_MODE_LABELS.items():
             self.mode_combo.addItem(text, mode)
-        self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt")
+        self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt", "System prompt")
         self.prompt_edit.setPlaceholderText("You are a careful senior engineer.")
         self.prompt_edit.setTabChangesFocus(True)
         form = form_layout()
@@ -89,7 +89,7 @@ class AgentsPage(QWidget):
             "",
             label("The system prompt is sent first in every conversation with this agent.", "hint"),
         )
-        self.form = named(QWidget(), "agentForm")
+        self.form = named(QWidget(), "agentForm", "Agent")
         self.form.setLayout(form)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)

@@ -90,10 +90,11 @@ def number_problem(text: str) -> str | None:
     return None
 
 
-def named(widget: W, name: str) -> W:
-    """``widget`` with ``name`` as its objectName and accessible name (SPEC §10)."""
+def named(widget: W, name: str, spoken: str) -> W:
+    """``widget`` with ``name`` as its objectName (SPEC §10: for tests) and ``spoken`` as
+    its accessible name (what a screen reader says: issue 13)."""
     widget.setObjectName(name)
-    widget.setAccessibleName(name)
+    widget.setAccessibleName(spoken)
     return widget
 
 
@@ -177,7 +178,7 @@ class ListEditor(QWidget):
         super().__init__(parent)
         self.list = QListWidget()
         self.list.setObjectName(name)
-        self.list.setAccessibleName(name)
+        self.list.setAccessibleName(f"{what.capitalize()}s")
         # Items laid out before the style sheet's padding applies keep their old height.
         self.list.ensurePolished()
         self.add_button = QPushButton(f"Add {what}")

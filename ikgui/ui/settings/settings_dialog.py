@@ -48,7 +48,7 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
-        self.setAccessibleName("settingsDialog")
+        self.setAccessibleName("Settings")
         self.setWindowTitle("Settings")
         self.setWindowIcon(icons.app_icon())
         self.setSizeGripEnabled(True)
@@ -71,7 +71,7 @@ class SettingsDialog(QDialog):
         self.providers_page.providers_changed.connect(self.general_page.refresh_providers)
         self.agents_page.agents_changed.connect(self.general_page.refresh_agents)
 
-        self.tabs = named(QTabWidget(), "settingsTabs")
+        self.tabs = named(QTabWidget(), "settingsTabs", "Settings pages")
         self.tabs.addTab(self.providers_page, "Providers")
         self.tabs.addTab(self.agents_page, "Agents")
         self.tabs.addTab(self.prices_page, "Prices")

@@ -47,15 +47,17 @@ class GeneralPage(QWidget):
         self.setObjectName("generalPage")
         self._providers = providers
         self._agents = agents
-        self.provider_combo = named(QComboBox(), "defaultProvider")
-        self.model_edit = named(QLineEdit(settings.default_model or ""), "defaultModel")
+        self.provider_combo = named(QComboBox(), "defaultProvider", "Default provider")
+        self.model_edit = named(
+            QLineEdit(settings.default_model or ""), "defaultModel", "Default model"
+        )
         self.model_edit.setPlaceholderText("the provider's first model")
-        self.agent_combo = named(QComboBox(), "defaultAgent")
-        self.theme_combo = named(QComboBox(), "themeSelector")
+        self.agent_combo = named(QComboBox(), "defaultAgent", "Default agent")
+        self.theme_combo = named(QComboBox(), "themeSelector", "Theme")
         for value, text in THEME_LABELS.items():
             self.theme_combo.addItem(text, value)
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(theme)))
-        self.text_size_spin = named(QSpinBox(), "textSize")
+        self.text_size_spin = named(QSpinBox(), "textSize", "Text size")
         self.text_size_spin.setRange(TEXT_SIZE_MIN, TEXT_SIZE_MAX)
         self.text_size_spin.setSingleStep(TEXT_SIZE_STEP)
         self.text_size_spin.setSuffix(" %")

@@ -32,7 +32,7 @@ class PricesPage(QWidget):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("pricesPage")
-        self.table = named(QTableWidget(0, 3), "pricesTable")
+        self.table = named(QTableWidget(0, 3), "pricesTable", "Prices per million tokens")
         self.table.setHorizontalHeaderLabels(["Model", "Input $ / M tokens", "Output $ / M tokens"])
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(MODEL, QHeaderView.ResizeMode.Stretch)
@@ -54,9 +54,9 @@ class PricesPage(QWidget):
         for model, price in settings.prices.items():
             self.add_row(model, price.input, price.output, edit=False)
 
-        self.add_button = named(QPushButton("Add price"), "pricesTableAdd")
+        self.add_button = named(QPushButton("Add price"), "pricesTableAdd", "Add price")
         icons.set_icon(self.add_button, "new")
-        self.remove_button = named(QPushButton("Remove"), "pricesTableRemove")
+        self.remove_button = named(QPushButton("Remove"), "pricesTableRemove", "Remove price")
         icons.set_icon(self.remove_button, "delete")
         self.add_button.clicked.connect(lambda: self.add_row())
         self.remove_button.clicked.connect(self.remove_row)

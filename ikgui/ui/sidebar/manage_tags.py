@@ -53,7 +53,7 @@ class ManageTagsDialog(QDialog):
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        name_widget(self, "manageTags")
+        name_widget(self, "manageTags", "Manage tags")
         self.setWindowTitle("Manage tags")
         self.setMinimumSize(440, 380)
         self._store = store
@@ -61,7 +61,7 @@ class ManageTagsDialog(QDialog):
         self.confirmation: QMessageBox | None = None
 
         self.table = QTableWidget(0, len(_COLUMNS), self)
-        name_widget(self.table, "tagTable")
+        name_widget(self.table, "tagTable", "Tags")
         self.table.setHorizontalHeaderLabels(list(_COLUMNS))
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -76,18 +76,18 @@ class ManageTagsDialog(QDialog):
         self.table.itemSelectionChanged.connect(self._on_selected)
 
         self.name_edit = QLineEdit(self)
-        name_widget(self.name_edit, "tagNewName")
+        name_widget(self.name_edit, "tagNewName", "New tag name")
         self.name_edit.setPlaceholderText("New name (or a tag to merge into)")
         self.name_edit.textChanged.connect(self._update_buttons)
         self.name_edit.returnPressed.connect(self.rename)
         self.rename_button = QPushButton("Rename", self)
-        name_widget(self.rename_button, "renameTagButton")
+        name_widget(self.rename_button, "renameTagButton", "Rename tag")
         self.rename_button.clicked.connect(self.rename)
         self.delete_button = QPushButton("Delete…", self)
-        name_widget(self.delete_button, "deleteTagButton")
+        name_widget(self.delete_button, "deleteTagButton", "Delete tag")
         self.delete_button.clicked.connect(self.ask_delete)
         self.message = make_plain(QLabel(HINT, self))
-        name_widget(self.message, "manageTagsMessage")
+        name_widget(self.message, "manageTagsMessage", "Tag status")
         self.message.setWordWrap(True)
         self.message.setEnabled(False)  # the muted colour, until an error
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)

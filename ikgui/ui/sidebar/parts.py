@@ -16,6 +16,7 @@ def timer(parent: QObject, interval: int, slot: Callable[[], None], *, single: b
     return timer
 
 
-def name_widget(widget: QWidget, name: str) -> None:
+def name_widget(widget: QWidget, name: str, spoken: str) -> None:
+    """``name`` for tests (the objectName), ``spoken`` for a screen reader (issue 13)."""
     widget.setObjectName(name)
-    widget.setAccessibleName(name)
+    widget.setAccessibleName(spoken)

@@ -96,7 +96,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
 
     def _build(self) -> None:
         self.search_box = QLineEdit(self)
-        _name(self.search_box, "conversationSearch")
+        _name(self.search_box, "conversationSearch", "Search conversations")
         self.search_box.setPlaceholderText("Search titles and messages")
         self.search_box.setClearButtonEnabled(True)
         glass = self.search_box.addAction(icon("search"), QLineEdit.ActionPosition.LeadingPosition)
@@ -112,7 +112,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.manage_button.clicked.connect(self.open_manage_tags)
 
         self.trash_toggle = QToolButton(self)
-        _name(self.trash_toggle, "trashToggle")
+        _name(self.trash_toggle, "trashToggle", "Show the Trash")
         self.trash_toggle.setCheckable(True)
         self.trash_toggle.setText("Trash")
         set_icon(self.trash_toggle, "trash")

@@ -363,7 +363,7 @@ class ConversationDelegate(QStyledItemDelegate):
         self._editing = QPersistentModelIndex(index)
         editor = _TitleEdit(parent)
         editor.setObjectName("renameEditor")
-        editor.setAccessibleName("renameEditor")
+        editor.setAccessibleName("Conversation title")
         editor.setPlaceholderText("Untitled")
         return editor
 

@@ -37,7 +37,7 @@ class ConversationTreeView(QTreeView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("conversationList")
-        self.setAccessibleName("conversationList")
+        self.setAccessibleName("Conversations")
         self.setHeaderHidden(True)
         # A group's first row is taller (its header): the delegate's size hints are cheap
         # and cached by the view, so 10,000 rows still lay out and scroll fast

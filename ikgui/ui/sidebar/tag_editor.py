@@ -109,7 +109,7 @@ class TagEditorDialog(QDialog):
         super().__init__(parent)
         self.conversation_id = conv.id if conv is not None else None
         self.setObjectName("tagEditor")
-        self.setAccessibleName("tagEditor")
+        self.setAccessibleName("Tags")
         self.setWindowTitle(f"Tags — {line(conv.id)}" if conv is not None else "Add tags")
         self.setMinimumWidth(420)
         current = conv.tags if conv is not None else ()
@@ -126,7 +126,7 @@ class TagEditorDialog(QDialog):
         self._flow = FlowLayout(self.chip_box)
         self.line = QLineEdit("")
         self.line.setObjectName("tagEdit")
-        self.line.setAccessibleName("tagEdit")
+        self.line.setAccessibleName("Add a tag")
         self.line.setPlaceholderText("Add a tag: e.g. work, ideas, draft")
         self.line.setClearButtonEnabled(True)
         self.line.installEventFilter(self)
@@ -135,7 +135,7 @@ class TagEditorDialog(QDialog):
         # One label for the hint and the error, two lines tall: the dialog never jumps.
         self.message = make_plain(QLabel(HINT))  # the error quotes what was typed
         self.message.setObjectName("tagMessage")
-        self.message.setAccessibleName("tagMessage")
+        self.message.setAccessibleName("Tag status")
         self.message.setWordWrap(True)
         self.message.setMinimumHeight(2 * self.message.fontMetrics().lineSpacing() + 2)
         self.message.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)

@@ -40,7 +40,7 @@ class TagFilterBox(QComboBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        name_widget(self, "tagFilter")
+        name_widget(self, "tagFilter", "Filter by tag")
         self.setToolTip("Show only conversations with this tag (choose more to narrow)")
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setMinimumContentsLength(8)
@@ -86,7 +86,7 @@ class TagFilterChips(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        name_widget(self, "tagFilterChips")
+        name_widget(self, "tagFilterChips", "Tag filters")
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
@@ -116,13 +116,15 @@ class TagFilterChips(QWidget):
                 widget.deleteLater()
         self.chips = {}
         for tag, count in counts:
-            chip = self._chip("filterChip", f"#{line(tag)}  {count}  ✕")
+            chip = self._chip(
+                "filterChip", f"#{line(tag)}  {count}  ✕", f"Remove the filter #{line(tag)}"
+            )
             chip.setToolTip(tooltip(f"{count_label(count)} tagged “{tag}”. Click to remove."))
             chip.clicked.connect(lambda _=False, t=tag: self.tag_removed.emit(t))
             self.chips[tag] = chip
         self.summary = f"{count_label(matching)} with all" if len(counts) > 1 else ""
         if counts:
-            clear = self._chip("clearTagFilter", "Clear")
+            clear = self._chip("clearTagFilter", "Clear", "Clear the tag filters")
             clear.setToolTip(tooltip("Show every conversation again"))
             clear.clicked.connect(self.cleared)
         if self.summary:
@@ -132,9 +134,9 @@ class TagFilterChips(QWidget):
         self.setVisible(bool(counts))
         self.updateGeometry()
 
-    def _chip(self, name: str, text: str) -> QToolButton:
+    def _chip(self, name: str, text: str, spoken: str) -> QToolButton:
         chip = QToolButton(self)
-        name_widget(chip, name)
+        name_widget(chip, name, spoken)
         chip.setText(action_text(text))
         chip.setAutoRaise(False)
         chip.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -155,7 +157,7 @@ class TagFilterControl(QObject):
         self.box = TagFilterBox(parent)
         self.chips = TagFilterChips(parent)
         self.manage_button = QToolButton(parent)
-        name_widget(self.manage_button, "manageTagsButton")
+        name_widget(self.manage_button, "manageTagsButton", "Manage tags")
         set_icon(self.manage_button, "tags")
         self.manage_button.setToolTip("Manage tags: rename, merge or delete a tag everywhere")
         self.box.tag_chosen.connect(self.add)

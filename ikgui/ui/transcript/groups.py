@@ -117,6 +117,7 @@ class _View(Protocol):
     _writer: ItemWriter
     _groups: dict[int, Group]
     _expanded: set[int]
+    _loading: bool
     _owner: dict[int, int]
     group_loader: Callable[[Group], list[Entry]] | None
 
@@ -256,18 +257,24 @@ class GroupsMixin:
             self._first += count
             self._last += count
         elif index < self._last:
+            # The rows first, with no page loading meanwhile (the held rows already
+            # include the members while the loaded ones do not yet), then the line.
+            self._loading = True
+            try:
+                header = self._by_id[-key]
+                position = self._items.index(header) + 1
+                if count > PAGE_SIZE:  # the rest comes back on scrolling down
+                    self._drop(position, len(self._items))
+                    self._last = index + 1
+                    count = PAGE_SIZE
+                start = header.frame.lastPosition() + 1
+                self._items[position:position] = self._insert_rows(
+                    start, self._held[index + 1 : index + 1 + count]
+                )
+                self._last += count
+            finally:
+                self._loading = False
             self.update_event(self._held[index])  # "Hide"
-            header = self._by_id[-key]
-            position = self._items.index(header) + 1
-            if count > PAGE_SIZE:  # the rest comes back on scrolling down
-                self._drop(position, len(self._items))
-                self._last = index + 1
-                count = PAGE_SIZE
-            start = header.frame.lastPosition() + 1
-            self._items[position:position] = self._insert_rows(
-                start, self._held[index + 1 : index + 1 + count]
-            )
-            self._last += count
             self._sync_scroll_range()
         return True
 

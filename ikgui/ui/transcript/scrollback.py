@@ -73,7 +73,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self.group_loader: Callable[[Group], list[Entry]] | None = None
         super().__init__(parent)
         self.setObjectName("scrollback")
-        self.setAccessibleName("scrollback")
+        self.setAccessibleName("Transcript")
         document = SafeDocument(self)
         document.setUndoRedoEnabled(False)
         document.setDocumentMargin(14)
@@ -287,8 +287,11 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         # The column first, so that Qt lays the document out once for the new width.
+        follow = self.isVisible() and self._at_bottom()  # a resize keeps the end in view
         self.apply_column(event.size().width() - (self.width() - self.viewport().width()))
         super().resizeEvent(event)
+        if follow:
+            self.scroll_to_bottom()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QComboBox, QMenu, QToolBar, QToolButton, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, QWidget
 
 from ikgui.domain.session import Session
 from ikgui.domain.settings import stepped_text_size
@@ -34,6 +34,17 @@ SETTINGS = ActionSpec(
 )
 #: A separator follows these commands' actions.
 _GROUP_ENDS = frozenset({"clear", "stop", "trash"})
+#: What a screen reader says for a toolbar button whose label is terse (issue 13); the
+#: others say their label, and every one its tip as the description.
+SPOKEN = {
+    "actionNew": "New conversation",
+    "actionMark": "Mark this point",
+    "actionRewind": "Rewind to a mark",
+    "actionClear": "Clear the context",
+    "actionTags": "Edit tags",
+    "actionDelete": "Move to the Trash",
+    "actionStop": "Stop the reply",
+}
 
 
 def toolbar_specs(session: Session) -> list[ActionSpec]:
@@ -88,13 +99,15 @@ class WindowActions:
         self._with_menu(toolbar, "actionRewind", self.rewind_menu)
         for spec in specs:
             widget = toolbar.widgetForAction(self.actions[spec.name])
-            if widget is not None:
-                widget.setAccessibleName(spec.name)
+            if widget is not None:  # the object name stays the action's, for tests
+                widget.setAccessibleName(SPOKEN.get(spec.name, spec.text))
+                widget.setAccessibleDescription(spec.tip)
         self.model_selector = QComboBox(parent)
         self.model_selector.setObjectName("modelSelector")
-        self.model_selector.setAccessibleName("modelSelector")
+        self.model_selector.setAccessibleName("Model")
+        self.model_selector.setAccessibleDescription("The model for this conversation (/model)")
         self.model_selector.setToolTip("The model for this conversation (/model)")
-        self.model_selector.setMinimumContentsLength(18)
+        self.model_selector.setMinimumContentsLength(13)
         self.model_selector.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -103,6 +116,11 @@ class WindowActions:
             spacer.sizePolicy().horizontalPolicy().Expanding, spacer.sizePolicy().verticalPolicy()
         )
         toolbar.addWidget(spacer)
+        label = QLabel("Model", parent)  # a label, so the box is never an unnamed blank
+        label.setObjectName("modelLabel")
+        label.setBuddy(self.model_selector)
+        label.setContentsMargins(0, 0, 6, 0)
+        self.model_label = toolbar.addWidget(label)  # (its action: hidden when compact)
         toolbar.addWidget(self.model_selector)
 
     def _with_menu(self, toolbar: QToolBar, name: str, menu: QMenu) -> None:
@@ -111,7 +129,6 @@ class WindowActions:
         button = toolbar.widgetForAction(self.actions[name])
         if isinstance(button, QToolButton):
             button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-            button.setAccessibleName(name)
 
     def fill_new_menu(self) -> None:
         """New ▸ one item per configured agent (read when the menu opens: Settings may
@@ -175,6 +192,8 @@ class WindowActions:
         if current:
             selector.setCurrentIndex(selector.findData(current))
         selector.setEnabled(bool(names))
+        # First run: no server answered yet, so say so rather than show an empty box.
+        selector.setPlaceholderText("" if names else "No models yet")
         selector.blockSignals(False)
 
 

@@ -7,10 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ikgui.domain.events import Kind
+from ikgui.domain.usage import usage_text
 from ikgui.ui.closed_strip import ClosedPresenter
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
+from ikgui.ui.window.announce import Announcer
 from ikgui.ui.window.new_conversation import NewConversationPresenter
+from ikgui.ui.window.responsive import Responsive
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -21,6 +24,14 @@ class ChromePresenter:
         self.window = window
         self.closed = ClosedPresenter(window, window.pane.closed_strip)
         self.new = NewConversationPresenter(window)
+        self.announcer = Announcer(window, window.status_stream)
+        self.responsive = Responsive(window)
+        for label, name in (
+            (window.status_model, "Provider and model"),
+            (window.status_usage, "Tokens and cost"),
+            (window.status_stream, "Reply status"),
+        ):
+            label.setAccessibleName(name)
 
     def first_run(self) -> bool:
         """Nothing stored yet and nothing on screen: show the welcome instead."""
@@ -41,12 +52,7 @@ class ChromePresenter:
         window.pane.set_streaming(streaming)
         model = session.model or "default model"
         window.status_model.setText(safe_line(f"{session.provider} · {model}"))
-        tokens = conv.tokens_input + conv.tokens_output
-        window.status_usage.setText(
-            f"{conv.tokens_input:,} in / {conv.tokens_output:,} out · ${conv.cost:.4f}"
-            if tokens
-            else "no tokens yet"
-        )
+        window.status_usage.setText(usage_text(conv, session.settings, session.model))
         shown = session.state.scrollback
         failed = bool(shown) and shown[-1].kind == Kind.ERROR  # its card says why
         window.status_stream.setText("Streaming…" if streaming else "Failed" if failed else "Ready")
@@ -57,3 +63,5 @@ class ChromePresenter:
             actions.set_models(actions.model_names(), session.model)
         self.closed.refresh()
         self.new.refresh()
+        self.announcer.refresh()
+        self.responsive.fit()
