@@ -25,7 +25,6 @@ from ikgui.ui.loop import application, new_loop
 from ikgui.ui.main_window import MainWindow, WindowServices
 from ikgui.ui.plain import error_box
 from ikgui.ui.single_instance import InstanceServer, ask_running_instance
-from ikgui.ui.transcript.stream_render import warm_up as warm_up_rendering
 from ikgui.wiring import Providers, recover
 
 
@@ -93,8 +92,16 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     window = MainWindow(services)
     window.start()
     window.first_paint.then(lambda: after_first_paint(keys))
-    window.first_paint.then(lambda: warm_up_rendering(window.scrollback))
+    window.first_paint.then(lambda: warm_up_rendering(window))
     return window
+
+
+def warm_up_rendering(window: MainWindow) -> None:
+    """Render and paint some Markdown off-screen once (the stream renderer's module is
+    imported here, after the first paint)."""
+    from ikgui.ui.transcript.stream_render import warm_up
+
+    warm_up(window.scrollback)
 
 
 def after_first_paint(keys: KeyStore) -> None:

@@ -1,7 +1,7 @@
 """Start-up: what the first paint does not need is loaded after it (the HTTP stack, the
 providers, the keyring, the settings dialog, the demo, the welcome, QtNetwork, the full
-replay of the last conversation), and the window still opens on the end of the last
-conversation with a full page behind it."""
+replay of the last conversation, dialogs and rarely drawn parts of the transcript), and
+the window still opens on the end of the last conversation with a full page behind it."""
 
 from __future__ import annotations
 
@@ -35,6 +35,17 @@ LAZY = (
     "PySide6.QtNetwork",
     "importlib.resources",
     "pygments",
+    # Drawn or opened later, if at all: the stream renderer (a reply streaming; its
+    # warm-up runs after the paint), fork/close notices and prompt cards (when one is
+    # drawn), the full-text and table viewers, the tag editor and Manage tags.
+    "ikgui.ui.transcript.stream_render",
+    "ikgui.ui.transcript.stream_blocks",
+    "ikgui.ui.transcript.branch_notices",
+    "ikgui.ui.transcript.prompt_cards",
+    "ikgui.ui.prompt.diff_text",
+    "ikgui.ui.transcript.reply_viewer",
+    "ikgui.ui.sidebar.tag_editor",
+    "ikgui.ui.sidebar.manage_tags",
 )
 
 #: ``ikgui`` as a user starts it (``ikgui.__main__.main``), reporting at the window's
