@@ -178,8 +178,11 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._update_placeholder()
 
     def release_pages(self) -> None:
-        """The window is painted: the list may read more pages (now if it is not full)."""
-        self.model.pages_held = False
+        """The window is painted: the list may read more pages (now if it is not full),
+        and the tag filter gets its counts."""
+        if self.model.pages_held:
+            self.model.pages_held = False
+            self._fill_tags()
         self.view.updateGeometries()  # (Qt then fetches if the last row is in view)
 
     def refresh_conversation(self, conv_id: str) -> None:
@@ -347,6 +350,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._update_placeholder()
 
     def _fill_tags(self) -> None:
+        if self.model.pages_held:  # the window's start-up: counted (every tag row) after
+            return  # its first paint, by release_pages
         self.tag_filters.refresh(self.model.trashed)
         if self.manage_dialog is not None:
             self.manage_dialog.refresh()
