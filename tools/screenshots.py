@@ -124,10 +124,10 @@ async def grab_transcript(home: Path, theme: str, out: Path) -> None:
         await asyncio.sleep(0.05)
     window.banner.hide()
     convs = window.store.list_conversations(20)
-    first = [c for c in convs if c.title.startswith("SQLite WAL")][0]
+    first = next(c for c in convs if c.title.startswith("SQLite WAL"))
     window.commands.open_conversation(first.id)
     view = window.scrollback
-    reply = [e for e in view._held if e.kind == "assistant" and "```" in e.content][0]
+    reply = next(e for e in view._held if e.kind == "assistant" and "```" in e.content)
     view.scroll_to_event(reply.id)
     cursor = view.textCursor()  # (no selection shown)
     cursor.clearSelection()
