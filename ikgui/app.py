@@ -11,6 +11,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
 
@@ -25,8 +26,10 @@ from ikgui.ui.loop import application, new_loop
 from ikgui.ui.main_window import MainWindow, WindowServices
 from ikgui.ui.plain import error_box
 from ikgui.ui.single_instance import InstanceServer, ask_running_instance
-from ikgui.ui.transcript.stream_render import warm_up as warm_up_rendering
 from ikgui.wiring import Providers, recover
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 
 async def test_connection(config: ProviderSettings, key: str | None) -> list[str]:
@@ -95,6 +98,14 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     window.first_paint.then(lambda: after_first_paint(keys))
     window.first_paint.then(lambda: warm_up_rendering(window.scrollback))
     return window
+
+
+def warm_up_rendering(widget: QWidget) -> None:
+    """Render and paint some Markdown off-screen once in ``widget``'s font (the stream
+    renderer's module is imported here, after the first paint)."""
+    from ikgui.ui.transcript.stream_render import warm_up
+
+    warm_up(widget)
 
 
 def after_first_paint(keys: KeyStore) -> None:

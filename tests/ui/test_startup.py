@@ -1,7 +1,7 @@
 """Start-up: what the first paint does not need is loaded after it (the HTTP stack, the
 providers, the keyring, the settings dialog, the demo, the welcome, QtNetwork, the full
-replay of the last conversation), and the window still opens on the end of the last
-conversation with a full page behind it."""
+replay of the last conversation, dialogs and rarely drawn parts of the transcript), and
+the window still opens on the end of the last conversation with a full page behind it."""
 
 from __future__ import annotations
 
@@ -35,6 +35,17 @@ LAZY = (
     "PySide6.QtNetwork",
     "importlib.resources",
     "pygments",
+    # Drawn or opened later, if at all: the stream renderer (a reply streaming; its
+    # warm-up runs after the paint), fork/close notices and prompt cards (when one is
+    # drawn), the full-text and table viewers, the tag editor and Manage tags.
+    "ikgui.ui.transcript.stream_render",
+    "ikgui.ui.transcript.stream_blocks",
+    "ikgui.ui.transcript.branch_notices",
+    "ikgui.ui.transcript.prompt_cards",
+    "ikgui.ui.prompt.diff_text",
+    "ikgui.ui.transcript.reply_viewer",
+    "ikgui.ui.sidebar.tag_editor",
+    "ikgui.ui.sidebar.manage_tags",
 )
 
 #: ``ikgui`` as a user starts it (``ikgui.__main__.main``), reporting at the window's
@@ -55,12 +66,21 @@ def watch(app):
         return events(self, *args, **kwargs)
 
     SqliteStore.events = counted
+    counts = SqliteStore.tag_counts
+    tagged = []  # tag counts read (a scan of every tag row)
+
+    def counted_tags(self, *args, **kwargs):
+        tagged.append(1)
+        return counts(self, *args, **kwargs)
+
+    SqliteStore.tag_counts = counted_tags
 
     class Watch(QObject):
         def eventFilter(self, watched, event):
             if event.type() == QEvent.Type.Paint and not hasattr(self, "seen"):
                 self.seen = [m for m in LAZY if m in sys.modules]
                 self.read = len(read)
+                self.tagged = len(tagged)
                 QTimer.singleShot(0, self.report)
             return False
 
@@ -70,6 +90,7 @@ def watch(app):
             self.painted = {
                 "loaded": self.seen,
                 "replayed": self.read > 0,
+                "tags_counted": self.tagged > 0,
                 "last": view.item_texts()[-1:],
                 "at_bottom": bar.value() == bar.maximum(),
             }
@@ -82,6 +103,10 @@ def watch(app):
                 "then_replayed": len(read) > 0,
                 "then_context": len(state.context),
                 "then_last": self.window.scrollback.item_texts()[-1:],
+                "then_tags": [
+                    self.window.sidebar.tag_filter.itemText(i)
+                    for i in range(self.window.sidebar.tag_filter.count())
+                ],
             }), flush=True)
             self.window.close()
 
@@ -130,6 +155,7 @@ def make_home(home: Path, messages: int) -> str:
         store.insert_conversation(
             Conversation(id="chat-long", provider="ollama", created_at=1.0, updated_at=1.0)
         )
+        store.set_tags("chat-long", ["work"])
         for number in range(messages):
             kind = "user" if number % 2 == 0 else "assistant"
             text = f"message {number}\n\nwith *a* paragraph"
@@ -161,6 +187,9 @@ def test_the_first_paint_loads_only_what_it_shows(tmp_path: Path) -> None:
     assert not report["replayed"]
     assert report["then_replayed"] and report["then_context"] == 400
     assert report["then_last"] == [last]
+    # The tag filter's counts (a scan of every tag row) are read after the paint too.
+    assert not report["tags_counted"]
+    assert report["then_tags"] == ["Filter by tag", "#work  (1)"]
 
 
 async def test_the_rest_of_the_last_page_follows_the_first_paint(

@@ -11,6 +11,8 @@ picked up by :meth:`poll`, which the window calls from a timer.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QPoint, Qt
 from PySide6.QtCore import Signal as _Signal
 from PySide6.QtGui import QKeyEvent
@@ -37,9 +39,11 @@ from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
 from ikgui.ui.sidebar.sidebar_searching import SidebarSearching
 from ikgui.ui.sidebar.sidebar_selection import SidebarSelection
 from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
-from ikgui.ui.sidebar.tag_editor import TagEditorDialog
 from ikgui.ui.sidebar.tag_filter import TagFilterControl
 from ikgui.ui.sidebar.trash_bar import TrashController
+
+if TYPE_CHECKING:
+    from ikgui.ui.sidebar.tag_editor import TagEditorDialog
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
@@ -174,8 +178,11 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._update_placeholder()
 
     def release_pages(self) -> None:
-        """The window is painted: the list may read more pages (now if it is not full)."""
-        self.model.pages_held = False
+        """The window is painted: the list may read more pages (now if it is not full),
+        and the tag filter gets its counts."""
+        if self.model.pages_held:
+            self.model.pages_held = False
+            self._fill_tags()
         self.view.updateGeometries()  # (Qt then fetches if the last row is in view)
 
     def refresh_conversation(self, conv_id: str) -> None:
@@ -217,6 +224,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             return
         if self._tag_dialog is not None:
             self._tag_dialog.close()
+        from ikgui.ui.sidebar.tag_editor import TagEditorDialog
+
         dialog = TagEditorDialog(conv, self._store.all_tags(), self)
         self.tags_shown[conv_id] = conv.tags
         dialog.tags_accepted.connect(lambda tags: self.tags_requested.emit(conv_id, tags))
@@ -341,6 +350,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._update_placeholder()
 
     def _fill_tags(self) -> None:
+        if self.model.pages_held:  # the window's start-up: counted (every tag row) after
+            return  # its first paint, by release_pages
         self.tag_filters.refresh(self.model.trashed)
         if self.manage_dialog is not None:
             self.manage_dialog.refresh()

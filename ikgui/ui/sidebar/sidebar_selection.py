@@ -12,13 +12,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from ikgui.domain.events import Conversation
-from ikgui.ui.sidebar.manage_tags import ManageTagsDialog
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole
-from ikgui.ui.sidebar.tag_editor import TagEditorDialog
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
+    from ikgui.ui.sidebar.manage_tags import ManageTagsDialog
     from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
+    from ikgui.ui.sidebar.tag_editor import TagEditorDialog
 
 
 class SidebarSelection:
@@ -71,6 +71,8 @@ class SidebarSelection:
         """Ask for tags to add to every conversation of ``conv_ids``."""
         if self._tag_dialog is not None:
             self._tag_dialog.close()
+        from ikgui.ui.sidebar.tag_editor import TagEditorDialog
+
         dialog = TagEditorDialog(None, self._store.all_tags(), self._widget(), count=len(conv_ids))
         dialog.tags_accepted.connect(
             lambda tags: self.retag_many_requested.emit(conv_ids, [f"+{t}" for t in tags])
@@ -83,6 +85,8 @@ class SidebarSelection:
         """The Manage tags dialog (one at a time); its requests come out of the sidebar's
         ``tag_rename_requested`` / ``tag_delete_requested``."""
         if self.manage_dialog is None:
+            from ikgui.ui.sidebar.manage_tags import ManageTagsDialog
+
             dialog = ManageTagsDialog(self._store, self._widget())
             dialog.rename_requested.connect(self.tag_rename_requested)
             dialog.delete_requested.connect(self.tag_delete_requested)

@@ -12,6 +12,7 @@ leaves out opens in a viewer of its own.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QMimeData, QUrl, Signal
 from PySide6.QtGui import (
@@ -26,7 +27,6 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
 from ikgui.domain.transcript import Entry, Group
-from ikgui.ui.transcript.branch_notices import TitleLookup
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.item_actions import ItemActions
@@ -38,6 +38,9 @@ from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
 from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
 from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
 from ikgui.ui.transcript.selection import fragment_text
+
+if TYPE_CHECKING:
+    from ikgui.ui.transcript.branch_notices import TitleLookup
 
 #: At most this many items are in the document: Qt keeps a frame's children in a list,
 #: so inserting above thousands of frames gets slow; pages far off-screen are dropped.

@@ -18,14 +18,11 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.ui.transcript.branch_notices import conv_link
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
 from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.markdown import is_safe_link
-from ikgui.ui.transcript.prompt_cards import parse_link as prompt_link
 from ikgui.ui.transcript.render_budget import table_at
-from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
 from ikgui.ui.transcript.scrollback_body import FULL_SCHEME, internal_link
 from ikgui.ui.transcript.scrollback_items import EVENT_ID_PROPERTY, copy_text
 from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
@@ -95,6 +92,9 @@ class MenuMixin:
         return None
 
     def _open_link(self: _View, url: QUrl) -> None:
+        from ikgui.ui.transcript.branch_notices import conv_link
+        from ikgui.ui.transcript.prompt_cards import parse_link as prompt_link
+
         link = internal_link(url)
         expanded = expand_link(url)
         code = copy_link(url)
@@ -128,6 +128,8 @@ class MenuMixin:
             return None
         text = copy_text(item.event)
         title = f"{item.event.kind.replace('_', ' ').capitalize()} — full text"
+        from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
+
         viewer: QWidget
         if scheme == FULL_SCHEME:
             viewer = FullTextDialog(text, title, cast(QWidget, self))

@@ -23,12 +23,10 @@ from PySide6.QtGui import (
     QTextFrame,
 )
 
-from ikgui.domain.events import Event
+from ikgui.domain.events import Event, Kind
 from ikgui.domain.safetext import reveal_bidi
-from ikgui.ui.transcript.branch_notices import TitleLookup, notice_parts, write_branch_notice
 from ikgui.ui.transcript.command_output import write_show_all
 from ikgui.ui.transcript.markdown import is_code_block
-from ikgui.ui.transcript.prompt_cards import card_for, write_card, write_warning
 from ikgui.ui.transcript.render_budget import STREAM_LIMIT
 from ikgui.ui.transcript.scrollback_body import BodyWriter
 from ikgui.ui.transcript.scrollback_items import (
@@ -44,12 +42,24 @@ from ikgui.ui.transcript.scrollback_items import (
     rule_format,
 )
 from ikgui.ui.transcript.selection import fragment_text
-from ikgui.ui.transcript.stream_render import Live, StreamRenderer
 
 if TYPE_CHECKING:
+    from ikgui.ui.transcript.branch_notices import TitleLookup
     from ikgui.ui.transcript.highlight import LateHighlighter
+    from ikgui.ui.transcript.stream_render import Live, StreamRenderer
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor
+#: The events drawn as a fork, close or reopen notice.
+_NOTICE_KINDS = frozenset({Kind.FORK, Kind.AGENT_KILLED, Kind.AGENT_REOPENED})
+
+
+def notice_of(event: Event) -> tuple[str, str, str] | None:
+    """A fork, close or reopen notice's parts (their module is loaded when one is drawn)."""
+    if event.kind not in _NOTICE_KINDS:
+        return None
+    from ikgui.ui.transcript.branch_notices import notice_parts
+
+    return notice_parts(event)
 
 
 class Item:
@@ -99,10 +109,20 @@ class ItemWriter:
         self.prompt_before: Callable[[int], str | None] = lambda event_id: None
         #: Prompt cards the user unfolded ("Show all").
         self.expanded_cards: set[int] = set()
-        self.stream_renderer = StreamRenderer(document, self.body)
+        self._stream_renderer: StreamRenderer | None = None  # built on first use
         #: A conversation's title by id (fork and close notices name them; the view's
         #: owner sets it).
         self.titles: TitleLookup = lambda conv_id: None
+
+    @property
+    def stream_renderer(self) -> StreamRenderer:
+        """Renders a growing reply's finished blocks (its module is loaded when a reply
+        first streams, not before the first paint)."""
+        if self._stream_renderer is None:
+            from ikgui.ui.transcript.stream_render import StreamRenderer
+
+            self._stream_renderer = StreamRenderer(self.document, self.body)
+        return self._stream_renderer
 
     @property
     def colors(self) -> Colors:
@@ -266,6 +286,8 @@ class ItemWriter:
 
     def _card(self, cursor: QTextCursor, item: Item, first_block: bool) -> bool:
         """Write the prompt card of ``item`` (an edit, or a reply that drafted one)."""
+        from ikgui.ui.transcript.prompt_cards import card_for, write_card
+
         event = item.event
         card = card_for(event, self.prompt_before(event.id))
         if card is None:
@@ -294,6 +316,8 @@ class ItemWriter:
             return
         warning = event.data.get("prompt_warning")
         if isinstance(warning, str):
+            from ikgui.ui.transcript.prompt_cards import write_warning
+
             write_warning(cursor, warning, self.colors.accent("prompt"), self.font)
 
     def _fill(self, cursor: QTextCursor, item: Item, display: ItemDisplay) -> None:
@@ -329,7 +353,9 @@ class ItemWriter:
                 cursor.insertText(reveal_bidi(display.text[:STREAM_LIMIT]), char)
                 if len(display.text) >= STREAM_LIMIT:
                     self.body.still_arriving(cursor)
-            elif (parts := notice_parts(item.event)) is not None and display.text:
+            elif display.text and (parts := notice_of(item.event)) is not None:
+                from ikgui.ui.transcript.branch_notices import write_branch_notice
+
                 write_branch_notice(cursor, parts, char, self.titles)
             elif display.fold is not None:  # a long command output: its first screenful
                 self.body.plain(cursor, display.fold[0], char, event_id, False)

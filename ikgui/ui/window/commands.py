@@ -18,7 +18,6 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
-from ikgui.ui.transcript.branch_notices import BRANCHES_SCHEME
 from ikgui.ui.window.selection_commands import SelectionCommands
 from ikgui.ui.window.trash import empty_trash
 
@@ -228,6 +227,8 @@ class WindowCommands:
 
     def follow_link(self, scheme: str, conv_id: str) -> None:
         """A fork or close notice's link: open that conversation, or its Branches view."""
+        from ikgui.ui.transcript.branch_notices import BRANCHES_SCHEME
+
         if scheme == BRANCHES_SCHEME:
             self.window.dialogs.show_branches(conv_id)
         else:
