@@ -5,6 +5,7 @@ reaches the model selector, Ctrl+/ lists the registry's shortcuts."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
@@ -230,3 +231,35 @@ async def test_ctrl_slash_lists_the_registrys_shortcuts(window: MainWindow, qtbo
     press(qtbot, Qt.Key.Key_F1)
     assert dialog.isVisible()
     dialog.close()
+
+
+async def test_alt_shift_r_opens_the_rewind_menu_and_the_arrows_pick_an_older_mark(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    labels = iter(["first", "second"])
+    monkeypatch.setattr(window, "ask_text", lambda *_: next(labels))
+    wire_server.route("/v1/chat/completions", reply("an answer"))
+    for text in ("one", "two"):
+        await type_and_send(qtbot, window, text)
+        await settle(window)
+        window.toolbar_actions["actionMark"].trigger()
+        await settle(window)
+    older = window.session.state.marks[0].event_id
+    window.activateWindow()
+    window.prompt.setFocus()
+    press(qtbot, Qt.Key.Key_R, Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ShiftModifier)
+    await wait_until(lambda: isinstance(QApplication.activePopupWidget(), QMenu))
+    menu = QApplication.activePopupWidget()
+    assert isinstance(menu, QMenu) and menu.objectName() == "rewindMenu"
+    assert menu.activeAction().text() == "second"  # the newest first
+    qtbot.keyClick(menu, Qt.Key.Key_Down)
+    assert menu.activeAction().data() == older
+    qtbot.keyClick(menu, Qt.Key.Key_Return)
+    await settle(window)
+    assert [m.event_id for m in window.session.state.marks] == [older]
+
+
+async def test_help_lists_the_same_shortcuts(window: MainWindow) -> None:
+    text = window.session.registry.help_text()
+    assert "  /mark - Create a checkpoint [LABEL] (Ctrl+M)" in text
+    assert "  /help - Show available commands\n" in text  # no shortcut: nothing added
