@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
@@ -263,3 +263,32 @@ async def test_help_lists_the_same_shortcuts(window: MainWindow) -> None:
     text = window.session.registry.help_text()
     assert "  /mark - Create a checkpoint [LABEL] (Ctrl+M)" in text
     assert "  /help - Show available commands\n" in text  # no shortcut: nothing added
+
+
+def test_the_ring_goes_with_escape_and_when_the_keyboard_leaves(qtbot: QtBot) -> None:
+    from ikgui.domain.events import Event
+    from ikgui.ui.transcript.scrollback import ScrollbackView
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    view = ScrollbackView(holder)
+    other = QLineEdit(holder)
+    view.resize(700, 500)
+    holder.show()
+    holder.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is holder)
+    events = [Event(i, "c", "user" if i % 2 else "assistant", f"m{i}", {}) for i in range(1, 5)]
+    view.show_events(events)
+    frame = view.item_frame(2)
+    assert frame is not None
+    padding = frame.frameFormat().padding() + frame.frameFormat().border()
+    assert view.keys.focus_item(2) and view.keys.ringed() == 2
+    ringed = view.item_frame(2)
+    assert ringed is not None  # the ring takes the padding's room: nothing moves
+    assert ringed.frameFormat().padding() + ringed.frameFormat().border() == padding
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert view.keys.ringed() is None and view.keys.focused is None
+    qtbot.keyClick(view, Qt.Key.Key_Down)  # none focused: Down starts at the first
+    assert view.keys.focused == 1
+    other.setFocus()
+    qtbot.waitUntil(lambda: view.keys.ringed() is None)
