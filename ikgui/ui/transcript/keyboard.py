@@ -4,8 +4,9 @@ Up and Down (in the transcript; Alt+Up and Alt+Down from the prompt editor) move
 keyboard from message to message; the focused one wears a focus ring (its frame's border
 in the highlight colour) and its action row shows under it, as on hover. Enter, the Menu
 key or Shift+F10 open its actions (Copy, Edit and resend, Retry, Fork from here) as a menu
-the arrows walk; Escape lets go of the message. The ring goes when the keyboard leaves the
-transcript (not for the menu or the message's own buttons).
+the arrows walk (Enter on a link Tab reached, which selects it, follows the link); Escape
+lets go of the message. The ring goes when the keyboard leaves the transcript (not for
+the menu or the message's own buttons).
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class TranscriptKeys(QObject):
         if key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and plain:
             return self.step(-1 if key == Qt.Key.Key_Up else 1)
         shift_f10 = key == Qt.Key.Key_F10 and mods == Qt.KeyboardModifier.ShiftModifier
-        if (key in _OPEN_KEYS and mods == Qt.KeyboardModifier.NoModifier) or shift_f10:
+        on_link = key != Qt.Key.Key_Menu and self.view.textCursor().hasSelection()
+        opens = key in _OPEN_KEYS and mods == Qt.KeyboardModifier.NoModifier and not on_link
+        if opens or shift_f10:
             return self.open_actions() is not None
         if key == Qt.Key.Key_Escape and self.focused is not None:
             self.release()
@@ -154,8 +157,10 @@ class TranscriptKeys(QObject):
         ringed, saved = self._ringed, self._saved
         self._ringed = self._saved = None
         item = self.view._by_id.get(ringed) if ringed is not None else None
-        if item is not None and saved is not None and item.frame.frameFormat().property(
-            _RING_PROPERTY
+        if (
+            item is not None
+            and saved is not None
+            and item.frame.frameFormat().property(_RING_PROPERTY)
         ):
             item.frame.setFrameFormat(saved)
 
@@ -191,4 +196,3 @@ class TranscriptKeys(QObject):
         inside = focus is not None and (focus is view or view.isAncestorOf(focus))
         if not inside and QApplication.activePopupWidget() is None:
             self._unring()
-
