@@ -104,7 +104,7 @@ class ShortcutsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.tree)
         layout.addWidget(buttons)
-        self.resize(620, 560)
+        self.resize(780, 600)
         self.tree.setFocus()
 
     def listed(self) -> list[tuple[str, str]]:
