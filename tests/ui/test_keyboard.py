@@ -131,6 +131,16 @@ async def test_f6_cycles_the_panes(
     assert focused() is window.sidebar.view
 
 
+async def test_f6_reaches_the_welcomes_buttons(window: MainWindow, qtbot: QtBot) -> None:
+    assert window.centre_stack.currentWidget() is window.welcome  # a first run
+    window.activateWindow()
+    window.sidebar.view.setFocus()
+    press(qtbot, Qt.Key.Key_F6)
+    assert window.welcome.isAncestorOf(focused())
+    press(qtbot, Qt.Key.Key_F6)
+    assert focused() is window.prompt
+
+
 async def open_menu(qtbot: QtBot) -> QMenu:
     press(qtbot, Qt.Key.Key_Return)
     await wait_until(lambda: isinstance(QApplication.activePopupWidget(), QMenu))

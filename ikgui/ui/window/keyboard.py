@@ -91,7 +91,8 @@ class WindowKeys:
             (w.prompt, w.prompt),
             (w.working, working),
         ]
-        return [(p, t) for p, t in candidates if t.isVisible() and t.isEnabled()]
+        found = [(p, _takes_focus(t)) for p, t in candidates if t.isVisible() and t.isEnabled()]
+        return [(p, t) for p, t in found if t is not None]
 
     def cycle(self, step: int) -> None:
         """The keyboard to the next (``step`` 1) or previous (-1) pane."""
@@ -161,3 +162,12 @@ class WindowKeys:
         self.dialog.raise_()
         self.dialog.activateWindow()
         return self.dialog
+
+
+def _takes_focus(widget: QWidget) -> QWidget | None:
+    """``widget``, or (the welcome panel takes no focus itself) its first control."""
+    tab = Qt.FocusPolicy.TabFocus
+    if widget.focusPolicy() & tab == tab:
+        return widget
+    controls = (w for w in widget.findChildren(QWidget) if w.focusPolicy() & tab == tab)
+    return next((w for w in controls if w.isVisible() and w.isEnabled()), None)
