@@ -201,6 +201,8 @@ async def test_ctrl_shift_m_focuses_the_model_selector(
     assert focused() is window.toolbar_actions.model_selector
     press(qtbot, Qt.Key.Key_Down)  # the arrows choose
     assert window.toolbar_actions.model_selector.currentData() == "other-model"
+    await settle(window)
+    assert window.session.model == "other-model"
 
 
 async def test_ctrl_shift_m_offers_the_models_as_a_menu_when_the_toolbar_hides_them(
