@@ -179,7 +179,9 @@ class Registry(Generic[T]):
 
     def help_text(self) -> str:
         lines = ["Available commands:"]
-        lines += [f"  /{c.name} - {c.description}" for c in self]
+        for c in self:  # a toolbar shortcut as the toolbar and its shortcuts dialog show it
+            keys = f" ({c.action.shortcut})" if c.action and c.action.shortcut else ""
+            lines.append(f"  /{c.name} - {c.description}{keys}")
         return "\n".join(lines)
 
     def dispatch(self, target: T, line: str) -> CommandResult:

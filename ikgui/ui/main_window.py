@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QSplitter,
     QToolBar,
-    QWidget,
 )
 
 from ikgui.domain.errors import ProviderError
@@ -47,6 +46,7 @@ from ikgui.ui.window.chrome import ChromePresenter
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
+from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.policy import policy_for
 from ikgui.ui.window.startup import TailFirstStart
 
@@ -165,20 +165,11 @@ class MainWindow(QMainWindow):
         b.stream_state_changed.connect(self._on_stream_state)
         b.activity.connect(self.sidebar.refresh_conversation)
         self.commands.connect()
-
-        find = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
-        find.activated.connect(self._focus_search)
-        to_prompt = QShortcut(QKeySequence("Ctrl+K"), self)
-        to_prompt.activated.connect(self.prompt.setFocus)
+        self.keys = WindowKeys(self)  # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
 
     @property
     def welcome(self) -> WelcomePanel:
         return self.pane.welcome
-
-    def _focus_search(self) -> None:
-        search = self.sidebar.findChild(QWidget, "conversationSearch")
-        if search is not None:
-            search.setFocus()
 
     # -- start-up --------------------------------------------------------------------
     def start(self) -> None:

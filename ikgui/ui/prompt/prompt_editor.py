@@ -1,5 +1,6 @@
 """The prompt editor: Enter sends, Shift+Enter adds a line, Up/Down recall earlier
-inputs, ``/`` opens a completion list of the commands, Escape asks to stop a stream.
+inputs, Alt+Up/Alt+Down put the keyboard on the transcript's messages, ``/`` opens a
+completion list of the commands, Escape asks to stop a stream.
 
 With the list open, Enter on a complete command name runs it (``/help⏎``), unless the
 command needs an argument (``/load <ref>``) or another entry was picked in the list;
@@ -27,6 +28,8 @@ MAX_LINES = 8
 class PromptEditor(QPlainTextEdit):
     submitted = Signal(str)  # the text to send or run
     stop_requested = Signal()
+    #: Alt+Up / Alt+Down: the keyboard to the transcript's messages (-1: up, +1: down).
+    transcript_requested = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +154,10 @@ class PromptEditor(QPlainTextEdit):
         if key == Qt.Key.Key_Escape:
             popup.hide()
             self.stop_requested.emit()
+            return
+        if mods == Qt.KeyboardModifier.AltModifier and key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+            popup.hide()
+            self.transcript_requested.emit(-1 if key == Qt.Key.Key_Up else 1)
             return
         cursor = self.textCursor()
         up = key == Qt.Key.Key_Up and not popup.isVisible() and cursor.blockNumber() == 0

@@ -30,6 +30,7 @@ from ikgui.domain.transcript import Entry, Group
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.item_actions import ItemActions
+from ikgui.ui.transcript.keyboard import TranscriptKeys
 from ikgui.ui.transcript.markdown import SafeDocument
 from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
 from ikgui.ui.transcript.scrollback_items import Colors
@@ -90,6 +91,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self._writer.late = LateHighlighter(document, self)
         self._writer.alive = lambda item: self._by_id.get(item.event.id) is item
         self.item_actions = ItemActions(self)
+        self.keys = TranscriptKeys(self)  # a message at a time by keyboard, its ring
         self._ready = True
 
     # -- the API the window drives ---------------------------------------------------
