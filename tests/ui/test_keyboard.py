@@ -108,6 +108,9 @@ async def test_tab_walks_every_control_and_back_without_a_trap(
             assert widget in forward, f"{name_of(widget)} is never reached by Tab"
     backward = walk(qtbot, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier, start)
     assert set(backward) >= set(forward) - {w for w in forward if not w.isVisible()}
+    for widget in forward:  # every control Tab reaches speaks a name meant for people
+        spoken = widget.accessibleName()
+        assert spoken and spoken != widget.objectName(), f"{name_of(widget)}: {spoken!r}"
 
 
 async def test_f6_cycles_the_panes(

@@ -154,9 +154,11 @@ class WorkingPromptPanel(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         self.save_button = QPushButton("Save", self.unsaved_row)
         self.save_button.setObjectName("workingPromptSave")
+        self.save_button.setAccessibleName("Save the prompt edit")
         self.save_button.setToolTip("Record the edit and tell the assistant  (Ctrl+S)")
         self.revert_button = QPushButton("Revert", self.unsaved_row)
         self.revert_button.setObjectName("workingPromptRevert")
+        self.revert_button.setAccessibleName("Revert the prompt edit")
         self.revert_button.setToolTip("Go back to the recorded prompt  (Escape)")
         row.addStretch(1)
         row.addWidget(self.revert_button)
@@ -165,6 +167,7 @@ class WorkingPromptPanel(QWidget):
         layout.addWidget(self.unsaved_row)
         self.context_button = QPushButton("Show context")
         self.context_button.setObjectName("showContextButton")
+        self.context_button.setAccessibleName("Show context")
         self.context_button.setToolTip(
             "Exactly what the model will receive next, and what changed since the last reply"
         )
