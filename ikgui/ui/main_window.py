@@ -20,13 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QLabel,
-    QMainWindow,
-    QSplitter,
-    QToolBar,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QToolBar, QWidget
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
@@ -71,6 +65,8 @@ class WindowServices:
     problems: list[str] = field(default_factory=list)
     check_timeout: float = 4.0
     on_closed: Callable[[], None] | None = None
+    #: Closes what the providers keep open between sends (their HTTP clients).
+    close_providers: Callable[[], Awaitable[None]] | None = None
     #: Opens the read-only demo (None: no demo from this window).
     open_demo: Callable[[], Any] | None = None
     #: A read-only window (the demo): browse, search, read; nothing is written.
@@ -382,6 +378,8 @@ class MainWindow(QMainWindow):
         if pending:
             await asyncio.wait(pending, timeout=5)
         await self.unsaved.shutdown()
+        if self.services.close_providers is not None:
+            await self.services.close_providers()
         self._save_layout()
         if self.services.on_closed is not None:
             self.services.on_closed()
