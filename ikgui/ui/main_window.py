@@ -94,6 +94,7 @@ class MainWindow(QMainWindow):
         self.first_paint = FirstPaint(self)
         self._build()
         self.scrollback.first_screen_until(self.first_paint)
+        self.scrollback.fill_in_steps = True
         self.scrollback.group_loader = lambda group: cleared_items(self.store, group)
         self.first_paint.then(self.sidebar.release_pages)
         self.bridge = SessionBridge(session, parent=self)
