@@ -25,7 +25,7 @@ PAGE_SIZE = 150
 #: added if they do not).
 FIRST_SCREEN = 15
 #: With ``fill_in_steps``, the rest of a page is added above this many items at a time.
-FILL_STEP = 30
+FILL_STEP = 15
 
 
 class _View(Protocol):
