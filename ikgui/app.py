@@ -69,7 +69,7 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
     if store.read_only is None:  # a full disk opens it read-only: nothing can be marked
         recover(store)
     keys = KeyStore()
-    providers = Providers(settings, keys)
+    providers = Providers(settings, keys, keep_clients=True)
     session = Session(
         store,
         settings,
@@ -91,6 +91,7 @@ def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWi
         problems=list(settings.problems),
         check_timeout=check_timeout,
         on_closed=store.close,
+        close_providers=providers.aclose,
     )
     services.open_demo = open_demo
     window = MainWindow(services)

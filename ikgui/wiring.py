@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ikgui.domain.advice import Advice
 from ikgui.domain.errors import ProviderError
@@ -17,6 +18,9 @@ from ikgui.domain.reply import recover_unfinished
 from ikgui.domain.settings import Settings
 from ikgui.domain.streaming import Provider
 from ikgui.keys import KeyStore
+
+if TYPE_CHECKING:
+    from ikgui.providers import ClientPool
 
 
 def process_alive(pid: int) -> bool:
@@ -42,22 +46,31 @@ def recover(store: Store) -> int:
 
 
 class Providers:
-    """Builds providers by name from the settings, with keys from the key store."""
+    """Builds providers by name from the settings, with keys from the key store.
+
+    With ``keep_clients`` (a window) the providers share their HTTP clients across
+    sends (connections stay open; no client is built on the event loop at each send)
+    until :meth:`aclose`.
+    """
 
     def __init__(
         self,
         settings: Settings,
         keys: KeyStore | None = None,
+        *,
+        keep_clients: bool = False,
         **timeouts: float,
     ) -> None:
         self.settings = settings
         self.keys = keys or KeyStore()
         self.timeouts = timeouts
+        self.keep_clients = keep_clients
+        self._pool: ClientPool | None = None
         #: The last model list each provider gave (for ``/model`` and the selector).
         self.models: dict[str, list[str]] = {}
 
     def __call__(self, name: str) -> Provider:
-        from ikgui.providers import make_provider
+        from ikgui.providers import ClientPool, make_provider
 
         config = self.settings.providers.get(name)
         if config is None:
@@ -71,7 +84,15 @@ class Providers:
             "reply_seconds": self.settings.reply_seconds,
             "reply_bytes": self.settings.reply_bytes,
         }
-        return make_provider(config, key, **{**limits, **self.timeouts})
+        if self.keep_clients and self._pool is None:
+            self._pool = ClientPool()
+        return make_provider(config, key, pool=self._pool, **{**limits, **self.timeouts})
+
+    async def aclose(self) -> None:
+        """Close the shared HTTP clients (the next send makes new ones)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.aclose()
 
     def known_models(self, name: str) -> list[str] | None:
         return self.models.get(name)

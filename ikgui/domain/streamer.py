@@ -94,6 +94,9 @@ class ReplyStreamer:
                 self.streams[conv_id] = task
             current.announce(StreamStarted(conv_id))
             try:
+                # Let a window paint what the message changed (its row, the transcript)
+                # before the reply's own work starts: one long step stalls its loop.
+                await asyncio.sleep(0)
                 reply = await stream_reply(current, conv_id, factory)
             finally:
                 self.streams.pop(conv_id, None)

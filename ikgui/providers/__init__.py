@@ -22,6 +22,7 @@ from ikgui.providers.http import (
     IDLE_TIMEOUT,
     REPLY_BYTES,
     REPLY_SECONDS,
+    ClientPool,
     HTTPProvider,
     ReplyStream,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "FIRST_BYTE_TIMEOUT",
     "IDLE_TIMEOUT",
     "AnthropicProvider",
+    "ClientPool",
     "HTTPProvider",
     "OllamaProvider",
     "OpenAIProvider",
@@ -56,6 +58,7 @@ def make_provider(
     idle_timeout: float = IDLE_TIMEOUT,
     reply_seconds: float = REPLY_SECONDS,
     reply_bytes: float = REPLY_BYTES,
+    pool: ClientPool | None = None,
 ) -> HTTPProvider:
     """The provider for ``settings`` (``api_key`` already looked up by the caller).
 
@@ -83,6 +86,7 @@ def make_provider(
         idle_timeout=idle_timeout,
         reply_seconds=reply_seconds,
         reply_bytes=int(reply_bytes),
+        pool=pool,
     )
 
 

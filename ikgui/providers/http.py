@@ -59,6 +59,42 @@ def warm_up() -> None:
     tls_context()
 
 
+class ClientPool:
+    """The ``httpx.AsyncClient`` the providers of one factory share across sends.
+
+    Building a client costs a few milliseconds on the event loop (httpx scans the
+    environment for proxies and makes its transport) and a new client opens a new
+    connection; a window builds a provider for every send, so they share one client per
+    event loop and timeouts (a client belongs to the loop it was first used on). The
+    pool closes them in :meth:`aclose`; a provider's own ``aclose`` leaves them open.
+    """
+
+    def __init__(self) -> None:
+        self._clients: dict[tuple[float, float], tuple[object, httpx.AsyncClient]] = {}
+
+    def client(self, provider: HTTPProvider) -> httpx.AsyncClient | None:
+        """The shared client for ``provider``'s timeouts on the running loop (``None``
+        outside a loop: the provider builds its own)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        key = (provider.connect_timeout, provider.first_byte_timeout)
+        held = self._clients.get(key)
+        if held is None or held[0] is not loop or held[1].is_closed:
+            held = (loop, provider.new_client())
+            self._clients[key] = held
+        return held[1]
+
+    async def aclose(self) -> None:
+        """Close the clients of the running loop (others belong to a loop now gone)."""
+        loop = asyncio.get_running_loop()
+        clients, self._clients = self._clients, {}
+        for owner, http in clients.values():
+            if owner is loop:
+                await http.aclose()
+
+
 class HTTPProvider:
     """Base of the three providers; subclasses say where to send what."""
 
@@ -76,6 +112,7 @@ class HTTPProvider:
         reply_seconds: float = REPLY_SECONDS,
         reply_bytes: int = REPLY_BYTES,
         transport: httpx.AsyncBaseTransport | None = None,
+        pool: ClientPool | None = None,
     ) -> None:
         self.name = name
         self.base_url = base_url.strip().rstrip("/")
@@ -87,6 +124,9 @@ class HTTPProvider:
         self.reply_bytes = reply_bytes
         self._transport = transport
         self._http: httpx.AsyncClient | None = None
+        #: Where the client comes from when it is shared (``aclose`` leaves it open).
+        self._pool = pool if transport is None else None
+        self._pooled = False
         #: Streams not closed yet, held so an abandoned one is closed by ``aclose``
         #: instead of being finalized by the GC.
         self.open_streams: set[ReplyStream] = set()
@@ -124,22 +164,28 @@ class HTTPProvider:
         return ErrorContext(self.base_url, self.name, self.kind, model, secrets)
 
     def client(self) -> httpx.AsyncClient:
-        """The connection pool, created on first use (again after ``aclose``)."""
+        """The connection pool, created on first use (again after ``aclose``), or the
+        one the provider's :class:`ClientPool` shares."""
         if self._http is None:
-            timeout = httpx.Timeout(
-                connect=self.connect_timeout,
-                read=None,  # first-byte and idle limits are enforced by ReplyStream
-                write=self.first_byte_timeout,
-                pool=self.connect_timeout,
-            )
-            self._http = httpx.AsyncClient(
-                timeout=timeout,
-                follow_redirects=False,
-                transport=self._transport,
-                headers={"user-agent": USER_AGENT},
-                verify=tls_context(),
-            )
+            shared = self._pool.client(self) if self._pool is not None else None
+            self._pooled = shared is not None
+            self._http = shared or self.new_client()
         return self._http
+
+    def new_client(self) -> httpx.AsyncClient:
+        timeout = httpx.Timeout(
+            connect=self.connect_timeout,
+            read=None,  # first-byte and idle limits are enforced by ReplyStream
+            write=self.first_byte_timeout,
+            pool=self.connect_timeout,
+        )
+        return httpx.AsyncClient(
+            timeout=timeout,
+            follow_redirects=False,
+            transport=self._transport,
+            headers={"user-agent": USER_AGENT},
+            verify=tls_context(),
+        )
 
     def stream(self, request: ChatRequest) -> ReplyStream:
         stream = ReplyStream(self, request)
@@ -179,11 +225,12 @@ class HTTPProvider:
         return names
 
     async def aclose(self) -> None:
-        """Close streams a consumer left open, then the connection pool."""
+        """Close streams a consumer left open, then the connection pool (unless it is
+        shared: its :class:`ClientPool` closes it)."""
         for stream in list(self.open_streams):
             await stream.aclose()
         http, self._http = self._http, None
-        if http is not None:
+        if http is not None and not self._pooled:
             await http.aclose()
 
 
@@ -195,6 +242,7 @@ __all__ = [
     "JSON_BODY_LIMIT",
     "REPLY_BYTES",
     "REPLY_SECONDS",
+    "ClientPool",
     "HTTPProvider",
     "ReplyStream",
     "tls_context",

@@ -20,12 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (
-    QLabel,
-    QMainWindow,
-    QSplitter,
-    QToolBar,
-)
+from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QToolBar
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
@@ -71,6 +66,8 @@ class WindowServices:
     problems: list[str] = field(default_factory=list)
     check_timeout: float = 4.0
     on_closed: Callable[[], None] | None = None
+    #: Closes what the providers keep open between sends (their HTTP clients).
+    close_providers: Callable[[], Awaitable[None]] | None = None
     #: Opens the read-only demo (None: no demo from this window).
     open_demo: Callable[[], Any] | None = None
     #: A read-only window (the demo): browse, search, read; nothing is written.
@@ -98,6 +95,7 @@ class MainWindow(QMainWindow):
         self.first_paint = FirstPaint(self)
         self._build()
         self.scrollback.first_screen_until(self.first_paint)
+        self.scrollback.fill_in_steps = True
         self.scrollback.group_loader = lambda group: cleared_items(self.store, group)
         self.first_paint.then(self.sidebar.release_pages)
         self.bridge = SessionBridge(session, parent=self)
@@ -373,6 +371,8 @@ class MainWindow(QMainWindow):
         if pending:
             await asyncio.wait(pending, timeout=5)
         await self.unsaved.shutdown()
+        if self.services.close_providers is not None:
+            await self.services.close_providers()
         self._save_layout()
         if self.services.on_closed is not None:
             self.services.on_closed()

@@ -201,3 +201,28 @@ def test_a_tool_call_is_logged_after_the_text_and_sent_back_with_the_turn() -> N
     assert events[1].data["finish_reason"] == "tool_calls"
     turn = session.context()[1]
     assert turn["content"] == "Let me check." and turn["tool_calls"][0]["id"] == "call_1"
+
+
+def test_the_loop_runs_between_storing_the_message_and_asking_the_provider() -> None:
+    """A window paints the stored message before the reply's work starts (issue 10
+    item 4: the send's first step was one long stall of the window's event loop)."""
+    store, provider = MemoryStore(), ScriptedProvider(text_reply("ok"))
+    order: list[str] = []
+
+    def factory(name: str) -> ScriptedProvider:
+        order.append("provider")
+        return provider(name)
+
+    settings = Settings(default_provider="local", default_model="mock-gpt")
+    settings.providers["local"] = ProviderSettings("local", "openai", provider.base_url)
+    session = Session(store, settings, clock=Clock(), provider_factory=factory)
+
+    def on_fact(fact: SessionEvent) -> None:
+        event = getattr(fact, "event", None)
+        if fact.name == "event_appended" and event is not None and event.kind == Kind.USER:
+            asyncio.get_running_loop().call_soon(order.append, "loop ran")
+
+    session.subscribe(on_fact)
+    reply = asyncio.run(session.send("go"))
+    assert reply is not None and reply.content == "ok"
+    assert order == ["loop ran", "provider"]

@@ -66,6 +66,7 @@ async def shown_by_a_full_open(win: MainWindow) -> list[str]:
     """What the window shows when the conversation is opened again (from the sidebar)."""
     win.open_conversation(CONV)
     await quiet(win)
+    await wait_until(lambda: not win.scrollback.filling)  # the page's rest, in steps
     return win.scrollback.item_texts()
 
 

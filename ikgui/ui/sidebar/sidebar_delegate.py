@@ -10,7 +10,7 @@ and dark themes both read well.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -36,6 +36,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.ui.sidebar.paint_helpers import distance as _distance
+from ikgui.ui.sidebar.paint_helpers import mix as mix
+from ikgui.ui.sidebar.paint_helpers import mixed as _mixed
+from ikgui.ui.sidebar.paint_helpers import reader as _reader
+from ikgui.ui.sidebar.paint_helpers import runs as _runs
 from ikgui.ui.sidebar.sidebar_chips import CHIP_GAP, chip_layout
 from ikgui.ui.sidebar.sidebar_rows import (
     ClosedRole,
@@ -59,37 +64,6 @@ LINE_GAP = 3
 HEADER_TOP = 10
 HEADER_BOTTOM = 3
 STREAMING_TEXT = "replying"
-
-
-def mix(a: QColor, b: QColor, amount: float) -> QColor:
-    """``a`` moved ``amount`` (0..1) of the way towards ``b``."""
-    return QColor.fromRgbF(
-        a.redF() + (b.redF() - a.redF()) * amount,
-        a.greenF() + (b.greenF() - a.greenF()) * amount,
-        a.blueF() + (b.blueF() - a.blueF()) * amount,
-    )
-
-
-def _distance(a: QColor, b: QColor) -> float:
-    return abs(a.lightnessF() - b.lightnessF()) + abs(a.hueF() - b.hueF()) * 0.2
-
-
-def _runs(text: str, query: str) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, matches a word of ``query``) runs."""
-    words = [re.escape(w) for w in re.findall(r"\w+", query)]
-    if not words:
-        return [(text, False)]
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(words) + r")\w*", re.IGNORECASE)
-    runs: list[tuple[str, bool]] = []
-    at = 0
-    for match in pattern.finditer(text):
-        if match.start() > at:
-            runs.append((text[at : match.start()], False))
-        runs.append((match.group(0), True))
-        at = match.end()
-    if at < len(text):
-        runs.append((text[at:], False))
-    return runs
 
 
 def _paint_runs(
@@ -121,6 +95,14 @@ def _paint_runs(
             break
 
 
+def _draw_line(
+    painter: QPainter, metrics: QFontMetrics, x: int, top: int, height: int, text: str
+) -> None:
+    """One line of (already elided) text, left-aligned and centred in ``height``: drawn at
+    its baseline, the cheap path (a rectangle and flags lay the text out again)."""
+    painter.drawText(QPoint(x, top + (height - metrics.height()) // 2 + metrics.ascent()), text)
+
+
 class _TitleEdit(QLineEdit):
     """The inline title editor: all text selected, but scrolled to show its start."""
 
@@ -145,6 +127,7 @@ class _Fonts:
         self.small_bold.setWeight(QFont.Weight.DemiBold)
         self.small_bold_fm = QFontMetrics(self.small_bold)
         self.title_fm = QFontMetrics(self.title)
+        self.untitled_fm = QFontMetrics(self.untitled)
         self.small_fm = QFontMetrics(self.small)
         self.chip_h = self.small_fm.height() + 2
         self.header_h = HEADER_TOP + self.small_bold_fm.height() + HEADER_BOTTOM
@@ -192,7 +175,8 @@ class ConversationDelegate(QStyledItemDelegate):
 
     # -- painting --------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
-        opt, fonts = self._row_option(painter, option, index)
+        data = _reader(index)
+        opt, fonts = self._row_option(painter, option, index, data)
         opt.state &= ~QStyle.StateFlag.State_HasFocus
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
@@ -208,54 +192,58 @@ class ConversationDelegate(QStyledItemDelegate):
         accent = palette.color(role.Accent)
         if selected and _distance(accent, ground) < 0.25:
             accent = text
-        if index.data(ClosedRole):
-            text = mix(text, ground, 0.45)
-        muted = mix(text, ground, 0.38)
+        closed = bool(data(ClosedRole))
+        if closed:
+            text = _mixed(text, ground, 0.45)
+        muted = _mixed(text, ground, 0.38)
         rect: QRect = opt.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
 
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         line_h = fonts.title_fm.height()
-        right = self._paint_badge(painter, index, fonts, rect, line_h, muted, accent)
-        untitled = not index.data(Qt.ItemDataRole.EditRole)
+        right = self._paint_badge(painter, data, fonts, rect, line_h, muted, accent)
+        untitled = not data(Qt.ItemDataRole.EditRole)
         painter.setFont(fonts.untitled if untitled else fonts.title)
         painter.setPen(muted if untitled else text)
-        metrics = QFontMetrics(painter.font())
+        metrics = fonts.untitled_fm if untitled else fonts.title_fm
         title = metrics.elidedText(
-            str(index.data(TitleRole) or ""), Qt.TextElideMode.ElideRight, right - rect.left()
+            str(data(TitleRole) or ""), Qt.TextElideMode.ElideRight, right - rect.left()
         )
-        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        painter.drawText(QRect(rect.left(), rect.top(), right - rect.left(), line_h), align, title)
+        _draw_line(painter, metrics, rect.left(), rect.top(), line_h, title)
 
         y = rect.top() + line_h + LINE_GAP
-        snippet = index.data(SnippetRole)
+        snippet = data(SnippetRole)
         if snippet is not None:
             small_h = fonts.small_fm.height()
             line = QRect(rect.left(), y, rect.width(), small_h)
-            words = str(index.data(QueryRole) or "")
+            words = str(data(QueryRole) or "")
             _paint_runs(painter, fonts, line, str(snippet), words, mix(text, ground, 0.25), text)
             y += small_h + LINE_GAP
         line2 = QRect(rect.left(), y, rect.width(), fonts.chip_h)
-        chips_left = self._paint_chips(painter, index, fonts, line2, text, ground, accent)
-        detail = str(index.data(DetailRole) or "")
-        if index.data(ClosedRole):
+        chips_left = self._paint_chips(painter, data, fonts, line2, text, ground, accent)
+        detail = str(data(DetailRole) or "")
+        if closed:
             detail = f"closed · {detail}"
         painter.setFont(fonts.small)
         painter.setPen(muted)
         width = max(0, chips_left - line2.left() - CHIP_GAP)
         detail = fonts.small_fm.elidedText(detail, Qt.TextElideMode.ElideRight, width)
-        painter.drawText(QRect(line2.left(), y, width, fonts.chip_h), align, detail)
+        _draw_line(painter, fonts.small_fm, line2.left(), y, fonts.chip_h, detail)
         painter.restore()
 
     def _row_option(
-        self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: AnyIndex,
+        data: Callable[[int], Any],
     ) -> tuple[QStyleOptionViewItem, _Fonts]:
         """The row's style option without its header, which is painted here if it has one."""
         opt = QStyleOptionViewItem(option)
         # No ``initStyleOption``: it asks the model for ten roles the row never uses (its
         # text, icon, font, colours...); the style only paints the row's background.
         fonts = self.fonts(opt.font)
-        header = index.data(HeaderRole)
+        header = data(HeaderRole)
         if header:
             self._paint_header(painter, opt, str(header), fonts)
             opt.rect = opt.rect.adjusted(0, fonts.header_h, 0, 0)
@@ -290,7 +278,7 @@ class ConversationDelegate(QStyledItemDelegate):
     def _paint_badge(
         self,
         painter: QPainter,
-        index: AnyIndex,
+        data: Callable[[int], Any],
         fonts: _Fonts,
         rect: QRect,
         line_h: int,
@@ -299,7 +287,7 @@ class ConversationDelegate(QStyledItemDelegate):
     ) -> int:
         """The streaming badge at the right of line 1 while a reply arrives; returns the
         x where the title must end."""
-        if not index.data(StreamingRole):
+        if not data(StreamingRole):
             return rect.right()
         painter.setFont(fonts.small)
         width = fonts.small_fm.horizontalAdvance(STREAMING_TEXT)
@@ -317,7 +305,7 @@ class ConversationDelegate(QStyledItemDelegate):
     def _paint_chips(
         self,
         painter: QPainter,
-        index: AnyIndex,
+        data: Callable[[int], Any],
         fonts: _Fonts,
         line: QRect,
         text: QColor,
@@ -325,11 +313,11 @@ class ConversationDelegate(QStyledItemDelegate):
         accent: QColor,
     ) -> int:
         """Tag chips right-aligned on ``line`` (see ``sidebar_chips``); returns their left x."""
-        chips = chip_layout(index.data(TagsRole) or (), fonts.small_fm, fonts.chip_h, line)
+        chips = chip_layout(data(TagsRole) or (), fonts.small_fm, fonts.chip_h, line)
         if not chips:
             return line.right() + 1
-        fill = mix(ground, accent, 0.16)
-        ink = mix(text, accent, 0.35)
+        fill = _mixed(ground, accent, 0.16)
+        ink = _mixed(text, accent, 0.35)
         painter.setFont(fonts.small)
         for chip in chips:
             painter.setPen(Qt.PenStyle.NoPen)

@@ -104,9 +104,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         and collapsed groups: ``ReplayState.transcript``) at the bottom."""
         self._held = self._rows(entries)
         self._last = len(self._held)
-        self._first = max(0, self._last - self._page)
+        self._first = self._first_of_page()
         self._rebuild()
         self.scroll_to_bottom()
+        self._fill_in_steps()
 
     def append_event(self, event: Event) -> None:
         """Add one item at the end (see ``apply_change`` for what the domain changed)."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QScrollBar
 
@@ -23,6 +24,8 @@ PAGE_SIZE = 150
 #: Items laid out before the window's first paint: enough to fill a screen (more are
 #: added if they do not).
 FIRST_SCREEN = 15
+#: With ``fill_in_steps``, the rest of a page is added above this many items at a time.
+FILL_STEP = 15
 
 
 class _View(Protocol):
@@ -33,6 +36,9 @@ class _View(Protocol):
     _bottom_when_shown: bool
     _writer: ItemWriter
     _items: list[Item]
+    fill_in_steps: bool
+    filling: bool
+    _fill_turn: int
 
     def has_later(self) -> bool: ...
     def load_earlier(self, count: int = PAGE_SIZE) -> int: ...
@@ -49,6 +55,34 @@ class StartMixin:
     _page = PAGE_SIZE
     #: Scrolled to the bottom once shown (the layout waits for the real width).
     _bottom_when_shown = False
+    #: Whether ``show_events`` lays out a screenful, and the rest of the page above it in
+    #: steps once that is painted (the window: a switch to a long conversation paints
+    #: sooner, and no step holds its event loop long).
+    fill_in_steps = False
+    _fill_turn = 0
+    #: Whether steps of ``fill_in_steps`` are still to come.
+    filling = False
+
+    def _first_of_page(self: _View) -> int:
+        """Where the items ``show_events`` lays out now begin."""
+        stepping = self.fill_in_steps and self._page == PAGE_SIZE
+        return max(0, self._last - (FIRST_SCREEN if stepping else self._page))
+
+    def _fill_in_steps(self: _View) -> None:
+        """After ``show_events``: the rest of the page in steps (any earlier steps stop)."""
+        self._fill_turn += 1
+        self.filling = self.fill_in_steps and self._page == PAGE_SIZE
+        if self.filling:
+            QTimer.singleShot(0, self, partial(StartMixin._fill_step, self, self._fill_turn))  # type: ignore[call-overload]
+
+    def _fill_step(self: _View, turn: int) -> None:
+        if turn != self._fill_turn:
+            return  # shown again since
+        missing = PAGE_SIZE - (self._last - self._first)
+        if missing > 0 and not self.has_later() and self.load_earlier(min(FILL_STEP, missing)):
+            QTimer.singleShot(0, self, partial(StartMixin._fill_step, self, turn))  # type: ignore[call-overload]
+        else:
+            self.filling = False
 
     def first_screen_until(self: _View, first_paint: FirstPaint) -> None:
         """Until ``first_paint``, ``show_events`` lays out about a screenful; the rest of
