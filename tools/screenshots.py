@@ -59,76 +59,71 @@ def gone(window: Any) -> None:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-async def grab(home: Path, theme: str, out: Path, size: tuple[int, int] = (1340, 820)) -> None:
+async def opened(home: Path, theme: str, size: tuple[int, int] = (1340, 820)) -> Any:
+    """The real window over ``home`` in ``theme``, shown, its start-up work done (the
+    model check gives up quickly: no server runs here), the banner and status hidden."""
     from ikgui.app import build_window
     from ikgui.ui.loop import application
     from ikgui.ui.style import apply_style
 
-    app = application()
-    apply_style(app, theme)
+    apply_style(application(), theme)
     window = build_window(home, check_timeout=0.5)
     window.resize(*size)
     window.show()
-    window.banner.hide()
     deadline = time.monotonic() + 3
     while any(not t.done() for t in window._tasks) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     window.banner.hide()
-    for row in list(window.scrollback._held):  # show a rewound group expanded (issue 10)
-        if row.kind == "group":
-            window.scrollback.expand_group(-row.id)
-    window.scrollback.scroll_to_bottom()
     window.statusBar().clearMessage()
-    for _ in range(5):
-        app.processEvents()
+    return window
+
+
+async def settled(rounds: int = 3) -> None:
+    from ikgui.ui.loop import application
+
+    for _ in range(rounds):
+        application().processEvents()
         await asyncio.sleep(0.05)
 
-    window.grab().save(str(out))
+
+def save(widget: Any, out: Path) -> None:
+    widget.grab().save(str(out))
     print(f"wrote {out}")
+
+
+async def closed(window: Any) -> None:
     await window.shutdown()
     window.close()
     gone(window)
 
 
+async def grab(home: Path, theme: str, out: Path, size: tuple[int, int] = (1340, 820)) -> None:
+    window = await opened(home, theme, size)
+    for row in list(window.scrollback._held):  # show a rewound group expanded (issue 10)
+        if row.kind == "group":
+            window.scrollback.expand_group(-row.id)
+    window.scrollback.scroll_to_bottom()
+    await settled(5)
+    save(window, out)
+    await closed(window)
+
+
 async def grab_first_run(home: Path, out_dir: Path) -> None:
     """The welcome state of an empty database, and the read-only demo window."""
-    from ikgui.app import build_window
-    from ikgui.ui.loop import application
-    from ikgui.ui.style import apply_style
-
-    app = application()
-    apply_style(app, "light")
-    window = build_window(home, check_timeout=0.5)
-    window.resize(1340, 820)
-    window.show()
-    while any(not t.done() for t in window._tasks):
-        await asyncio.sleep(0.05)
-    window.banner.hide()
-    window.statusBar().clearMessage()
-    for _ in range(3):
-        app.processEvents()
-        await asyncio.sleep(0.05)
-    window.grab().save(str(out_dir / "first-run.png"))
-    print(f"wrote {out_dir / 'first-run.png'}")
+    window = await opened(home, "light")
+    await settled()
+    save(window, out_dir / "first-run.png")
     window.resize(800, 600)  # the welcome wraps; nothing is cut (issue 13)
-    for _ in range(3):
-        app.processEvents()
-        await asyncio.sleep(0.05)
-    window.grab().save(str(out_dir / "first-run-800x600.png"))
-    print(f"wrote {out_dir / 'first-run-800x600.png'}")
+    await settled()
+    save(window, out_dir / "first-run-800x600.png")
     window.open_demo()
     demo = window.demo_window
     demo.resize(1340, 820)
     demo.statusBar().clearMessage()
-    for _ in range(3):
-        app.processEvents()
-        await asyncio.sleep(0.05)
-    demo.grab().save(str(out_dir / "demo.png"))
-    print(f"wrote {out_dir / 'demo.png'}")
+    await settled()
+    save(demo, out_dir / "demo.png")
     for win in (demo, window):
-        await win.shutdown()
-        win.close()
-        gone(win)
+        await closed(win)
 
 
 async def grab_transcript(home: Path, theme: str, out: Path) -> None:
@@ -138,19 +133,9 @@ async def grab_transcript(home: Path, theme: str, out: Path) -> None:
     from PySide6.QtGui import QMouseEvent
     from PySide6.QtWidgets import QApplication
 
-    from ikgui.app import build_window
-    from ikgui.ui.loop import application
-    from ikgui.ui.style import apply_style
     from ikgui.ui.transcript.inline_edit import bubble_rect
 
-    app = application()
-    apply_style(app, theme)
-    window = build_window(home, check_timeout=0.5)
-    window.resize(1340, 820)
-    window.show()
-    while any(not t.done() for t in window._tasks):
-        await asyncio.sleep(0.05)
-    window.banner.hide()
+    window = await opened(home, theme)
     convs = window.store.list_conversations(20)
     first = next((c for c in convs if c.title.startswith("SQLite WAL")), None)
     assert first is not None, "the demo's first conversation is missing"
@@ -162,9 +147,7 @@ async def grab_transcript(home: Path, theme: str, out: Path) -> None:
     cursor = view.textCursor()  # (no selection shown)
     cursor.clearSelection()
     view.setTextCursor(cursor)
-    for _ in range(3):
-        app.processEvents()
-        await asyncio.sleep(0.05)
+    await settled()
     frame = view.item_frame(reply.id)
     if frame is not None:
         point = bubble_rect(view, frame).center()
@@ -178,52 +161,27 @@ async def grab_transcript(home: Path, theme: str, out: Path) -> None:
         )
         QApplication.sendEvent(view.viewport(), move)
     window.statusBar().clearMessage()
-    for _ in range(5):
-        app.processEvents()
-        await asyncio.sleep(0.05)
-    window.grab().save(str(out))
-    print(f"wrote {out}")
-    await window.shutdown()
-    window.close()
-    gone(window)
+    await settled(5)
+    save(window, out)
+    await closed(window)
 
 
 async def grab_prompt(home: Path, out_dir: Path) -> None:
     """The working-prompt panel with an unsaved edit, and its version history."""
-    from ikgui.app import build_window
-    from ikgui.ui.loop import application
-    from ikgui.ui.style import apply_style
-
-    app = application()
-    apply_style(app, "light")
-    window = build_window(home, check_timeout=0.5)
-    window.resize(1340, 820)
-    window.show()
-    while any(not t.done() for t in window._tasks):
-        await asyncio.sleep(0.05)
-    window.banner.hide()
-    window.statusBar().clearMessage()
+    window = await opened(home, "light")
     editor = window.working.editor
     editor.setFocus()
     editor.moveCursor(editor.textCursor().MoveOperation.End)
     editor.insertPlainText(", in a quiet harbour at dusk")
-    for _ in range(3):
-        app.processEvents()
-        await asyncio.sleep(0.05)
-    window.grab().save(str(out_dir / "prompt-unsaved.png"))
-    print(f"wrote {out_dir / 'prompt-unsaved.png'}")
+    await settled()
+    save(window, out_dir / "prompt-unsaved.png")
     window.working.revert_button.click()
     window.working.history_button.click()
     dialog = window.prompt_panel.history_dialog
-    for _ in range(3):
-        app.processEvents()
-        await asyncio.sleep(0.05)
-    dialog.grab().save(str(out_dir / "prompt-history.png"))
-    print(f"wrote {out_dir / 'prompt-history.png'}")
+    await settled()
+    save(dialog, out_dir / "prompt-history.png")
     dialog.close()
-    await window.shutdown()
-    window.close()
-    gone(window)
+    await closed(window)
 
 
 def main() -> None:
