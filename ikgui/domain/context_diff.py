@@ -14,7 +14,7 @@ from typing import Literal
 
 from ikgui.domain.context import Message, build_context
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.replay import ReplayState, apply
+from ikgui.domain.replay import replay
 
 LineOp = Literal["equal", "insert", "delete", "skipped"]
 _ANSWERS = (Kind.ASSISTANT, Kind.ERROR)
@@ -25,18 +25,15 @@ def last_request(
 ) -> list[Message] | None:
     """The context the newest reply (or failed attempt) answered, or ``None`` if the
     model was never asked in this history."""
-    flat = [(index, event) for index, segment in enumerate(segments) for event in segment]
-    last = next((i for i in range(len(flat) - 1, -1, -1) if flat[i][1].kind in _ANSWERS), None)
-    if last is None:
-        return None
-    state = ReplayState()
-    segment_of = 0
-    for index, event in flat[:last]:
-        if index != segment_of:
-            state.marks.clear()  # as replay does at each boundary
-            segment_of = index
-        apply(state, event)
-    return build_context(state, system_prompt)
+    for index in range(len(segments) - 1, -1, -1):
+        segment = segments[index]
+        answer = next(
+            (i for i in range(len(segment) - 1, -1, -1) if segment[i].kind in _ANSWERS), None
+        )
+        if answer is not None:  # the history up to that answer, folded as replay does
+            state = replay([*segments[:index], segment[:answer]])
+            return build_context(state, system_prompt)
+    return None
 
 
 def line_diff(old: str, new: str, keep: int = 2) -> list[tuple[LineOp, str]]:

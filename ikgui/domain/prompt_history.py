@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.replay import ReplayState, apply
+from ikgui.domain.replay import ReplayState, apply, replay
 
 Author = Literal["assistant", "you", "restored", "rewind", "cleared"]
 
@@ -70,20 +70,19 @@ def _author(event: Event) -> Author:
 
 def prompt_versions(segments: Sequence[Sequence[Event]]) -> list[PromptVersion]:
     """The versions the log sets, oldest first (``segments`` as ``load_segments`` gives)."""
-    state = ReplayState()
     versions: list[PromptVersion] = []
-    for index, segment in enumerate(segments):
-        if index:
-            state.marks.clear()  # as replay does: marks are not inherited
-        for event in segment:
-            before = state.working_prompt
-            apply(state, event)
-            if state.working_prompt != before:
-                versions.append(
-                    PromptVersion(
-                        state.working_prompt, before, _author(event), event.id, event.created_at
-                    )
+
+    def step(state: ReplayState, event: Event) -> None:
+        before = state.working_prompt
+        apply(state, event)
+        if state.working_prompt != before:
+            versions.append(
+                PromptVersion(
+                    state.working_prompt, before, _author(event), event.id, event.created_at
                 )
+            )
+
+    replay(segments, step)
     return versions
 
 

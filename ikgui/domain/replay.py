@@ -19,7 +19,7 @@ is not a user message in the context is skipped (logged), like a malformed rewin
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
@@ -221,8 +221,12 @@ def _events(entries: Sequence[Entry]) -> tuple[Event, ...]:
     return tuple(e for e in entries if not isinstance(e, Group))
 
 
-def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:
-    """Fold the segments (oldest ancestor first) into a fresh state.
+def replay(
+    segments: Sequence[Sequence[Event]],
+    step: Callable[[ReplayState, Event], None] = apply,
+) -> ReplayState:
+    """Fold the segments (oldest ancestor first) into a fresh state; ``step`` folds one
+    event (``apply``, or a reader's wrapper around it that watches each change).
 
     Marks are not inherited: the mark stack is emptied at each boundary from an
     ancestor's range to a descendant's.
@@ -232,7 +236,7 @@ def replay(segments: Sequence[Sequence[Event]]) -> ReplayState:
         if index:
             state.marks.clear()
         for event in segment:
-            apply(state, event)
+            step(state, event)
     return state
 
 
