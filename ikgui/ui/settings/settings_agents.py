@@ -179,13 +179,9 @@ class AgentsPage(QWidget):
         self.name_edit.selectAll()
 
     def remove_agent(self) -> None:
-        row = self.editor.list.currentRow()
-        if not 0 <= row < len(self.drafts):
-            return
-        del self.drafts[row]  # before the list changes: its signals read the drafts
-        self.editor.list.takeItem(row)
-        self._show(self.editor.list.currentRow())
-        self.agents_changed.emit()
+        if self.editor.remove_current(self.drafts):
+            self._show(self.editor.list.currentRow())
+            self.agents_changed.emit()
 
     def names(self) -> list[str]:
         return [draft.name for draft in self.drafts]

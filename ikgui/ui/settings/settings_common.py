@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -158,6 +159,22 @@ def add_row(
     return row_label
 
 
+def add_remove_buttons(name: str, what: str) -> tuple[QPushButton, QPushButton, QHBoxLayout]:
+    """ "Add <what>" and "Remove" (objectNames ``<name>Add`` / ``<name>Remove``) in a row."""
+    add = named(QPushButton(f"Add {what}"), f"{name}Add", f"Add {what}")
+    add.setToolTip(f"Add a {what}")
+    icons.set_icon(add, "new")
+    remove = named(QPushButton("Remove"), f"{name}Remove", f"Remove {what}")
+    remove.setToolTip(f"Remove the selected {what}")
+    icons.set_icon(remove, "delete")
+    row = QHBoxLayout()
+    row.setSpacing(6)
+    row.addWidget(add)
+    row.addWidget(remove)
+    row.addStretch(1)
+    return add, remove, row
+
+
 class ListEditor(QWidget):
     """A list of named items with add and remove buttons underneath."""
 
@@ -168,6 +185,18 @@ class ListEditor(QWidget):
     def free_name(prefix: str, names: list[str]) -> str:
         """``prefix-1``, ``prefix-2``…: the first not in ``names``."""
         return next(n for i in itertools.count(1) if (n := f"{prefix}-{i}") not in names)
+
+    def remove_current(self, drafts: list[Any], before: Callable[[], None] | None = None) -> bool:
+        """Take the selected item out of ``drafts`` and of the list (``before`` runs
+        first); ``False`` when nothing is selected."""
+        row = self.list.currentRow()
+        if not 0 <= row < len(drafts):
+            return False
+        if before is not None:
+            before()
+        del drafts[row]  # before the list changes: its signals read the drafts
+        self.list.takeItem(row)
+        return True
 
     def append(self, name: str) -> None:
         """Show a new last item and select it."""
@@ -181,21 +210,9 @@ class ListEditor(QWidget):
         self.list.setAccessibleName(f"{what.capitalize()}s")
         # Items laid out before the style sheet's padding applies keep their old height.
         self.list.ensurePolished()
-        self.add_button = QPushButton(f"Add {what}")
-        self.add_button.setObjectName(f"{name}Add")
-        self.add_button.setToolTip(f"Add a {what}")
-        icons.set_icon(self.add_button, "new")
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setObjectName(f"{name}Remove")
-        self.remove_button.setToolTip(f"Remove the selected {what}")
-        icons.set_icon(self.remove_button, "delete")
+        self.add_button, self.remove_button, buttons = add_remove_buttons(name, what)
         self.add_button.clicked.connect(self.add_requested)
         self.remove_button.clicked.connect(self.remove_requested)
-        buttons = QHBoxLayout()
-        buttons.setSpacing(6)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)

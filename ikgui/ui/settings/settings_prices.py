@@ -6,9 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -16,8 +14,13 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.settings import Price, Settings
-from ikgui.ui import icons
-from ikgui.ui.settings.settings_common import Issue, label, named, number_problem
+from ikgui.ui.settings.settings_common import (
+    Issue,
+    add_remove_buttons,
+    label,
+    named,
+    number_problem,
+)
 
 MODEL, INPUT, OUTPUT = range(3)
 
@@ -54,18 +57,10 @@ class PricesPage(QWidget):
         for model, price in settings.prices.items():
             self.add_row(model, price.input, price.output, edit=False)
 
-        self.add_button = named(QPushButton("Add price"), "pricesTableAdd", "Add price")
-        icons.set_icon(self.add_button, "new")
-        self.remove_button = named(QPushButton("Remove"), "pricesTableRemove", "Remove price")
-        icons.set_icon(self.remove_button, "delete")
+        self.add_button, self.remove_button, buttons = add_remove_buttons("pricesTable", "price")
         self.add_button.clicked.connect(lambda: self.add_row())
         self.remove_button.clicked.connect(self.remove_row)
         self.table.itemSelectionChanged.connect(self._selection_changed)
-        buttons = QHBoxLayout()
-        buttons.setSpacing(6)
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.setSpacing(8)

@@ -284,14 +284,9 @@ class ProvidersPage(QWidget):
         self.name_edit.selectAll()
 
     def remove_provider(self) -> None:
-        row = self.editor.list.currentRow()
-        if not 0 <= row < len(self.drafts):
-            return
-        self.cancel_test()
-        del self.drafts[row]  # before the list changes: its signals read the drafts
-        self.editor.list.takeItem(row)
-        self._show(self.editor.list.currentRow())
-        self.providers_changed.emit()
+        if self.editor.remove_current(self.drafts, before=self.cancel_test):
+            self._show(self.editor.list.currentRow())
+            self.providers_changed.emit()
 
     def names(self) -> list[str]:
         return [draft.name for draft in self.drafts]
