@@ -50,6 +50,10 @@ class WorkingPromptController(QObject):
         window.scrollback.prompt_restore_requested.connect(self.restore_text)
         window.scrollback.set_prompt_lookup(self.prompt_before)
         self._width = 300
+        #: The user's choice ("shown", "hidden"; "": automatic), read once.
+        self._choice = str(window.services.ui_state.value(CHOICE_KEY, "", type=str))
+        #: The drafts known to be stored (so that clearing one costs nothing otherwise).
+        self._drafts: set[str] = set()
 
     def prompt_before(self, event_id: int) -> str | None:
         """The working prompt before event ``event_id`` changed it (the cards' "before";
@@ -65,11 +69,17 @@ class WorkingPromptController(QObject):
             or session.prompt_edited
         )
 
-    def choice(self) -> str:
-        return str(self.window.services.ui_state.value(CHOICE_KEY, "", type=str))
+    def _set_choice(self, choice: str) -> None:
+        """Remember the user's choice ("": automatic) in the window's state."""
+        self._choice = choice
+        state = self.window.services.ui_state
+        if choice:
+            state.setValue(CHOICE_KEY, choice)
+        else:
+            state.remove(CHOICE_KEY)
 
     def apply_visibility(self) -> None:
-        choice = self.choice()
+        choice = self._choice
         shown = choice == "shown" or (choice != "hidden" and self.needed())
         panel = self.window.working
         if shown == (not panel.collapsed):
@@ -87,16 +97,14 @@ class WorkingPromptController(QObject):
     def toggle(self) -> None:
         """The user's choice: show or hide it (remembered by the window)."""
         shown = self.window.working.collapsed
-        self.window.services.ui_state.setValue(CHOICE_KEY, "shown" if shown else "hidden")
+        self._set_choice("shown" if shown else "hidden")
         self.apply_visibility()
         if shown:
             self.window.working.editor.setFocus()
 
     def open(self) -> None:
         """A command set the prompt: show it whatever was chosen before."""
-        self.window.services.ui_state.remove(CHOICE_KEY)
-        if self.window.working.collapsed:
-            self.window.services.ui_state.setValue(CHOICE_KEY, "shown")
+        self._set_choice("shown" if self.window.working.collapsed else "")
         self.apply_visibility()
 
     # -- the edit and its draft ----------------------------------------------------------
@@ -107,11 +115,12 @@ class WorkingPromptController(QObject):
     def edited(self, text: str) -> None:
         session = self.window.session
         session.stage_prompt(text)
-        state = self.window.services.ui_state
         if session.prompt_edited:
-            state.setValue(self._draft_key(), text)
+            key = self._draft_key()
+            self.window.services.ui_state.setValue(key, text)
+            self._drafts.add(key)
         else:
-            state.remove(self._draft_key())
+            self._forget_draft()
         self._show_state()
 
     def save(self) -> None:
@@ -121,7 +130,7 @@ class WorkingPromptController(QObject):
     def revert(self) -> None:
         session = self.window.session
         session.revert_prompt()
-        self.window.services.ui_state.remove(self._draft_key())
+        self._forget_draft()
         self.window.working.show_prompt(session.state.working_prompt)
         self._show_state()
 
@@ -132,6 +141,8 @@ class WorkingPromptController(QObject):
         session.revert_prompt()
         state, key = window.services.ui_state, self._draft_key()
         draft = str(state.value(key, "", type=str)) if state.contains(key) else None
+        if draft is not None:
+            self._drafts.add(key)
         window.working.show_prompt(session.state.working_prompt)
         if draft is not None and draft != session.state.working_prompt:
             window.working.show_prompt(draft)
@@ -144,9 +155,17 @@ class WorkingPromptController(QObject):
         session = window.session
         if not session.prompt_edited:
             window.working.show_prompt(session.state.working_prompt)
-            window.services.ui_state.remove(self._draft_key())
+            self._forget_draft()
         self._show_state()
         self.apply_visibility()
+
+    def _forget_draft(self) -> None:
+        """Drop the open conversation's stored draft, if it has one (this runs after every
+        change: the window's state is written only when there is something to drop)."""
+        key = self._draft_key()
+        if key in self._drafts:
+            self._drafts.discard(key)
+            self.window.services.ui_state.remove(key)
 
     def _show_state(self) -> None:
         edited = self.window.session.prompt_edited
