@@ -148,6 +148,8 @@ class SettingsDialog(QDialog):
             # Not edited here: kept as config.toml has them.
             reply_seconds=self._settings.reply_seconds,
             reply_bytes=self._settings.reply_bytes,
+            storage_url=self._settings.storage_url,
+            storage_password_env=self._settings.storage_password_env,
         )
 
     def save(self) -> None:
