@@ -210,3 +210,12 @@ def open_target(target: StoreTarget, settings: Settings, keys: KeyStore) -> Open
 def open_chosen_store(paths: Paths, settings: Settings, keys: KeyStore) -> OpenedStore:
     """The store the environment and config.toml choose, opened (see :func:`choose`)."""
     return open_target(choose(paths, settings), settings, keys)
+
+
+def store_summary(store: OpenedStore, settings: Settings, keys: KeyStore) -> tuple[str, str | None]:
+    """What Settings shows: the open store ("PostgreSQL me@host:5432/db") and where its
+    password comes from (None for the SQLite file)."""
+    if store.kind != "postgresql":
+        return store.describe(), None
+    target = StoreTarget("postgresql", store.describe())
+    return target.display, password_source(target, settings, keys)
