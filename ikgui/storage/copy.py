@@ -53,6 +53,11 @@ def _fields(model: type[Model]) -> list[Field]:
     return list(model._meta.sorted_fields)
 
 
+def _position(fields: list[Field], field: Field) -> int:
+    """Where ``field`` is in ``fields`` (peewee's ``==`` builds an expression)."""
+    return next(i for i, candidate in enumerate(fields) if candidate is field)
+
+
 def copy_history(
     source: Database,
     dest: Database,
@@ -88,7 +93,7 @@ def _copy_conversations(
 ) -> tuple[int, int]:
     fields = _fields(ConversationRow)
     rows = list(ConversationRow.select(*fields).tuples().execute(source))
-    ordered = parents_first(rows, fields.index(ConversationRow.parent))
+    ordered = parents_first(rows, _position(fields, ConversationRow.parent))
     copied = skipped = 0
     for start in range(0, len(ordered), batch):
         chunk = ordered[start : start + batch]
@@ -200,7 +205,7 @@ def _refuse_other_history(source: Database, dest: Database, batch: int) -> None:
             if conv_id in theirs and theirs[conv_id] != at:
                 raise _clash(f"conversation {conv_id}")
     columns = (EventRow.id, EventRow.conversation, EventRow.kind, EventRow.created_at)
-    at = [_fields(EventRow).index(column) for column in columns]
+    at = [_position(_fields(EventRow), column) for column in columns]
     for page in _pages(EventRow, source, batch):
         ids = [row[0] for row in page]
         theirs_events = {
