@@ -250,6 +250,7 @@ def self_test() -> int:
     Used to check that an installed bundle works on a machine without a display.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.pop("IKGUI_DATABASE_URL", None)  # the throwaway SQLite file, never a server
     app = application([sys.argv[0]])
     app.setQuitOnLastWindowClosed(False)
     loop = new_loop()

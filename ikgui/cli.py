@@ -118,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ikgui",
         description="A desktop workbench for conversations with language models.",
         epilog="With no arguments, ikgui opens its window. IKGUI_HOME=DIR keeps the "
-        "database and config.toml in DIR.",
+        "database and config.toml in DIR; IKGUI_DATABASE_URL=postgresql://user@host/db "
+        "uses a PostgreSQL database instead of the SQLite file.",
     )
     parser.add_argument("--version", action="version", version=f"ikgui {__version__}")
     parser.add_argument(
