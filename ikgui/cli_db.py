@@ -143,21 +143,25 @@ def print_paths(paths: Paths) -> int:
     comes from); 1 when the chosen store cannot be used."""
     from ikgui.config import load_settings
 
+    settings = load_settings(paths.config)
+    problem: StorageError | None = None
+    try:
+        target = choose(paths, settings)
+        store = [f"store:    {target.display}"]
+        if target.kind == "postgresql":
+            store.append(f"password: {password_source(target, settings, KeyStore())}")
+    except StorageError as exc:
+        problem, store = exc, ["store:    none (see the error below)"]
     say(f"data:     {paths.data_dir}")
     say(f"config:   {paths.config_dir}")
     say(f"database: {paths.database}")
+    for line in store:
+        say(line)
     say(f"settings: {paths.config}")
     say(f"exports:  {paths.exports}")
-    settings = load_settings(paths.config)
-    try:
-        target = choose(paths, settings)
-    except StorageError as exc:
-        say("store:    none (see the error below)")
-        error(exc.line)
+    if problem is not None:
+        error(problem.line)
         return 1
-    say(f"store:    {target.display}")
-    if target.kind == "postgresql":
-        say(f"password: {password_source(target, settings, KeyStore())}")
     return 0
 
 
