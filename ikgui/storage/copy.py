@@ -5,8 +5,8 @@ Every conversation, event and tag is copied with all its columns and the same id
 models on each store's database, in batches of :data:`BATCH` rows. Rows whose id the
 destination already holds are skipped (``on_conflict_ignore``), so a copy can be run
 again: the second run copies nothing and says so. Parents are copied before their
-forks. Afterwards PostgreSQL's id sequences are moved past the copied ids, and SQLite's
-full-text indexes are rebuilt.
+forks. SQLite's full-text indexes take each batch's new rows in the batch's transaction;
+afterwards PostgreSQL's id sequences are moved past the copied ids.
 
 Copying into a database that holds a *different* history is refused before anything is
 written: its event ids would clash with the copied ones.
@@ -14,6 +14,7 @@ written: its event ids would clash with the copied ones.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -26,6 +27,8 @@ from ikgui.storage.models import ConversationRow, EventRow, TagRow
 BATCH = 2000
 #: ``progress(what, done, total)``: called after each batch ("events", 40000, 1000000).
 Progress = Callable[[str, int, int], None]
+#: Adds the rows with these ids, just inserted, to the destination's search index.
+Index = Callable[[Database, list[Any]], None]
 
 
 @dataclass
@@ -70,18 +73,27 @@ def copy_history(
     "postgresql"); see the module's docstring."""
     report: Progress = progress or (lambda what, done, total: None)
     copied = Copied()
-    with source.atomic():  # one consistent snapshot of the source
-        _refuse_other_history(source, dest, batch)
-        copied.conversations, skipped = _copy_conversations(source, dest, batch, report)
-        copied.skipped += skipped
-        copied.events, skipped = _copy_keyed(EventRow, source, dest, batch, report, "events")
-        copied.skipped += skipped
-        copied.tags, skipped = _copy_tags(source, dest, batch, report)
-        copied.skipped += skipped
+    try:
+        with source.atomic():  # one consistent snapshot of the source
+            _refuse_other_history(source, dest, batch)
+            index = dest_kind == "sqlite"
+            copied.conversations, skipped = _copy_conversations(
+                source, dest, batch, report, _index_titles if index else None
+            )
+            copied.skipped += skipped
+            copied.events, skipped = _copy_keyed(
+                EventRow, source, dest, batch, report, "events", _index_events if index else None
+            )
+            copied.skipped += skipped
+            copied.tags, skipped = _copy_tags(source, dest, batch, report)
+            copied.skipped += skipped
+    except BaseException:
+        if dest_kind == "postgresql":  # what was copied must not clash with new ids
+            with contextlib.suppress(Exception):
+                _move_sequences(dest)
+        raise
     if dest_kind == "postgresql":
         _move_sequences(dest)
-    elif copied.conversations or copied.events:
-        _rebuild_search(dest)
     return copied
 
 
@@ -89,7 +101,7 @@ def copy_history(
 
 
 def _copy_conversations(
-    source: Database, dest: Database, batch: int, report: Progress
+    source: Database, dest: Database, batch: int, report: Progress, index: Index | None
 ) -> tuple[int, int]:
     fields = _fields(ConversationRow)
     rows = list(ConversationRow.select(*fields).tuples().execute(source))
@@ -97,7 +109,7 @@ def _copy_conversations(
     copied = skipped = 0
     for start in range(0, len(ordered), batch):
         chunk = ordered[start : start + batch]
-        added = _insert(dest, ConversationRow, fields, chunk)
+        added = _insert(dest, ConversationRow, fields, chunk, index)
         copied += added
         skipped += len(chunk) - added
         report("conversations", start + len(chunk), len(ordered))
@@ -142,13 +154,19 @@ def _pages(model: type[Model], source: Database, batch: int) -> Iterator[list[tu
 
 
 def _copy_keyed(
-    model: type[Model], source: Database, dest: Database, batch: int, report: Progress, what: str
+    model: type[Model],
+    source: Database,
+    dest: Database,
+    batch: int,
+    report: Progress,
+    what: str,
+    index: Index | None = None,
 ) -> tuple[int, int]:
     total = cast(int, model.select().count(source))
     fields = _fields(model)
     copied = skipped = done = 0
     for page in _pages(model, source, batch):
-        added = _insert(dest, model, fields, page)
+        added = _insert(dest, model, fields, page, index)
         copied += added
         skipped += len(page) - added
         done += len(page)
@@ -176,13 +194,29 @@ def _copy_tags(source: Database, dest: Database, batch: int, report: Progress) -
     return copied, skipped
 
 
-def _insert(dest: Database, model: type[Model], fields: list[Field], rows: list[Any]) -> int:
-    """Insert ``rows`` that are not there yet; returns how many were inserted."""
+def _insert(
+    dest: Database,
+    model: type[Model],
+    fields: list[Field],
+    rows: list[Any],
+    index: Index | None = None,
+) -> int:
+    """Insert ``rows`` that are not there yet, and ``index`` the new ones (their ids) in
+    the same transaction; returns how many were inserted."""
     if not rows:
         return 0
     with dest.atomic():
+        new: list[Any] = []
+        if index is not None:
+            key = model._meta.primary_key
+            ids = [row[0] for row in rows]
+            there = {r[0] for r in model.select(key).where(key.in_(ids)).tuples().execute(dest)}
+            new = [row_id for row_id in ids if row_id not in there]
         query = model.insert_many(rows, fields=fields).on_conflict_ignore().as_rowcount()
-        return cast(int, query.execute(dest))
+        added = cast(int, query.execute(dest))
+        if new:
+            index(dest, new)
+        return added
 
 
 # -- refusing a different history ------------------------------------------------------
@@ -244,9 +278,23 @@ def _move_sequences(dest: Database) -> None:
         )
 
 
-def _rebuild_search(dest: Database) -> None:
-    """Rebuild SQLite's full-text indexes over what is now in the tables."""
-    from ikgui.storage import search
+# SQLite's full-text indexes (external content: rows are added to them explicitly), kept
+# in step batch by batch, so that a copy that stops half-way leaves them right.
 
-    with dest.atomic():
-        search.rebuild(dest.connection())  # type: ignore[no-untyped-call]
+
+def _index_events(dest: Database, ids: list[Any]) -> None:
+    marks = ", ".join("?" * len(ids))
+    dest.execute_sql(  # type: ignore[no-untyped-call]
+        f"INSERT INTO event_fts (rowid, content) SELECT id, content FROM event_text "
+        f"WHERE id IN ({marks})",
+        ids,
+    )
+
+
+def _index_titles(dest: Database, ids: list[Any]) -> None:
+    marks = ", ".join("?" * len(ids))
+    dest.execute_sql(  # type: ignore[no-untyped-call]
+        "INSERT INTO title_fts (title, conversation_id) SELECT title, id FROM conversation "
+        f"WHERE id IN ({marks}) AND title IS NOT NULL AND title != ''",
+        ids,
+    )

@@ -7,6 +7,7 @@ server (``pg_url``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from ikgui.domain.errors import StorageError
 from ikgui.domain.events import Kind
 from ikgui.domain.session import Session
 from ikgui.domain.settings import Settings
+from ikgui.storage import copy as copy_module
 from ikgui.storage import open_store
 from ikgui.storage.copy import copy_history, parents_first
 from ikgui.storage.models import ConversationRow, EventRow, TagRow
@@ -91,6 +93,32 @@ def test_sqlite_to_sqlite_is_lossless_and_a_second_run_copies_nothing(
         assert again.skipped == sum(map(len, rows))
         assert again.summary("X").startswith("Copied 0 conversations, 0 events, 0 tags to X (")
         assert dump(dest) == rows
+
+
+def test_a_copy_stopped_half_way_finishes_on_the_next_run_with_search_right(
+    history: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = dump(history)
+    pages = copy_module._pages
+
+    def two_pages(model: Any, source: Any, batch: int) -> Iterator[list[Any]]:
+        for number, page in enumerate(pages(model, source, batch)):
+            if model is EventRow and number == 2:
+                raise OSError("the cable was pulled")
+            yield page
+
+    with open_store(tmp_path / "dest.db") as dest:
+        monkeypatch.setattr(copy_module, "_pages", two_pages)
+        with pytest.raises(OSError):
+            copy_history(history.database, dest.database, dest_kind="sqlite", batch=4)
+        assert len(dump(dest)[1]) == 8
+        monkeypatch.setattr(copy_module, "_pages", pages)
+        rest = copy_history(history.database, dest.database, dest_kind="sqlite", batch=4)
+        assert (rest.conversations, rest.events) == (0, len(rows[1]) - 8)
+        assert dump(dest) == rows
+        for words in ("benchmark 1M", "ümlaut", "shm network drives", "lighthouse"):
+            expected = [h.conversation.id for h in history.search(words)]
+            assert expected and [h.conversation.id for h in dest.search(words)] == expected
 
 
 def test_a_destination_with_another_history_is_refused_untouched(
