@@ -46,7 +46,9 @@ def rich_history(store: Any, folder: Path) -> None:
     store.set_tags(conv, ["zeta", "alpha"])
     store.set_tags(conv, ["alpha"])  # a tag id gap
     store.set_pinned([conv], True)
-    trashed = store.list_conversations(None)[-1].id
+    trashed = next(
+        c.id for c in store.list_conversations(None) if (c.title or "").startswith("Variant")
+    )
     store.update_conversation(trashed, trashed_at=1700000000.5)
     store.delete_conversations([gone])
 
