@@ -49,6 +49,18 @@ def test_databases_are_cheap_to_make(pg_server: PgServer) -> None:
     assert pg_server.drop_database(name)
 
 
+def test_a_database_in_use_is_left_until_its_sessions_end(pg_server: PgServer) -> None:
+    name = pg_server.create_database().rsplit("/", 1)[1]
+    conn = psycopg.connect(pg_server.url(name))
+    started = time.perf_counter()
+    assert not pg_server.drop_database(name, wait=0.2)
+    assert time.perf_counter() - started < 1.0  # (a plain DROP would wait 5 s)
+    assert conn.execute("SELECT 1").fetchone() == (1,)  # not cut off
+    conn.close()
+    assert pg_server.drop_database(name)
+    assert pg_server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'") == []
+
+
 def test_restart_keeps_the_port_and_the_data(pg_server: PgServer, pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE kept (a integer); INSERT INTO kept VALUES (7)")
