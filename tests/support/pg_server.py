@@ -48,7 +48,10 @@ SUPERUSER = "ikgui"
 _SETTINGS = {
     "listen_addresses": "'127.0.0.1'",
     "fsync": "off",
-    "synchronous_commit": "off",
+    # On (the default): with fsync off a commit costs a write() and no disk flush, and
+    # off would lose the last commits at an "immediate" stop (a crash), which tests of a
+    # server going away must not see.
+    "synchronous_commit": "on",
     "full_page_writes": "off",
     "max_connections": "200",
     "log_min_messages": "warning",
@@ -128,6 +131,13 @@ def _server_user() -> str | None:
         capture_output=True,
     )
     return "ikgui-postgres" if made.returncode == 0 else "nobody"
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _as_user(user: str | None) -> list[str]:
@@ -227,6 +237,9 @@ class PgServer:
 
     def start(self) -> None:
         """Start the server (same port and data as before)."""
+        if not self.running:  # a killed server's lock files (its pid may linger as a zombie)
+            for lock in (self.data / "postmaster.pid", self.dir / f".s.PGSQL.{self.port}.lock"):
+                lock.unlink(missing_ok=True)
         pg_ctl = str(self.bin_dir / "pg_ctl")
         done = self._run(
             pg_ctl, "-D", str(self.data), "-l", str(self.log), "-w", "-t", "60", "start"
@@ -252,7 +265,17 @@ class PgServer:
 
     @property
     def running(self) -> bool:
-        return (self.data / "postmaster.pid").exists()
+        """Whether the server's process is alive (a crash may leave its pid file)."""
+        pid = self.server_pid()
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # alive, but someone else's (only if not our server)
+            return True
+        return not _is_zombie(pid)
 
     def server_pid(self) -> int | None:
         try:
