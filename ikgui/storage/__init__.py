@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage._peewee import enable_psycopg  # first: peewee without psycopg
 from ikgui.storage.db import (
     DB_ERRORS,
     is_disk_full,
@@ -32,7 +33,7 @@ from ikgui.storage.readonly import (
 )
 from ikgui.storage.repository import PeeweeStore, SqliteStore
 
-__all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "open_store"]
+__all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "enable_psycopg", "open_store"]
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
