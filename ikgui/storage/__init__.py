@@ -1,4 +1,5 @@
-"""SQLite storage for ikgui: ``open_store(path)`` gives the domain's ``Store``.
+"""Storage for ikgui: ``open_store(path)`` (SQLite) or ``open_store("postgresql://…")``
+gives the domain's ``Store``.
 
 Errors (all ``ikgui.domain.errors.StorageError`` unless noted):
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage._peewee import enable_psycopg  # first: peewee without psycopg
 from ikgui.storage.db import (
     DB_ERRORS,
     is_disk_full,
@@ -29,9 +31,9 @@ from ikgui.storage.readonly import (
     read_only_message,
     remove_new_side_files,
 )
-from ikgui.storage.repository import SqliteStore
+from ikgui.storage.repository import PeeweeStore, SqliteStore
 
-__all__ = ["SCHEMA_VERSION", "SqliteStore", "open_store"]
+__all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "enable_psycopg", "open_store"]
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
