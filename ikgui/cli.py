@@ -44,7 +44,7 @@ from ikgui.paths import Paths, resolve
 from ikgui.wiring import Providers, recover
 
 if TYPE_CHECKING:
-    from ikgui.store_choice import OpenedStore
+    from ikgui.storage import PeeweeStore
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,11 +76,11 @@ class Env:
             if problem != self.settings.storage_problem:  # opening the store says it
                 error(f"Warning: {problem}")
         self.keys = KeyStore()
-        self._store: OpenedStore | None = None
+        self._store: PeeweeStore | None = None
         self._providers: Providers | None = None
 
     @property
-    def store(self) -> OpenedStore:
+    def store(self) -> PeeweeStore:
         if self._store is None:
             from ikgui.store_choice import open_chosen_store
 

@@ -28,7 +28,7 @@ from ikgui.store_choice import (
 
 if TYPE_CHECKING:
     from ikgui.cli import Env
-    from ikgui.store_choice import OpenedStore
+    from ikgui.storage import PeeweeStore
 
 
 def add_db_parser(sub: Any) -> None:
@@ -69,7 +69,7 @@ def cmd_status(env: Env) -> int:
     return 0
 
 
-def history_counts(store: OpenedStore) -> dict[str, int]:
+def history_counts(store: PeeweeStore) -> dict[str, int]:
     """Rows per table (and conversations in the Trash) of an opened store."""
     from ikgui.storage.models import ConversationRow, EventRow, TagRow
 
@@ -114,7 +114,7 @@ def cmd_copy(env: Env, args: argparse.Namespace) -> int:
     return 0
 
 
-def _open(target: StoreTarget, env: Env) -> OpenedStore:
+def _open(target: StoreTarget, env: Env) -> PeeweeStore:
     store = open_target(target, env.settings, env.keys)
     if store.read_only is not None:
         store.close()

@@ -27,7 +27,7 @@ from ikgui.keys import KeyStore
 from ikgui.paths import Paths
 
 if TYPE_CHECKING:
-    from ikgui.storage import SqliteStore as OpenedStore
+    from ikgui.storage import PeeweeStore
 
 ENV_URL = "IKGUI_DATABASE_URL"
 #: The keyring entry (service ``ikgui``) holding the database password.
@@ -198,7 +198,7 @@ def _password(
     return None, f"none stored{unset}: libpq reads ~/.pgpass (or PGPASSFILE) if the server asks"
 
 
-def open_target(target: StoreTarget, settings: Settings, keys: KeyStore) -> OpenedStore:
+def open_target(target: StoreTarget, settings: Settings, keys: KeyStore) -> PeeweeStore:
     """Open ``target`` (creating or upgrading its schema) with its password."""
     from ikgui.storage import open_store
 
@@ -207,15 +207,21 @@ def open_target(target: StoreTarget, settings: Settings, keys: KeyStore) -> Open
     return open_store(target.url, password=password_for(target, settings, keys))
 
 
-def open_chosen_store(paths: Paths, settings: Settings, keys: KeyStore) -> OpenedStore:
+def open_chosen_store(paths: Paths, settings: Settings, keys: KeyStore) -> PeeweeStore:
     """The store the environment and config.toml choose, opened (see :func:`choose`)."""
     return open_target(choose(paths, settings), settings, keys)
 
 
-def store_summary(store: OpenedStore, settings: Settings, keys: KeyStore) -> tuple[str, str | None]:
+def store_summary(
+    store: object, settings: Settings, keys: KeyStore
+) -> tuple[str, str | None] | None:
     """What Settings shows: the open store ("PostgreSQL me@host:5432/db") and where its
-    password comes from (None for the SQLite file)."""
-    if store.kind != "postgresql":
-        return store.describe(), None
-    target = StoreTarget("postgresql", store.describe())
-    return target.display, password_source(target, settings, keys)
+    password comes from (None for the SQLite file); None for a store that is neither
+    (the tests' store in memory)."""
+    describe = getattr(store, "describe", None)
+    if not callable(describe):
+        return None
+    display = str(describe())
+    if getattr(store, "kind", None) != "postgresql":
+        return display, None
+    return display, password_source(StoreTarget("postgresql", display), settings, keys)

@@ -23,6 +23,7 @@ from peewee import Database, Field, Model
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage.models import ConversationRow, EventRow, TagRow
+from ikgui.storage.prepared import execute_sql
 
 BATCH = 2000
 #: ``progress(what, done, total)``: called after each batch ("events", 40000, 1000000).
@@ -162,7 +163,7 @@ def _copy_keyed(
     what: str,
     index: Index | None = None,
 ) -> tuple[int, int]:
-    total = cast(int, model.select().count(source))
+    total = model.select().count(source)
     fields = _fields(model)
     copied = skipped = done = 0
     for page in _pages(model, source, batch):
@@ -208,13 +209,13 @@ def _insert(
     with dest.atomic():
         new: list[Any] = []
         if index is not None:
-            key = model._meta.primary_key
+            key = cast(Field, model._meta.primary_key)
             ids = [row[0] for row in rows]
             there = {r[0] for r in model.select(key).where(key.in_(ids)).tuples().execute(dest)}
             new = [row_id for row_id in ids if row_id not in there]
         query = model.insert_many(rows, fields=fields).on_conflict_ignore().as_rowcount()
         added = cast(int, query.execute(dest))
-        if new:
+        if new and index is not None:
             index(dest, new)
         return added
 
@@ -270,11 +271,12 @@ def _clash(what: str) -> StorageError:
 def _move_sequences(dest: Database) -> None:
     """Make PostgreSQL's next event and tag ids follow the copied ones."""
     for table in ("event", "tag"):
-        dest.execute_sql(
+        execute_sql(
+            dest,
             "SELECT setval(seq, greatest(top, 1), top > 0) FROM (SELECT seq, greatest("
             f"coalesce((SELECT max(id) FROM {table}), 0), "
             "coalesce(pg_sequence_last_value(seq), 0)) AS top "
-            f"FROM (SELECT pg_get_serial_sequence('{table}', 'id')::regclass AS seq) s) t"
+            f"FROM (SELECT pg_get_serial_sequence('{table}', 'id')::regclass AS seq) s) t",
         )
 
 
@@ -284,7 +286,8 @@ def _move_sequences(dest: Database) -> None:
 
 def _index_events(dest: Database, ids: list[Any]) -> None:
     marks = ", ".join("?" * len(ids))
-    dest.execute_sql(  # type: ignore[no-untyped-call]
+    execute_sql(
+        dest,
         f"INSERT INTO event_fts (rowid, content) SELECT id, content FROM event_text "
         f"WHERE id IN ({marks})",
         ids,
@@ -293,7 +296,8 @@ def _index_events(dest: Database, ids: list[Any]) -> None:
 
 def _index_titles(dest: Database, ids: list[Any]) -> None:
     marks = ", ".join("?" * len(ids))
-    dest.execute_sql(  # type: ignore[no-untyped-call]
+    execute_sql(
+        dest,
         "INSERT INTO title_fts (title, conversation_id) SELECT title, id FROM conversation "
         f"WHERE id IN ({marks}) AND title IS NOT NULL AND title != ''",
         ids,
