@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -145,9 +146,19 @@ def _store_rows(form: QFormLayout, store: str, password: str | None) -> QLabel:
     comes from, and how to change it; returns the store's label."""
     form.addItem(QSpacerItem(0, 12))
     form.addRow(_heading("History"))
-    store_label = named(label(store), "storeLine", "Store")
-    add_row(form, "Store", store_label)
+    store_label = _value(store, "storeLine", "Store")
+    height = add_row(form, "Store", store_label).height()
+    store_label.setMinimumHeight(height)
     if password is not None:
-        add_row(form, "Password", named(label(password), "storePassword", "Database password"))
+        password_label = _value(password, "storePassword", "Database password")
+        password_label.setMinimumHeight(height)
+        add_row(form, "Password", password_label)
     form.addRow("", label(STORE_HINT, "hint"))
     return store_label
+
+
+def _value(text: str, name: str, spoken: str) -> QLabel:
+    """A read-only value beside a row label, on the label's line."""
+    value = named(label(text), name, spoken)
+    value.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    return value
