@@ -11,17 +11,11 @@ import keyring
 import pytest
 
 from ikgui.config import load_settings, save_settings
+from ikgui.config_storage import url_problem, without_password
 from ikgui.domain.errors import StorageError
 from ikgui.keys import KeyStore
 from ikgui.paths import Paths
-from ikgui.store_choice import (
-    choose,
-    password_for,
-    password_source,
-    postgres_target,
-    url_problem,
-    without_password,
-)
+from ikgui.store_target import choose, password_for, password_source, postgres_target
 from tests.support.memkeyring import MemoryKeyring
 
 SECRET = "hunter2-s3cret"

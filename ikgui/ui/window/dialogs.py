@@ -18,7 +18,7 @@ class WindowDialogs:
         self.window = window
 
     def open_settings(self, page: str = "providers") -> Any:
-        from ikgui.store_choice import store_summary
+        from ikgui.store_target import store_summary
         from ikgui.ui.settings.settings_dialog import SettingsDialog
 
         window = self.window
