@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage._peewee import enable_psycopg  # first: peewee without psycopg
@@ -38,19 +38,47 @@ __all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "enable_psycopg", "op
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
 
-    def _implements_the_port(store: SqliteStore) -> Store:
+    def _implements_the_port(store: PeeweeStore) -> Store:
         return store  # mypy checks SqliteStore against the Store protocol here
 
 
-def open_store(path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> SqliteStore:
-    """Open (creating or upgrading as needed) the ikgui database at ``path``.
+#: What opening a PostgreSQL URL without the optional driver says.
+NEEDS_PSYCOPG = "Using a PostgreSQL database needs psycopg: pip install 'ikgui[postgres]'"
+_PG_SCHEMES = ("postgresql://", "postgres://")
 
-    When its disk is full, an existing, current database opens read-only
-    (``SqliteStore.read_only`` says why) and the side files the failed attempt made are
-    removed. ``migrations`` is for tests; it defaults to every schema version this code
-    knows.
+
+def is_database_url(location: object) -> bool:
+    """Whether ``location`` names a PostgreSQL database (not a SQLite file)."""
+    return isinstance(location, str) and location.startswith(_PG_SCHEMES)
+
+
+def open_store(
+    location: Path | str,
+    *,
+    password: str | None = None,
+    migrations: Sequence[Any] | None = None,
+) -> PeeweeStore:
+    """Open (creating or upgrading as needed) the ikgui database at ``location``: a SQLite
+    file path, or a ``postgresql://`` URL (``password`` given beside it, never shown).
+
+    When its disk is full, an existing, current SQLite database opens read-only
+    (``read_only`` says why) and the side files the failed attempt made are removed.
+    ``migrations`` is for tests; it defaults to every schema version this code knows.
     """
-    path = Path(path)
+    if is_database_url(location):
+        try:
+            from ikgui.storage.pg_store import open_postgres
+        except ImportError as exc:
+            if (exc.name or "").split(".")[0] in ("psycopg", "psycopg_binary", "psycopg_c"):
+                raise StorageError(NEEDS_PSYCOPG) from None
+            raise
+        if migrations is None:
+            return open_postgres(str(location), password)
+        return open_postgres(str(location), password, migrations)
+    return _open_sqlite(Path(location), MIGRATIONS if migrations is None else migrations)
+
+
+def _open_sqlite(path: Path, migrations: Sequence[Migration]) -> SqliteStore:
     existed = existing_side_files(path)
     try:
         return _open_for_writing(path, migrations)

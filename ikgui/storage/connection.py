@@ -5,7 +5,6 @@ in plain words (the dialect's)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,9 +17,6 @@ from ikgui.domain.errors import StorageError
 from ikgui.domain.ports import SendLock
 from ikgui.storage.dialect import Dialect
 
-#: What may go wrong inside sqlite3 or peewee (PostgreSQL adds psycopg's errors).
-_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, PeeweeException)
-
 
 class StoreConnection:
     """One database opened for a store (SQLite file or PostgreSQL server)."""
@@ -30,7 +26,6 @@ class StoreConnection:
         db: Database,
         dialect: Dialect,
         read_only: str | None = None,
-        errors: tuple[type[BaseException], ...] = (),
     ) -> None:
         #: The SQLite file (``None`` on PostgreSQL).
         self.path: Path | None = dialect.path
@@ -38,7 +33,7 @@ class StoreConnection:
         self.read_only = read_only
         self.dialect = dialect
         self._db = db
-        self._errors = _ERRORS + errors
+        self._errors: tuple[type[BaseException], ...] = (PeeweeException, *dialect.errors)
         self._closed = False
 
     @property

@@ -25,6 +25,8 @@ class Dialect(Protocol):
     kind: str
     #: The SQLite file (``None`` on PostgreSQL).
     path: Path | None
+    #: The driver's exceptions (besides peewee's).
+    errors: tuple[type[BaseException], ...]
 
     def describe(self) -> str:
         """The store in words, without a password ("SQLite /path", "PostgreSQL u@h:p/db")."""

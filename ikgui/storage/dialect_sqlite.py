@@ -59,6 +59,7 @@ def _marks(n: int) -> str:
 
 class SqliteDialect:
     kind = "sqlite"
+    errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
 
     def __init__(self, path: Path) -> None:
         self.path: Path | None = path

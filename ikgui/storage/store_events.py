@@ -57,7 +57,7 @@ _BUMP = Prepared(
 _INSERT = Prepared(
     lambda conv_id, kind, text, raw, when: _Ev.insert(
         conversation=conv_id, kind=kind, content=text, data=raw, created_at=when
-    ),
+    ).returning(_Ev.id),
     str,
     str,
     str,
@@ -118,7 +118,7 @@ class EventStore(StoreConnection):
             if not _BUMP(db, when, step, conv_id).rowcount:
                 raise NotFoundError(f"Conversation not found: {conv_id}")
             cursor = _INSERT(db, conv_id, kind, text, raw, when)
-            event_id = int(cursor.fetchone()[0] if db.returning_clause else cursor.lastrowid)
+            event_id = int(cursor.fetchone()[0])
             self.dialect.index_event(db, event_id, kind, text, streaming(data))
         return Event(
             event_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
