@@ -70,7 +70,7 @@ def test_the_password_from_the_keyring(
     url, password = role
     use(cli, monkeypatch, url)
     memory_keyring.set_password("ikgui", "database", password)
-    assert cli.ok("conv", "list").out.strip() == "No conversations yet."
+    assert cli.ok("conv", "list").out.strip() == "No conversations."
     assert "stored in the system keyring" in cli.ok("--paths").out
 
 
@@ -123,19 +123,22 @@ def test_a_newer_schema_is_refused(
         assert result.code == 1 and "newer" in result.err and "Traceback" not in result.err
 
 
-def _without_psycopg(
-    tmp_path: Path, home: Path, *args: str, url: str | None
-) -> subprocess.CompletedProcess[str]:
-    """``python -m ikgui ARGS`` where ``import psycopg`` fails, as when it is not installed."""
-    shadow = tmp_path / "shadow"
-    shadow.mkdir(exist_ok=True)
-    (shadow / "psycopg.py").write_text("raise ImportError('No module named psycopg')\n")
-    env = dict(os.environ, IKGUI_HOME=str(home), PYTHONPATH=str(shadow))
+#: ``python -m ikgui`` where ``import psycopg`` fails as when it is not installed.
+NO_PSYCOPG = "import sys; sys.modules['psycopg'] = None; from ikgui.__main__ import main; "
+NO_PSYCOPG += "sys.exit(main())"
+
+
+def _without_psycopg(home: Path, *args: str, url: str | None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, IKGUI_HOME=str(home))
     env.pop("IKGUI_DATABASE_URL", None)
     if url is not None:
         env["IKGUI_DATABASE_URL"] = url
     return subprocess.run(
-        [sys.executable, "-m", "ikgui", *args], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", NO_PSYCOPG, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -143,10 +146,10 @@ def test_without_psycopg_a_url_says_what_to_install(tmp_path: Path) -> None:
     home = tmp_path / "home"
     url = "postgresql://me@127.0.0.1:1/db"
     # The SQLite file never needs psycopg.
-    assert _without_psycopg(tmp_path, home, "conv", "list", url=None).returncode == 0
+    assert _without_psycopg(home, "conv", "list", url=None).returncode == 0
     for args in (("conv", "list"), ("db", "status")):
-        done = _without_psycopg(tmp_path, home, *args, url=url)
+        done = _without_psycopg(home, *args, url=url)
         assert done.returncode == 1
         assert done.stderr.strip() == PSYCOPG_MESSAGE
-    done = _without_psycopg(tmp_path, home, "db", "copy", "--to", url, url=None)
+    done = _without_psycopg(home, "db", "copy", "--to", url, url=None)
     assert done.returncode == 1 and done.stderr.strip() == PSYCOPG_MESSAGE

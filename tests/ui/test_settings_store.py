@@ -4,14 +4,20 @@ password; a broken store choice stops the window from opening on the SQLite file
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QLabel
 
 from ikgui.app import build_window
-from ikgui.config import load_settings
+from ikgui.config import load_settings, save_settings
 from ikgui.domain.errors import StorageError
+from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.keys import KeyStore
+from ikgui.storage import open_store
+from ikgui.store_target import store_summary
 from ikgui.ui.main_window import MainWindow
+from ikgui.ui.settings.settings_dialog import SettingsDialog
 from ikgui.ui.settings.settings_general import STORE_HINT
 from tests.ui.test_window import closed, opened
 
@@ -46,43 +52,51 @@ async def test_general_shows_the_sqlite_file_in_use(
         await closed(win)
 
 
-async def test_general_shows_the_postgresql_store_and_its_password_source(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str
-) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.toml").write_text('[storage]\npassword_env = "IKGUI_T_PW"\n', "utf-8")
-    monkeypatch.setenv("IKGUI_DATABASE_URL", pg_url + "?sslmode=disable")
-    monkeypatch.setenv("IKGUI_T_PW", SECRET)  # the trust role ignores it
-    win = await opened(home, check_timeout=0.3)
-    try:
-        store, password, texts = _general(win)
-        host_port_db = pg_url.split("@", 1)[1]
-        assert store == f"PostgreSQL ikgui@{host_port_db}"
-        assert password == "from the environment variable IKGUI_T_PW"
-        assert all(SECRET not in text for text in texts)
-        assert not (home / "ikgui.db").exists()  # the SQLite file was not opened
-    finally:
-        await closed(win)
+def _dialog(settings: Settings, store: tuple[str, str | None] | None, saved: Path) -> Any:
+    async def no_test(config: ProviderSettings, key: str | None) -> list[str]:
+        return []
 
-
-async def test_saving_settings_keeps_the_storage_table(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str
-) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.toml").write_text(
-        f'[storage]\nurl = "{pg_url}"\npassword_env = "IKGUI_T_PW"\n', "utf-8"
+    return SettingsDialog(
+        settings,
+        KeyStore(),
+        no_test,
+        lambda new: save_settings(new, saved),
+        page="general",
+        store=store,
     )
-    monkeypatch.delenv("IKGUI_DATABASE_URL", raising=False)
-    win = await opened(home, check_timeout=0.3)
+
+
+def test_general_shows_the_postgresql_store_and_its_password_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pg_url: str
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[storage]\npassword_env = "IKGUI_T_PW"\n', "utf-8")
+    monkeypatch.setenv("IKGUI_T_PW", SECRET)  # the trust role ignores it
+    settings = load_settings(config)
+    with open_store(pg_url + "?sslmode=disable") as store:
+        summary = store_summary(store, settings, KeyStore())
+    dialog = _dialog(settings, summary, config)
     try:
-        dialog = win.open_settings("general")
-        dialog.save()
-        saved = load_settings(home / "config.toml")
-        assert (saved.storage_url, saved.storage_password_env) == (pg_url, "IKGUI_T_PW")
+        page = dialog.general_page
+        assert page.store_label is not None
+        assert page.store_label.text() == "PostgreSQL ikgui@" + pg_url.split("@", 1)[1]
+        password = page.findChild(QLabel, "storePassword")
+        assert password.text() == "from the environment variable IKGUI_T_PW"
+        assert all(SECRET not in label.text() for label in page.findChildren(QLabel))
     finally:
-        await closed(win)
+        dialog.reject()
+
+
+def test_saving_settings_keeps_the_storage_table(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    url = "postgresql://me@db.example:6543/team?sslmode=require"
+    config.write_text(f'[storage]\nurl = "{url}"\npassword_env = "IKGUI_T_PW"\n', "utf-8")
+    dialog = _dialog(load_settings(config), ("PostgreSQL me@db.example:6543/team", None), config)
+    dialog.general_page.text_size_spin.setValue(120)
+    dialog.save()
+    saved = load_settings(config)
+    assert (saved.storage_url, saved.storage_password_env) == (url, "IKGUI_T_PW")
+    assert saved.text_size == 120 and saved.problems == []
 
 
 @pytest.mark.parametrize(
