@@ -1,0 +1,118 @@
+"""The PostgreSQL change listener on a real server: what another connection announces
+bumps the version within a second, our own backends do not, and a restarted server is
+listened to again by itself."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from ikgui.storage.pg_listen import CHANNEL, ChangeListener
+from tests.support.waiting import wait_for
+
+
+@pytest.fixture
+def listener(pg_url: str) -> Iterator[ChangeListener]:
+    found = ChangeListener(pg_url)
+    found.start()
+    wait_for(lambda: found.connected, 10)
+    yield found
+    found.close()
+
+
+def notify(url: str, payload: str = "event") -> int:
+    """``NOTIFY`` from a connection of its own (as another machine's store would);
+    returns that connection's backend pid."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+        return conn.info.backend_pid
+
+
+def test_a_notify_from_another_connection_bumps_the_version_within_a_second(
+    listener: ChangeListener, pg_url: str
+) -> None:
+    called = threading.Event()
+    listener.on_change = called.set
+    before = listener.version
+    notify(pg_url)
+    started = time.monotonic()
+    wait_for(lambda: listener.version > before, 1.0, poll=0.005)
+    assert time.monotonic() - started < 1.0
+    assert called.wait(1.0)
+    assert listener.version == before + 1
+
+
+def test_notifications_of_our_own_backends_do_not_count(
+    listener: ChangeListener, pg_url: str
+) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as own:
+        listener.add_own_pid(own.info.backend_pid)
+        before = listener.version
+        own.execute("SELECT pg_notify(%s, 'title')", (CHANNEL,))
+        notify(pg_url)  # after ours: once it is counted, ours has been seen too
+        wait_for(lambda: listener.version > before, 2.0)
+        time.sleep(0.05)  # nothing else may still be on its way
+        assert listener.version == before + 1
+
+
+def test_a_write_through_the_contract_trigger_is_announced(
+    listener: ChangeListener, pg_url: str
+) -> None:
+    """The store's triggers (FOR EACH STATEMENT, ``pg_notify('ikgui_changes',
+    TG_TABLE_NAME)``) reach the listener: a change to a row, not a hand-made NOTIFY."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS scratch (id int, title text)")
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION scratch_notify() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN PERFORM pg_notify('ikgui_changes', TG_TABLE_NAME); RETURN NULL; END $$"
+        )
+        conn.execute(
+            "CREATE TRIGGER scratch_changed AFTER INSERT OR UPDATE OR DELETE ON scratch "
+            "FOR EACH STATEMENT EXECUTE FUNCTION scratch_notify()"
+        )
+        before = listener.version
+        conn.execute("INSERT INTO scratch VALUES (1, 'a title')")
+        wait_for(lambda: listener.version > before, 1.0, poll=0.005)
+
+
+def test_a_restarted_server_is_listened_to_again(
+    listener: ChangeListener, pg_url: str, pg_server: object
+) -> None:
+    before = listener.version
+    pg_server.restart()  # type: ignore[attr-defined]
+    # Reconnected (the version moves: what was written meanwhile was not announced).
+    wait_for(lambda: listener.connected and listener.version > before, 15)
+    after = listener.version
+    notify(pg_url)
+    wait_for(lambda: listener.version > after, 1.0, poll=0.005)
+
+
+def test_an_unreachable_server_is_retried_quietly_and_close_is_prompt(
+    pg_server: object,
+) -> None:
+    url = pg_server.url("no_such_database_here")  # type: ignore[attr-defined]
+    found = ChangeListener(url)
+    found.start()
+    wait_for(lambda: found.error, 5)
+    assert not found.connected and found.version == 0
+    assert "no_such_database_here" in found.error
+    started = time.monotonic()
+    found.close()
+    assert time.monotonic() - started < 1.0
+    assert not any(t.name == "ikgui-listen" and t.is_alive() for t in threading.enumerate())
+
+
+def test_close_stops_a_listening_thread_within_a_second(pg_url: str) -> None:
+    found = ChangeListener(pg_url)
+    found.start()
+    wait_for(lambda: found.connected, 10)
+    thread = found._thread
+    started = time.monotonic()
+    found.close()
+    assert time.monotonic() - started < 1.0
+    assert thread is not None and not thread.is_alive()
+    assert not found.connected
