@@ -17,7 +17,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from ikgui.config import load_settings, save_settings
 from ikgui.domain.command_handlers import default_registry
-from ikgui.domain.errors import IkguiError
+from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
@@ -190,6 +190,24 @@ def open_main_window(home: Path | None = None) -> MainWindow:
     return window
 
 
+def start_main_window(
+    loop: asyncio.AbstractEventLoop, home: Path | None = None
+) -> MainWindow | None:
+    """The main window; while the database server cannot be reached, a page that says so
+    retries until it answers (``None``: the user quit meanwhile)."""
+    try:
+        return open_main_window(home)
+    except StorageError as exc:
+        from ikgui.ui.db_wait import open_when_reachable, unreachable_where
+
+        if unreachable_where(exc) is None:
+            raise
+        waiting = open_when_reachable(
+            lambda: open_main_window(home), exc, config=resolve(home).config
+        )
+        return loop.run_until_complete(waiting)
+
+
 def _bring_to_front(window: MainWindow) -> None:
     print("ikgui: another launch asked for this window", file=sys.stderr, flush=True)
     window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
@@ -211,9 +229,11 @@ def main(argv: list[str]) -> int:
     loop = new_loop()
     asyncio.set_event_loop(loop)
     try:
-        window = open_main_window()
+        window = start_main_window(loop)
     except IkguiError as exc:
         error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
+        return 1
+    if window is None:  # the user quit while the database was away
         return 1
     # Listening loads QtNetwork: after the first paint (a second launch meanwhile opens
     # a second window, as one would before this window was built).

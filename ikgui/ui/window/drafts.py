@@ -1,12 +1,17 @@
 """The prompt's draft (saved with its conversation, or in the window's state while the
 conversation is unsaved) and the poll that shows what ``ikgui run`` / ``ikgui conv``
-changed in another process."""
+changed in another process.
+
+On PostgreSQL the store's change listener (``store.listener``: LISTEN/NOTIFY on a thread
+of its own) also announces what another machine wrote: its callback queues a signal to
+this thread, and the window re-reads within ``SOON_MS`` instead of at the next poll (the
+poll stays, as the fallback)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ikgui.domain.errors import IkguiError
 from ikgui.ui.plain import line as safe_line
@@ -16,9 +21,14 @@ if TYPE_CHECKING:
 
 POLL_MS = 1000
 DRAFT_MS = 500
+#: After an announced change: gather the rest of a burst, then re-read once.
+SOON_MS = 100
 
 
 class DraftsAndPolling(QObject):
+    #: Emitted from the change listener's thread; queued to the window's.
+    changed_elsewhere = Signal()
+
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
@@ -34,12 +44,32 @@ class DraftsAndPolling(QObject):
         self._draft_timer.setInterval(DRAFT_MS)
         self._draft_timer.timeout.connect(self.save_draft)
         window.prompt.textChanged.connect(self._draft_timer.start)
+        self._soon_timer = QTimer(self)
+        self._soon_timer.setSingleShot(True)
+        self._soon_timer.setInterval(SOON_MS)
+        self._soon_timer.timeout.connect(self.poll_external_changes)
+        self.changed_elsewhere.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
+        self._listener: Any = None
 
     def start_polling(self) -> None:
         self._poll_timer.start()
+        listener = getattr(self.window.store, "listener", None)
+        if listener is not None and hasattr(listener, "on_change"):
+            self._listener = listener
+            listener.on_change = self.changed_elsewhere.emit
 
     def stop_polling(self) -> None:
+        if self._listener is not None:
+            self._listener.on_change = None
+            self._listener = None
         self._poll_timer.stop()
+        self._soon_timer.stop()
+
+    def _poll_soon(self) -> None:
+        """Another machine wrote: re-read shortly (a running wait is not restarted, so a
+        steady stream of changes is still shown every ``SOON_MS``)."""
+        if not self._soon_timer.isActive() and self._poll_timer.isActive():
+            self._soon_timer.start()
 
     # -- drafts ----------------------------------------------------------------------------
     def save_draft(self) -> None:
