@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.pg_server import PgServer, PgServerError
 
 # GUI tests run without a display; set before anything imports Qt. The virtual screen is
 # 1920×1080 (Qt's offscreen default, 800×600, would start every window in its compact
@@ -10,3 +15,28 @@ import os
 _SCREEN = os.path.join(os.path.dirname(__file__), "support", "screen.json")
 os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 os.environ.pop("IKGUI_HOME", None)
+
+
+# -- a real PostgreSQL server (tests/support/pg_server.py) -----------------------------
+# Started on first use only: a run that never asks for it does not pay for it.
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One PostgreSQL server for the whole run; fails (never skips) when there is none."""
+    try:
+        server = PgServer()
+    except PgServerError as error:
+        pytest.fail(str(error), pytrace=False)
+    with server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    """The URL of a fresh, empty database for one test (dropped after it)."""
+    if not pg_server.running:  # an earlier test stopped it and failed to start it again
+        pg_server.start()
+    url = pg_server.create_database()
+    yield url
+    if not pg_server.running:
+        pg_server.start()
+    pg_server.drop_database(url.rsplit("/", 1)[1])

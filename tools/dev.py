@@ -2,7 +2,8 @@
 """Set up everything ikgui needs, then open the app or run every check.
 
     python3 tools/dev.py app     # virtualenv + packages + Qt's system libraries, then ikgui
-    python3 tools/dev.py test    # the same set-up, then ruff, mypy, import-linter, pytest
+    python3 tools/dev.py test    # the same set-up and a PostgreSQL server for the tests,
+                                 # then ruff, mypy, import-linter, pytest
 
 Needs only Python 3.11+ with pip. Idempotent: a second run reuses .venv and only
 reinstalls when pyproject.toml changed. Extra arguments go to ikgui or pytest.
@@ -10,8 +11,10 @@ reinstalls when pyproject.toml changed. Extra arguments go to ikgui or pytest.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,6 +124,36 @@ def ensure_qt(platform: str) -> None:
     )
 
 
+def postgres_bin_dir() -> Path | None:
+    """Where PostgreSQL's server programs are (what tests/support/pg_server.py looks for):
+    $IKGUI_PG_BIN, PATH, then the distributions' versioned directories, newest first."""
+    found = shutil.which("initdb")
+    candidates = [os.environ.get("IKGUI_PG_BIN", ""), os.path.dirname(found or "")]
+    for pattern in ("/usr/lib/postgresql/*/bin", "/usr/pgsql-*/bin"):
+        versions = {d: [int(n) for n in re.findall(r"\d+", d)] for d in glob.glob(pattern)}
+        candidates += sorted(versions, key=versions.__getitem__, reverse=True)
+    for directory in filter(None, candidates):
+        if all(os.path.isfile(os.path.join(directory, p)) for p in ("initdb", "pg_ctl")):
+            return Path(directory)
+    return None
+
+
+def ensure_postgres() -> None:
+    """The tests run against a real PostgreSQL server: install Debian's package when its
+    programs are missing. Without them the PostgreSQL tests fail and say what to install."""
+    if postgres_bin_dir() is not None:
+        return
+    if apt_install(["postgresql"]) and postgres_bin_dir() is not None:
+        return
+    say(
+        "PostgreSQL's server programs (initdb, pg_ctl) are missing and could not be "
+        "installed; the tests that need a PostgreSQL server will fail. Install them: "
+        "Debian/Ubuntu `sudo apt-get install postgresql`, Fedora `sudo dnf install "
+        "postgresql-server`, macOS `brew install postgresql` (or set IKGUI_PG_BIN to the "
+        "directory holding initdb and pg_ctl)"
+    )
+
+
 def setup(platform: str) -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older Python
         sys.exit("[ikgui setup] ikgui needs Python 3.11 or newer")
@@ -189,6 +222,7 @@ def main(argv: list[str]) -> int:
     if what == "setup":
         return 0
     validators()
+    ensure_postgres()
     return checks(extra)
 
 
