@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from ikgui.storage.pg_listen import CHANNEL, ChangeListener
+from tests.support.pg_server import PgServer
 from tests.support.waiting import wait_for
 
 
@@ -80,10 +81,10 @@ def test_a_write_through_the_contract_trigger_is_announced(
 
 
 def test_a_restarted_server_is_listened_to_again(
-    listener: ChangeListener, pg_url: str, pg_server: object
+    listener: ChangeListener, pg_url: str, pg_server: PgServer
 ) -> None:
     before = listener.version
-    pg_server.restart()  # type: ignore[attr-defined]
+    pg_server.restart()
     # Reconnected (the version moves: what was written meanwhile was not announced).
     wait_for(lambda: listener.connected and listener.version > before, 15)
     after = listener.version
@@ -92,9 +93,9 @@ def test_a_restarted_server_is_listened_to_again(
 
 
 def test_an_unreachable_server_is_retried_quietly_and_close_is_prompt(
-    pg_server: object,
+    pg_server: PgServer,
 ) -> None:
-    url = pg_server.url("no_such_database_here")  # type: ignore[attr-defined]
+    url = pg_server.url("no_such_database_here")
     found = ChangeListener(url)
     found.start()
     wait_for(lambda: found.error, 5)

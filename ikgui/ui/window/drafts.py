@@ -23,6 +23,8 @@ POLL_MS = 1000
 DRAFT_MS = 500
 #: After an announced change: gather the rest of a burst, then re-read once.
 SOON_MS = 100
+#: The status line while the listener cannot reach the server (it reconnects by itself).
+AWAY = "The database does not answer: changes from other machines wait — reconnecting…"
 
 
 class DraftsAndPolling(QObject):
@@ -113,6 +115,9 @@ class DraftsAndPolling(QObject):
         """Show changes made by ``ikgui run``/``ikgui conv`` in another process."""
         window = self.window
         session = window.session
+        listener = self._listener
+        if listener is not None and getattr(listener, "error", None):
+            window.statusBar().showMessage(AWAY, POLL_MS + 500)
         try:
             if not window.sidebar.poll():
                 return
