@@ -85,6 +85,10 @@ def main() -> None:
         lambda: replay_ranges(store, CHAIN_IDS[-1]),
         lambda r: f"{r:,} events",
     )
+    row(f"tail_events({BIG_ID}, 200)", lambda: store.tail_events(BIG_ID, 200), count)
+    page = [c.id for c in newest]
+    row("context_counts, 50 listed", lambda: store.context_counts(page), lambda r: "")
+    row("inherited_counts, fork chain", lambda: store.inherited_counts(CHAIN_IDS), lambda r: "")
     row("get_conversation", lambda: store.get_conversation(BIG_ID), lambda r: "")
     row("find_by_suffix('bigg')", lambda: store.find_by_suffix("bigg"), count)
     row("unfinished_replies (start-up)", store.unfinished_replies, count)

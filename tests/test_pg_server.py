@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -49,6 +50,18 @@ def test_databases_are_cheap_to_make(pg_server: PgServer) -> None:
     assert pg_server.drop_database(name)
 
 
+def test_a_database_in_use_is_left_until_its_sessions_end(pg_server: PgServer) -> None:
+    name = pg_server.create_database().rsplit("/", 1)[1]
+    conn = psycopg.connect(pg_server.url(name))
+    started = time.perf_counter()
+    assert not pg_server.drop_database(name, wait=0.2)
+    assert time.perf_counter() - started < 1.0  # (a plain DROP would wait 5 s)
+    assert conn.execute("SELECT 1").fetchone() == (1,)  # not cut off
+    conn.close()
+    assert pg_server.drop_database(name)
+    assert pg_server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}'") == []
+
+
 def test_restart_keeps_the_port_and_the_data(pg_server: PgServer, pg_url: str) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE kept (a integer); INSERT INTO kept VALUES (7)")
@@ -63,6 +76,25 @@ def test_restart_keeps_the_port_and_the_data(pg_server: PgServer, pg_url: str) -
     pg_server.restart()
     assert pg_server.port == port
     assert pg_server.psql("SELECT a FROM kept", pg_url.rsplit("/", 1)[1]) == [(7,)]
+
+
+def test_a_crash_keeps_what_was_committed(pg_server: PgServer, pg_url: str) -> None:
+    name = pg_url.rsplit("/", 1)[1]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE kept (a integer)")
+        conn.execute("INSERT INTO kept VALUES (1)")
+    pg_server.restart("immediate")  # no checkpoint: recovery from the WAL
+    assert pg_server.psql("SELECT a FROM kept", name) == [(1,)]
+    pg_server.psql("INSERT INTO kept VALUES (2)", name)
+    pid = pg_server.server_pid()
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # the postmaster killed outright
+    deadline = time.monotonic() + 10
+    while pg_server.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not pg_server.running
+    pg_server.start()
+    assert pg_server.psql("SELECT a FROM kept ORDER BY a", name) == [(1,), (2,)]
 
 
 def test_a_connection_open_across_a_restart_fails_and_a_new_one_works(

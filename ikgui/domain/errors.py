@@ -8,6 +8,7 @@
     ``message`` is the command line's sentence; ``window_text`` the window's (the same
     facts, the remedy in the window's words: :mod:`ikgui.domain.advice`).
   - ``StorageError``: the database cannot be opened, migrated or written.
+    - ``DatabaseUnreachable``: the database server cannot be reached (now or any more).
 """
 
 from __future__ import annotations
@@ -103,3 +104,14 @@ class StorageError(IkguiError):
     def __init__(self, message: str, reason: str | None = None) -> None:
         super().__init__(message)
         self.reason = reason or message
+
+
+class DatabaseUnreachable(StorageError):
+    """The database server cannot be reached (refused, unknown host, timed out, or the
+    connection was lost). ``where`` is "host:port"; the store retries by itself on its
+    next call."""
+
+    def __init__(self, where: str, reason: str | None = None) -> None:
+        message = f"Cannot reach the database at {where}" + (f" ({reason})" if reason else "")
+        super().__init__(message, reason)
+        self.where = where

@@ -1,4 +1,5 @@
-"""SQLite storage for ikgui: ``open_store(path)`` gives the domain's ``Store``.
+"""Storage for ikgui: ``open_store(path)`` (SQLite) or ``open_store("postgresql://…")``
+gives the domain's ``Store``.
 
 Errors (all ``ikgui.domain.errors.StorageError`` unless noted):
 
@@ -12,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage._peewee import enable_psycopg  # first: peewee without psycopg
 from ikgui.storage.db import (
     DB_ERRORS,
     is_disk_full,
@@ -29,26 +31,54 @@ from ikgui.storage.readonly import (
     read_only_message,
     remove_new_side_files,
 )
-from ikgui.storage.repository import SqliteStore
+from ikgui.storage.repository import PeeweeStore, SqliteStore
 
-__all__ = ["SCHEMA_VERSION", "SqliteStore", "open_store"]
+__all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "enable_psycopg", "open_store"]
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
 
-    def _implements_the_port(store: SqliteStore) -> Store:
+    def _implements_the_port(store: PeeweeStore) -> Store:
         return store  # mypy checks SqliteStore against the Store protocol here
 
 
-def open_store(path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> SqliteStore:
-    """Open (creating or upgrading as needed) the ikgui database at ``path``.
+#: What opening a PostgreSQL URL without the optional driver says.
+NEEDS_PSYCOPG = "Using a PostgreSQL database needs psycopg: pip install 'ikgui[postgres]'"
+_PG_SCHEMES = ("postgresql://", "postgres://")
 
-    When its disk is full, an existing, current database opens read-only
-    (``SqliteStore.read_only`` says why) and the side files the failed attempt made are
-    removed. ``migrations`` is for tests; it defaults to every schema version this code
-    knows.
+
+def is_database_url(location: object) -> bool:
+    """Whether ``location`` names a PostgreSQL database (not a SQLite file)."""
+    return isinstance(location, str) and location.startswith(_PG_SCHEMES)
+
+
+def open_store(
+    location: Path | str,
+    *,
+    password: str | None = None,
+    migrations: Sequence[Any] | None = None,
+) -> PeeweeStore:
+    """Open (creating or upgrading as needed) the ikgui database at ``location``: a SQLite
+    file path, or a ``postgresql://`` URL (``password`` given beside it, never shown).
+
+    When its disk is full, an existing, current SQLite database opens read-only
+    (``read_only`` says why) and the side files the failed attempt made are removed.
+    ``migrations`` is for tests; it defaults to every schema version this code knows.
     """
-    path = Path(path)
+    if is_database_url(location):
+        try:
+            from ikgui.storage.pg_store import open_postgres
+        except ImportError as exc:
+            if (exc.name or "").split(".")[0] in ("psycopg", "psycopg_binary", "psycopg_c"):
+                raise StorageError(NEEDS_PSYCOPG) from None
+            raise
+        if migrations is None:
+            return open_postgres(str(location), password)
+        return open_postgres(str(location), password, migrations)
+    return _open_sqlite(Path(location), MIGRATIONS if migrations is None else migrations)
+
+
+def _open_sqlite(path: Path, migrations: Sequence[Migration]) -> SqliteStore:
     existed = existing_side_files(path)
     try:
         return _open_for_writing(path, migrations)

@@ -1,33 +1,114 @@
 """Counting without reading (issue 10 item 1): the items a cleared group holds, and the
-messages of a conversation still in its context, on an open SQLite connection."""
+messages of a conversation still in its context, built with peewee on either database."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
-#: A reply that failed before any text (``reading.failed_before_text``): no reader sees it.
-_FAILED_SQL = (
-    "kind = 'assistant' AND content = '' AND "
-    "coalesce(CASE WHEN json_valid(data) THEN json_extract(data, '$.failed') END, 0)"
+from peewee import Database, fn
+
+from ikgui.storage.models import ConversationRow, EventRow
+from ikgui.storage.prepared import Prepared, literal
+
+_MAX_ID = 2**63 - 1
+
+
+def _range(conv_id: Any, after: Any, upto: Any) -> Any:
+    return (EventRow.conversation == conv_id) & (EventRow.id > after) & (EventRow.id <= upto)
+
+
+_COUNT = fn.COUNT(EventRow.id)
+#: A conversation's own messages (the message count's rule) with ``after < id <= upto``.
+_MESSAGES = Prepared(
+    lambda conv_id, after, upto: EventRow.select(_COUNT).where(
+        _range(conv_id, after, upto)
+        & (
+            (EventRow.kind == literal("user"))
+            | ((EventRow.kind == literal("assistant")) & (EventRow.content != literal("")))
+        )
+    ),
+    str,
+    int,
+    int,
 )
-#: A conversation's own messages (the message count's rule) with ``? < id <= ?``.
-_MESSAGES_SQL = (
-    "SELECT count(*) FROM event WHERE conversation_id = ? AND id > ? AND id <= ? "
-    "AND (kind = 'user' OR (kind = 'assistant' AND content != ''))"
+_SHOWN = Prepared(
+    lambda conv_id, after, upto: EventRow.select(_COUNT).where(
+        _range(conv_id, after, upto) & EventRow.kind.not_in([literal("clear"), literal("retry")])
+    ),
+    str,
+    int,
+    int,
+)
+_EMPTY_REPLIES = Prepared(
+    lambda conv_id, after, upto: EventRow.select(EventRow.data).where(
+        _range(conv_id, after, upto)
+        & (EventRow.kind == literal("assistant"))
+        & (EventRow.content == literal(""))
+    ),
+    str,
+    int,
+    int,
+)
+_IS_CLEAR = EventRow.kind == literal("clear")
+_LATEST_CLEAR = Prepared(
+    lambda conv_id: EventRow.select(fn.MAX(EventRow.id)).where(
+        (EventRow.conversation == conv_id) & _IS_CLEAR
+    ),
+    str,
+)
+_LATEST_CLEAR_UPTO = Prepared(
+    lambda conv_id, upto: EventRow.select(fn.MAX(EventRow.id)).where(
+        (EventRow.conversation == conv_id) & _IS_CLEAR & (EventRow.id <= upto)
+    ),
+    str,
+    int,
+)
+_CUT_MARKS = Prepared(
+    lambda conv_id, after: EventRow.select(EventRow.id, EventRow.data).where(
+        (EventRow.conversation == conv_id)
+        & (EventRow.id > after)
+        & EventRow.kind.in_([literal("rewind"), literal("retry")])
+    ),
+    str,
+    int,
+)
+_MESSAGE_COUNT = Prepared(
+    lambda conv_id: ConversationRow.select(ConversationRow.message_count).where(
+        ConversationRow.id == conv_id
+    ),
+    str,
+)
+_FORK_OF = Prepared(
+    lambda conv_id: ConversationRow.select(
+        ConversationRow.parent, ConversationRow.fork_event_id
+    ).where(ConversationRow.id == conv_id),
+    str,
 )
 
 
-def count_shown(conn: sqlite3.Connection, conv_id: str, after: int, upto: int) -> int:
-    """See ``Store.count_shown``."""
-    row = conn.execute(
-        "SELECT count(*) FROM event WHERE conversation_id = ? AND id > ? AND id <= ? "
-        f"AND kind NOT IN ('clear', 'retry') AND NOT ({_FAILED_SQL})",
-        (conv_id, after, upto),
-    ).fetchone()
-    return cast(int, row[0])
+def _scalar(cursor: Any) -> Any:
+    row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _failed(raw: str | None) -> bool:
+    """Whether a reply's data says it failed (``reading.failed_before_text``)."""
+    try:
+        data = json.loads(raw) if raw else None
+    except ValueError:
+        return False
+    value = data.get("failed") if isinstance(data, dict) else None
+    return isinstance(value, (bool, int, float)) and bool(value)
+
+
+def count_shown(db: Database, conv_id: str, after: int, upto: int) -> int:
+    """See ``Store.count_shown``: the events a reader sees, less the replies that failed
+    before any text (few: read and checked here, the same on both databases)."""
+    total = int(_scalar(_SHOWN(db, conv_id, after, upto)) or 0)
+    empty = _EMPTY_REPLIES(db, conv_id, after, upto).fetchall()
+    return total - sum(1 for (raw,) in empty if _failed(raw))
 
 
 def _cuts(rows: Sequence[Any]) -> list[tuple[int, int]]:
@@ -50,54 +131,55 @@ def _cuts(rows: Sequence[Any]) -> list[tuple[int, int]]:
     return merged
 
 
-def context_count(conn: sqlite3.Connection, conv_id: str) -> int:
+def latest_clear(db: Database, conv_id: str, upto: int | None = None) -> int | None:
+    if upto is None:
+        value = _scalar(_LATEST_CLEAR(db, conv_id))
+    else:
+        value = _scalar(_LATEST_CLEAR_UPTO(db, conv_id, upto))
+    return int(value) if value is not None else None
+
+
+def _messages(db: Database, conv_id: str, after: int, upto: int) -> int:
+    return int(_scalar(_MESSAGES(db, conv_id, after, upto)) or 0)
+
+
+def context_count(db: Database, conv_id: str) -> int:
     """One conversation's own messages in its context: after its newest clear, minus
     the ranges its rewinds and retries cut (each an index range scan; a NOT EXISTS per
     message took seconds on 10,000 events)."""
-    row = conn.execute(
-        "SELECT max(id) FROM event WHERE conversation_id = ? AND kind = 'clear'", (conv_id,)
-    ).fetchone()
-    clear = row[0] or 0
-    rows = conn.execute(
-        "SELECT id, data FROM event WHERE conversation_id = ? AND id > ? "
-        "AND kind IN ('rewind', 'retry')",
-        (conv_id, clear),
-    ).fetchall()
-    cuts = _cuts(rows)
+    clear = latest_clear(db, conv_id) or 0
+    cuts = _cuts(_CUT_MARKS(db, conv_id, clear).fetchall())
     if not clear and not cuts:  # the common case: all of them
-        row = conn.execute(
-            "SELECT message_count FROM conversation WHERE id = ?", (conv_id,)
-        ).fetchone()
-        return cast(int, row[0]) if row else 0
-    total = cast(int, conn.execute(_MESSAGES_SQL, (conv_id, clear, 2**63 - 1)).fetchone()[0])
+        return int(_scalar(_MESSAGE_COUNT(db, conv_id)) or 0)
+    total = _messages(db, conv_id, clear, _MAX_ID)
     for low, high in cuts:
-        total -= cast(int, conn.execute(_MESSAGES_SQL, (conv_id, low, high - 1)).fetchone()[0])
+        total -= _messages(db, conv_id, low, high - 1)
     return total
 
 
-def context_counts(conn: sqlite3.Connection, conv_ids: Sequence[str]) -> dict[str, int]:
+def context_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
     """See ``Store.context_counts``."""
-    return {conv_id: context_count(conn, conv_id) for conv_id in dict.fromkeys(conv_ids)}
+    return {conv_id: context_count(db, conv_id) for conv_id in dict.fromkeys(conv_ids)}
 
 
-def inherited_count(conn: sqlite3.Connection, conv_id: str) -> int:
+def _fork_of(db: Database, conv_id: str) -> tuple[str | None, int | None]:
+    row = _FORK_OF(db, conv_id).fetchone()
+    return (row[0], row[1]) if row is not None else (None, None)
+
+
+def inherited_count(db: Database, conv_id: str) -> int:
     """The messages a fork carries from its ancestors: each ancestor's own messages up to
     the fork point (the lowest point on the way up), as its message count counts them."""
-    row = conn.execute(
-        "SELECT parent_id, fork_event_id FROM conversation WHERE id = ?", (conv_id,)
-    ).fetchone()
+    parent, upto = _fork_of(db, conv_id)
     total, seen = 0, {conv_id}
-    while row is not None and row[0] is not None and row[1] is not None and row[0] not in seen:
-        parent, upto = row[0], row[1]
+    while parent is not None and upto is not None and parent not in seen:
         seen.add(parent)
-        total += cast(int, conn.execute(_MESSAGES_SQL, (parent, 0, upto)).fetchone()[0])
-        row = conn.execute(
-            "SELECT parent_id, min(coalesce(fork_event_id, ?), ?) FROM conversation WHERE id = ?",
-            (upto, upto, parent),
-        ).fetchone()
+        total += _messages(db, parent, 0, upto)
+        grand, fork = _fork_of(db, parent)
+        parent, upto = grand, min(upto if fork is None else fork, upto)
     return total
 
 
-def inherited_counts(conn: sqlite3.Connection, conv_ids: Sequence[str]) -> dict[str, int]:
+def inherited_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
     """See ``Store.inherited_counts``."""
-    return {conv_id: inherited_count(conn, conv_id) for conv_id in dict.fromkeys(conv_ids)}
+    return {conv_id: inherited_count(db, conv_id) for conv_id in dict.fromkeys(conv_ids)}

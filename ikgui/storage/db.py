@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, cast
 
-from peewee import PeeweeException, SqliteDatabase
+from peewee import PeeweeException, SqliteDatabase, _savepoint
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage.migrations import APPLICATION_ID, newer_schema_error
@@ -198,6 +198,29 @@ class Database(SqliteDatabase):
     def _add_conn_hooks(self, conn: sqlite3.Connection) -> None:
         conn.text_factory = self.decoder
         super()._add_conn_hooks(conn)  # type: ignore[misc]
+
+    def in_sqlite_transaction(self) -> bool:
+        conn = cast(Any, self)._state.conn
+        return conn is not None and bool(conn.in_transaction)
+
+    def rollback(self) -> None:
+        # SQLite itself rolls back the whole transaction on some errors (a full disk):
+        # a second ROLLBACK would replace the real reason with "no transaction is active".
+        if self.in_sqlite_transaction():
+            super().rollback()
+
+    def savepoint(self, sid: str | None = None) -> _Savepoint:
+        return _Savepoint(self, sid)
+
+
+class _Savepoint(_savepoint):
+    """A savepoint that, like ``Database.rollback``, skips a rollback SQLite already did."""
+
+    db: Database
+
+    def rollback(self, begin: bool = True) -> None:
+        if self.db.in_sqlite_transaction():
+            super().rollback(begin)
 
 
 def connect(path: Path) -> SqliteDatabase:

@@ -1,9 +1,10 @@
 """Peewee models mirroring the current schema, and the row <-> ``Conversation`` mapping.
 
 The models are not bound to a database: every query is executed with the store's own
-database (``query.execute(db)``), so two stores on two files never share state. The
-schema itself is created by :mod:`ikgui.storage.migrations` (frozen SQL); a test keeps
-these models and that SQL in step.
+database (``query.execute(db)``), so two stores never share state, and the same models
+serve SQLite and PostgreSQL. The schema itself is created by frozen SQL
+(:mod:`ikgui.storage.migrations`, :mod:`ikgui.storage.pg_migrations`); a test keeps these
+models and both schemas in step.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 
 from peewee import (
     AutoField,
+    ColumnBase,
+    Field,
     FloatField,
     ForeignKeyField,
     IntegerField,
@@ -20,7 +23,7 @@ from peewee import (
     TextField,
 )
 
-from ikgui.domain.events import Conversation
+from ikgui.domain.events import Conversation, Event
 
 # The one rule for tags (the domain's), re-exported for the repository.
 from ikgui.domain.ids import normalize_tags as normalize_tags
@@ -81,45 +84,112 @@ class TagRow(_Base):
 
 MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow)
 
+
+class TagNames(ColumnBase):
+    """The tag names of a group joined by ``\\x1f``: ``group_concat`` on SQLite,
+    ``string_agg`` on PostgreSQL (the one aggregate the two spell differently)."""
+
+    def __init__(self, column: Field) -> None:
+        super().__init__()
+        self.column = column
+
+    def __sql__(self, ctx: Any) -> Any:
+        if ctx.state.param == "?":  # SQLite
+            return ctx.literal("group_concat(").sql(self.column).literal(", char(31))")
+        return ctx.literal("string_agg(").sql(self.column).literal(", chr(31))")
+
+
 #: Fields of ``Conversation`` that ``update_conversation`` may set.
 UPDATABLE = frozenset(
     {"title", "title_by_user", "agent", "provider", "model", "status", "trashed_at", "draft"}
 )
 STATUSES = frozenset({"active", "killed"})
 
-_TAG_SEP = "\x1f"
+#: What joins a conversation's tags in one column (``listing``; ``\\x1f`` is never in a tag).
+TAG_SEP = "\x1f"
 
-#: The SELECT list matching :func:`conversation_from_row` (alias ``c``; tags last).
-CONVERSATION_COLUMNS = (
-    "c.id, c.parent_id, c.fork_event_id, c.agent, c.provider, c.model, c.title, "
-    "c.title_by_user, c.status, c.created_at, c.updated_at, c.tokens_input, "
-    "c.tokens_output, c.cost, c.message_count, c.trashed_at, c.draft, c.pinned, "
-    f"(SELECT group_concat(t.name, '{_TAG_SEP}') FROM tag t WHERE t.conversation_id = c.id)"
-)
+#: The ``conversation`` columns every read selects, in the models' order; rows are mapped
+#: to values by these names (``conversation_from_row``), never by position elsewhere.
+CONVERSATION_FIELDS: tuple[Field, ...] = tuple(ConversationRow._meta.sorted_fields)
+_CONVERSATION_NAMES = tuple(f.name for f in CONVERSATION_FIELDS)
+
+#: The ``event`` columns a read selects, in the order ``event_from_row`` names them.
+EVENT_FIELDS: tuple[Field, ...] = tuple(EventRow._meta.sorted_fields)
+_EVENT_NAMES = tuple(f.name for f in EVENT_FIELDS)
 
 
 def conversation_from_row(row: Sequence[Any]) -> Conversation:
-    tags = row[18]
+    """A ``Conversation`` from a row selected with ``CONVERSATION_FIELDS`` followed by
+    its tags joined by ``TAG_SEP`` (``None`` without tags; see ``listing``).
+
+    The names below are the model's field names in its order (checked at import by
+    ``_check_names``): unpacking is the cheapest mapping for a 10,000-row listing."""
+    (
+        id_,
+        parent,
+        fork_event_id,
+        agent,
+        provider,
+        model,
+        title,
+        title_by_user,
+        status,
+        trashed_at,
+        created_at,
+        updated_at,
+        tokens_input,
+        tokens_output,
+        cost,
+        message_count,
+        draft,
+        pinned,
+        tags,
+    ) = row
     return Conversation(
-        id=row[0],
-        parent=row[1],
-        fork_event_id=row[2],
-        agent=row[3],
-        provider=row[4],
-        model=row[5],
-        title=row[6],
-        title_by_user=bool(row[7]),
-        tags=tuple(sorted(tags.split(_TAG_SEP))) if tags else (),
-        status=row[8],
-        created_at=row[9],
-        updated_at=row[10],
-        tokens_input=row[11],
-        tokens_output=row[12],
-        cost=row[13],
-        message_count=row[14],
-        trashed_at=row[15],
-        draft=row[16] or "",
-        pinned=bool(row[17]),
+        id=id_,
+        parent=parent,
+        fork_event_id=fork_event_id,
+        agent=agent,
+        provider=provider,
+        model=model,
+        title=title,
+        title_by_user=bool(title_by_user),
+        tags=tuple(sorted(tags.split(TAG_SEP))) if tags else (),
+        status=status,
+        created_at=created_at,
+        updated_at=updated_at,
+        tokens_input=tokens_input,
+        tokens_output=tokens_output,
+        cost=cost,
+        message_count=message_count,
+        trashed_at=trashed_at,
+        draft=draft or "",
+        pinned=bool(pinned),
+    )
+
+
+def _check_names() -> None:
+    code = conversation_from_row.__code__
+    unpacked = code.co_varnames[code.co_argcount : code.co_argcount + len(_CONVERSATION_NAMES)]
+    expected = tuple("id_" if n == "id" else n for n in _CONVERSATION_NAMES)
+    if unpacked != expected:  # pragma: no cover - a model change without this mapping
+        raise AssertionError(f"conversation_from_row unpacks {unpacked}, not {expected}")
+
+
+_check_names()
+
+
+def event_from_row(row: Sequence[Any]) -> Event:
+    """An ``Event`` (its data still JSON text) from a row selected with ``EVENT_FIELDS``."""
+    v = dict(zip(_EVENT_NAMES, row, strict=True))
+    return Event(
+        v["id"],
+        v["conversation"],
+        v["kind"],
+        v["content"],
+        None,
+        v["created_at"],
+        raw_data=v["data"],
     )
 
 

@@ -1,7 +1,7 @@
 """Tags across conversations: the match-all filter, counts, rename (merge) and delete.
 
 Each function runs inside the store's read or write transaction (it is given the
-connection), so a rename or delete of a tag on thousands of conversations is one
+database), so a rename or delete of a tag on thousands of conversations is one
 transaction: every conversation changes, or none. Tags arrive normalized (the domain's
 one tag rule, :func:`ikgui.domain.ids.normalize_tag`); the ``tag_name`` index makes each
 statement a lookup, not a scan.
@@ -9,9 +9,13 @@ statement a lookup, not a scan.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
+
+from peewee import Database, Expression, fn
+
+from ikgui.storage.models import ConversationRow, TagRow
+from ikgui.storage.prepared import execute_query
 
 
 def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
@@ -20,34 +24,37 @@ def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
     return sorted({t.strip().lower() for t in names})
 
 
-def having_all(names: Sequence[str]) -> str:
-    """A ``WHERE`` term: conversation ``c`` has every one of ``len(names)`` tags (bound to
-    ``?`` in order). The ids come from the ``tag_name`` index (an intersection), so a
-    filter costs what its tags' rows cost, not a scan of every conversation."""
-    picks = " INTERSECT ".join(["SELECT conversation_id FROM tag WHERE name = ?"] * len(names))
-    return f"c.id IN ({picks})"
+def having_all(names: Sequence[str]) -> Expression:
+    """A condition: the conversation has every one of ``names``. The ids come from the
+    ``tag_name`` index (an intersection), so a filter costs what its tags' rows cost,
+    not a scan of every conversation."""
+    picks: Any = None
+    for name in names:
+        pick = TagRow.select(TagRow.conversation).where(TagRow.name == name)
+        picks = pick if picks is None else picks & pick  # INTERSECT
+    return ConversationRow.id.in_(picks)
 
 
-_TRASHED = "SELECT id FROM conversation WHERE trashed_at IS NOT NULL"
+def _not_trashed(trashed: bool) -> Expression:
+    return ConversationRow.trashed_at.is_null(not trashed)
 
 
-def counts(
-    conn: sqlite3.Connection, within: Sequence[str], trashed: bool | None
-) -> list[tuple[str, int]]:
+def counts(db: Database, within: Sequence[str], trashed: bool | None) -> list[tuple[str, int]]:
     """Each tag with the number of conversations carrying it, among those that have every
     tag of ``within`` and are in the Trash (``True``), not (``False``) or either (``None``)."""
     names = wanted(None, within)
     if names:
-        where = [having_all(names)]
+        where = having_all(names)
         if trashed is not None:
-            where.append("c.trashed_at IS NOT NULL" if trashed else "c.trashed_at IS NULL")
-        scope = f"SELECT c.id FROM conversation c WHERE {' AND '.join(where)}"
-        return _grouped(conn, f"WHERE conversation_id IN ({scope})", names)
+            where &= _not_trashed(trashed)
+        scope = ConversationRow.select(ConversationRow.id).where(where)
+        return _grouped(db, TagRow.conversation.in_(scope))
     # Without a filter: every tag row (the covering index), less those in the Trash (few).
-    everything = _grouped(conn, "", [])
+    everything = _grouped(db, None)
     if trashed is None:
         return everything
-    gone = _grouped(conn, f"WHERE conversation_id IN ({_TRASHED})", [])
+    in_trash = ConversationRow.select(ConversationRow.id).where(_not_trashed(True))
+    gone = _grouped(db, TagRow.conversation.in_(in_trash))
     if trashed:
         return gone
     minus = dict(gone)
@@ -55,26 +62,26 @@ def counts(
     return [(t, n) for t, n in left if n > 0]
 
 
-def _grouped(conn: sqlite3.Connection, where: str, params: list[Any]) -> list[tuple[str, int]]:
-    sql = f"SELECT name, count(*) FROM tag {where} GROUP BY name ORDER BY name"
-    return [(str(r[0]), int(r[1])) for r in conn.execute(sql, params).fetchall()]
+def _grouped(db: Database, where: Expression | None) -> list[tuple[str, int]]:
+    query = TagRow.select(TagRow.name, fn.COUNT(TagRow.id))
+    if where is not None:
+        query = query.where(where)
+    query = query.group_by(TagRow.name).order_by(TagRow.name)
+    return [(str(r[0]), int(r[1])) for r in execute_query(db, query).fetchall()]
 
 
-def rename(conn: sqlite3.Connection, old: str, new: str) -> int:
+def rename(db: Database, old: str, new: str) -> int:
     """Give every conversation tagged ``old`` the tag ``new`` instead (a merge when ``new``
     is in use: a conversation with both keeps one). Returns how many had ``old``."""
-    (count,) = conn.execute("SELECT count(*) FROM tag WHERE name = ?", (old,)).fetchone()
+    count = int(TagRow.select(fn.COUNT(TagRow.id)).where(TagRow.name == old).scalar(db) or 0)
     if old == new or not count:
-        return int(count)
-    conn.execute(
-        "DELETE FROM tag WHERE name = ? AND conversation_id IN "
-        "(SELECT conversation_id FROM tag WHERE name = ?)",
-        (old, new),
-    )
-    conn.execute("UPDATE tag SET name = ? WHERE name = ?", (new, old))
-    return int(count)
+        return count
+    having_new = TagRow.select(TagRow.conversation).where(TagRow.name == new)
+    TagRow.delete().where((TagRow.name == old) & TagRow.conversation.in_(having_new)).execute(db)
+    TagRow.update(name=new).where(TagRow.name == old).execute(db)
+    return count
 
 
-def delete(conn: sqlite3.Connection, name: str) -> int:
+def delete(db: Database, name: str) -> int:
     """Remove the tag ``name`` from every conversation; returns how many had it."""
-    return int(conn.execute("DELETE FROM tag WHERE name = ?", (name,)).rowcount)
+    return int(TagRow.delete().where(TagRow.name == name).execute(db))

@@ -17,7 +17,7 @@ from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ports import Store
 from ikgui.domain.session import Session
-from ikgui.storage import open_store
+from tests.storage.conftest import open_kind
 from tests.storage.helpers import add_conversation
 from tests.storage.test_store_conversations import (
     test_add_usage_accumulates,
@@ -149,13 +149,13 @@ def shared_store() -> MemoryStore:
 # -- checks written for both stores -------------------------------------------------
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "postgresql", "memory"])
 def either(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "memory":
         yield MemoryStore()
         return
-    with open_store(tmp_path / "ikgui.db") as sqlite:
-        yield sqlite
+    with open_kind(request.param, request, tmp_path / "ikgui.db") as real:
+        yield real
 
 
 def _add(store: Store, conv_id: str, **fields: object) -> None:

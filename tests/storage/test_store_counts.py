@@ -15,17 +15,17 @@ from ikgui.domain.ports import Store
 from ikgui.domain.reading import shown
 from ikgui.domain.replay import replay_conversation
 from ikgui.domain.session import Session
-from ikgui.storage import open_store
+from tests.storage.conftest import open_kind
 from tests.support.memstore import MemoryStore
 
 
-@pytest.fixture(params=["sqlite", "memory"])
+@pytest.fixture(params=["sqlite", "postgresql", "memory"])
 def either(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "memory":
         yield MemoryStore()
         return
-    with open_store(tmp_path / "ikgui.db") as sqlite:
-        yield sqlite
+    with open_kind(request.param, request, tmp_path / "ikgui.db") as real:
+        yield real
 
 
 def _add(store: Store, conv_id: str) -> None:

@@ -9,8 +9,13 @@ import pytest
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Event
 from ikgui.storage import SqliteStore
+from ikgui.storage.models import EventRow
+from tests.storage.conftest import BOTH
 
 from .helpers import add_conversation
+
+#: Each test runs on SQLite and on PostgreSQL (see conftest.py).
+STORES = BOTH
 
 
 def test_append_returns_the_stored_event_with_global_ids(store: SqliteStore) -> None:
@@ -140,7 +145,7 @@ def test_update_event_replaces_content_and_data(store: SqliteStore) -> None:
 def test_malformed_data_reads_as_empty(store: SqliteStore) -> None:
     add_conversation(store, "chat-aaaa")
     ev = store.append_event("chat-aaaa", "assistant", "x")
-    store._connection().execute("UPDATE event SET data = '{not json' WHERE id = ?", (ev.id,))
+    EventRow.update(data="{not json").where(EventRow.id == ev.id).execute(store.database)
     [loaded] = store.events("chat-aaaa")
     assert loaded.data == {}
     assert store.unfinished_replies() == []
@@ -170,7 +175,7 @@ def test_transaction_commits_together_and_nests(store: SqliteStore) -> None:
     assert [e.content for e in store.events("chat-aaaa")] == ["one", "two", "five", "seven"]
     conv = store.get_conversation("chat-aaaa")
     assert conv is not None and conv.message_count == 4
-    assert not store._connection().in_transaction
+    assert not store.database.in_transaction()
 
 
 def test_events_are_event_values(store: SqliteStore) -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from ikgui.storage import SqliteStore
+from tests.storage.conftest import BOTH
 
 from .helpers import add_conversation
+
+#: Each test runs on SQLite and on PostgreSQL (see conftest.py).
+STORES = BOTH
 
 
 def _ids(convs: list[object]) -> list[str]:

@@ -7,7 +7,11 @@ These speak only through the Store port; ``test_store_contract`` runs them again
 from __future__ import annotations
 
 from ikgui.storage import SqliteStore
+from tests.storage.conftest import BOTH
 from tests.storage.helpers import add_conversation
+
+#: Each test runs on SQLite and on PostgreSQL (see conftest.py).
+STORES = BOTH
 
 
 def _seed(store: SqliteStore) -> None:

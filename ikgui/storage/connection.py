@@ -1,0 +1,116 @@
+"""The plumbing under the store: its peewee database (one connection per thread), read
+blocks, and write transactions (``atomic()``: the dialect's outermost transaction,
+savepoints when nested) whose driver or peewee failures surface as a ``StorageError``
+in plain words (the dialect's)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from peewee import Database, PeeweeException
+
+from ikgui.domain.errors import StorageError
+from ikgui.domain.ports import SendLock
+from ikgui.storage.dialect import Dialect
+
+
+class StoreConnection:
+    """One database opened for a store (SQLite file or PostgreSQL server)."""
+
+    def __init__(
+        self,
+        db: Database,
+        dialect: Dialect,
+        read_only: str | None = None,
+    ) -> None:
+        #: The SQLite file (``None`` on PostgreSQL).
+        self.path: Path | None = dialect.path
+        #: Why the database is open read-only (a full disk), or None when it is writable.
+        self.read_only = read_only
+        self.dialect = dialect
+        self._db = db
+        self._errors = (PeeweeException, *dialect.errors)
+        self._closed = False
+
+    @property
+    def database(self) -> Database:
+        """The peewee database (for ``ikgui.storage.copy``)."""
+        return self._db
+
+    @property
+    def kind(self) -> str:
+        return self.dialect.kind
+
+    def describe(self) -> str:
+        return self.dialect.describe()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.dialect.close()
+            self._db.close()
+
+    def __enter__(self) -> StoreConnection:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _connection(self) -> Any:
+        """The calling thread's driver connection (connecting if needed)."""
+        if self._closed:
+            raise self.dialect.closed_error()
+        try:
+            return self._db.connection()  # type: ignore[no-untyped-call]
+        except self._errors as exc:
+            raise self.dialect.error(exc, writing=False) from exc
+
+    @contextmanager
+    def _reading(self) -> Iterator[Database]:
+        self._connection()
+        try:
+            yield self._db
+        except self._errors as exc:
+            raise self.dialect.error(exc, writing=False) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[Database]:
+        """A transaction (a savepoint when nested) that commits on success."""
+        if self.read_only is not None:
+            where = self.path if self.path is not None else self.describe()
+            raise StorageError(
+                f"Could not write to the database {where}: {self.read_only}.", self.read_only
+            )
+        self._connection()
+        try:
+            with self.dialect.atomic(self._db):
+                yield self._db
+        except self._errors as exc:
+            raise self.dialect.error(exc, writing=True) from exc
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A block whose writes commit together (nests as savepoints)."""
+        with self._writing():
+            yield
+
+    def schema_version(self) -> int:
+        with self._reading() as db:
+            return self.dialect.schema_version(db)
+
+    def data_version(self) -> int:
+        """A number that changes when another connection commits (cheap change polling)."""
+        with self._reading() as db:
+            return self.dialect.data_version(db)
+
+    def send_lock(self, conv_id: str) -> SendLock:
+        return self.dialect.send_lock(conv_id)

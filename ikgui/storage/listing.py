@@ -1,0 +1,110 @@
+"""Reading conversations: by id, forks, and the newest-first listing with its filters.
+
+Each query is built with peewee once per shape (:mod:`ikgui.storage.prepared`); rows are
+mapped by name (``conversation_from_row``), each with its tags joined in one column by a
+correlated aggregate (``TagNames``: ``group_concat`` or ``string_agg``; one query, as
+fast as before on a 10,000-conversation listing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from peewee import SQL, Database, Tuple
+
+from ikgui.domain.events import Conversation
+from ikgui.storage import tags as tags_sql
+from ikgui.storage.models import (
+    CONVERSATION_FIELDS,
+    ConversationRow,
+    TagNames,
+    TagRow,
+    conversation_from_row,
+)
+from ikgui.storage.prepared import Prepared, execute
+
+_Row = ConversationRow
+
+
+def _select() -> Any:
+    """The conversation's fields and, last, its tags joined by ``TAG_SEP`` (the dialect's
+    aggregate; ``None`` without tags)."""
+    names = TagRow.select(TagNames(TagRow.name)).where(TagRow.conversation == _Row.id)
+    return _Row.select(*CONVERSATION_FIELDS, names)
+
+
+def _conversations(rows: Sequence[Any]) -> list[Conversation]:
+    return [conversation_from_row(r) for r in rows]
+
+
+_BY_ID = Prepared(lambda conv_id: _select().where(_Row.id == conv_id), str)
+_BY_IDS = Prepared(lambda *ids: _select().where(_Row.id.in_(ids)), str, many=True)
+_CHILDREN = Prepared(
+    lambda conv_id: _select().where(_Row.parent == conv_id).order_by(_Row.created_at, _Row.id),
+    str,
+)
+
+
+def by_id(db: Database, conv_id: str) -> Conversation | None:
+    found = _conversations(_BY_ID(db, conv_id).fetchall())
+    return found[0] if found else None
+
+
+def by_ids(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
+    found = _conversations(_BY_IDS(db, *conv_ids).fetchall()) if conv_ids else []
+    return {c.id: c for c in found}
+
+
+def children(db: Database, conv_id: str) -> list[Conversation]:
+    return _conversations(_CHILDREN(db, conv_id).fetchall())
+
+
+def _list_builder(
+    trashed: bool, pinned: bool | None, agent: bool, tags: int, before: bool, limit: bool
+) -> Callable[..., Any]:
+    """The listing query of one shape; its values come in the order of the arguments."""
+
+    def build(*values: Any) -> Any:
+        it = iter(values)
+        where = _Row.trashed_at.is_null(not trashed)
+        if pinned is not None:  # a constant: SQLite's partial index names ``pinned = 1``
+            where &= _Row.pinned == SQL("1" if pinned else "0")
+        if agent:
+            where &= _Row.agent == next(it)
+        if tags:
+            where &= tags_sql.having_all([next(it) for _ in range(tags)])
+        if before:
+            where &= Tuple(_Row.updated_at, _Row.id) < Tuple(next(it), next(it))
+        query = _select().where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())
+        return query.limit(next(it)) if limit else query
+
+    return build
+
+
+def listing(
+    db: Database,
+    limit: int | None,
+    agent: str | None,
+    names: Sequence[str],
+    trashed: bool,
+    before: tuple[float, str] | None,
+    pinned: bool | None,
+) -> list[Conversation]:
+    """See ``Store.list_conversations`` (``names``: the wanted tags, normalized)."""
+    shape = (trashed, pinned, agent is not None, len(names), before is not None, limit is not None)
+    values: list[Any] = []
+    kinds: list[type] = []
+    if agent is not None:
+        values.append(agent)
+        kinds.append(str)
+    values.extend(names)
+    kinds.extend([str] * len(names))
+    if before is not None:
+        values.extend(before)
+        kinds.extend([float, str])
+    if limit is not None:
+        values.append(limit)
+        kinds.append(int)
+    cursor = execute(db, ("listing", shape), _list_builder(*shape), kinds, values)
+    return _conversations(cursor.fetchall())

@@ -1,0 +1,199 @@
+"""The event log half of the store: appending and updating events, and reading a
+conversation's log (every query built with peewee on ``EventRow``; the full-text index
+is maintained by the dialect inside the same transaction)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from peewee import fn
+
+from ikgui.domain.errors import NotFoundError
+from ikgui.domain.events import MESSAGE_KINDS, Event
+from ikgui.storage import counts
+from ikgui.storage.connection import StoreConnection
+from ikgui.storage.models import EVENT_FIELDS, ConversationRow, EventRow, event_from_row
+from ikgui.storage.prepared import Prepared, execute, execute_query, literal
+
+_COUNTED = frozenset(k.value for k in MESSAGE_KINDS)
+#: What ``events``/``tail_events`` select (the conversation id is known).
+_LOG_FIELDS = (EventRow.id, EventRow.kind, EventRow.content, EventRow.data, EventRow.created_at)
+
+
+def counts_as_message(kind: str, content: str) -> bool:
+    """Whether an event counts as a message: a user message, or a reply with text (a
+    reply row is created empty before its first delta, and one that fails stays so)."""
+    return kind == "user" or (kind in _COUNTED and bool(content))
+
+
+def streaming(data: dict[str, Any] | None) -> bool:
+    """A reply still streaming (``data.streaming`` set): not indexed until it is
+    finished, so its periodic saves never re-index the growing text."""
+    return bool(data) and data.get("streaming") is not None  # type: ignore[union-attr]
+
+
+def streaming_raw(raw: str | None) -> bool:
+    if not raw:
+        return False
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and streaming(data)
+
+
+_Ev = EventRow
+_BUMP = Prepared(
+    lambda when, step, conv_id: ConversationRow.update(
+        updated_at=when, message_count=ConversationRow.message_count + step
+    ).where(ConversationRow.id == conv_id),
+    float,
+    int,
+    str,
+)
+_INSERT = Prepared(
+    lambda conv_id, kind, text, raw, when: _Ev.insert(
+        conversation=conv_id, kind=kind, content=text, data=raw, created_at=when
+    ).returning(_Ev.id),
+    str,
+    str,
+    str,
+    str,
+    float,
+)
+_GET = Prepared(lambda event_id: _Ev.select(*EVENT_FIELDS).where(_Ev.id == event_id), int)
+_LAST = Prepared(lambda conv_id: _Ev.select(fn.MAX(_Ev.id)).where(_Ev.conversation == conv_id), str)
+
+
+def _log_builder(after: bool, upto: bool, tail: bool) -> Any:
+    def build(conv_id: str, *bounds: int) -> Any:
+        it = iter(bounds)
+        where = _Ev.conversation == conv_id
+        if after:
+            where &= _Ev.id > next(it)
+        if upto:
+            where &= _Ev.id <= next(it)
+        query = _Ev.select(*_LOG_FIELDS).where(where)
+        if tail:
+            return query.order_by(_Ev.id.desc()).limit(next(it))
+        return query.order_by(_Ev.id)
+
+    return build
+
+
+def _read_log(db: Any, conv_id: str, after: int | None, upto: int | None, tail: int | None) -> Any:
+    shape = (after is not None, upto is not None, tail is not None)
+    values = [conv_id, *(v for v in (after, upto, tail) if v is not None)]
+    kinds = [str] + [int] * (len(values) - 1)
+    return execute(db, ("log", shape), _log_builder(*shape), kinds, values).fetchall()
+
+
+def _log(conv_id: str, rows: Sequence[Any]) -> list[Event]:
+    """Events from rows selected with ``_LOG_FIELDS`` (named once, here)."""
+    return [
+        Event(event_id, conv_id, kind, content, None, created_at, raw_data=data)
+        for event_id, kind, content, data, created_at in rows
+    ]
+
+
+class EventStore(StoreConnection):
+    def append_event(
+        self,
+        conv_id: str,
+        kind: str,
+        content: str = "",
+        data: dict[str, Any] | None = None,
+        created_at: float | None = None,
+    ) -> Event:
+        when = time.time() if created_at is None else float(created_at)
+        raw = json.dumps(data, ensure_ascii=False) if data else None
+        text = content or ""
+        with self._writing() as db:
+            # The conversation's row first: on PostgreSQL this locks it, so two writers
+            # appending to one conversation take turns and its ids stay in commit order.
+            step = 1 if counts_as_message(kind, text) else 0
+            if not _BUMP(db, when, step, conv_id).rowcount:
+                raise NotFoundError(f"Conversation not found: {conv_id}")
+            cursor = _INSERT(db, conv_id, kind, text, raw, when)
+            event_id = int(cursor.fetchone()[0])
+            self.dialect.index_event(db, event_id, kind, text, streaming(data))
+        return Event(
+            event_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
+        )
+
+    def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
+        raw = json.dumps(data, ensure_ascii=False) if data else None
+        text = content or ""
+        with self._writing() as db:
+            query = EventRow.select(
+                EventRow.kind, EventRow.content, EventRow.conversation, EventRow.data
+            ).where(EventRow.id == event_id)
+            row = execute_query(db, query).fetchone()
+            if row is None:
+                raise NotFoundError(f"Event not found: {event_id}")
+            kind, old, conv_id, old_raw = row
+            if counts_as_message(kind, text) != counts_as_message(kind, old):
+                # a reply's first text arrived
+                step = 1 if counts_as_message(kind, text) else -1
+                ConversationRow.update(message_count=ConversationRow.message_count + step).where(
+                    ConversationRow.id == conv_id
+                ).execute(db)
+            self.dialect.unindex_event(db, event_id, kind, old, streaming_raw(old_raw))
+            EventRow.update(content=text, data=raw).where(EventRow.id == event_id).execute(db)
+            self.dialect.index_event(db, event_id, kind, text, streaming(data))
+
+    def get_event(self, event_id: int) -> Event | None:
+        with self._reading() as db:
+            row = _GET(db, event_id).fetchone()
+        return event_from_row(row) if row else None
+
+    def last_event_id(self, conv_id: str) -> int | None:
+        with self._reading() as db:
+            row = _LAST(db, conv_id).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
+        with self._reading() as db:
+            return counts.latest_clear(db, conv_id, upto)
+
+    def events(
+        self, conv_id: str, after: int | None = None, upto: int | None = None
+    ) -> list[Event]:
+        with self._reading() as db:
+            rows = _read_log(db, conv_id, after, upto, None)
+        return _log(conv_id, rows)
+
+    def tail_events(self, conv_id: str, limit: int) -> list[Event]:
+        if limit <= 0:
+            return []
+        with self._reading() as db:
+            rows = _read_log(db, conv_id, None, None, limit)
+        rows.reverse()
+        return _log(conv_id, rows)
+
+    def count_shown(self, conv_id: str, after: int, upto: int) -> int:
+        with self._reading() as db:
+            return counts.count_shown(db, conv_id, after, upto)
+
+    def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        with self._reading() as db:
+            return counts.context_counts(db, conv_ids)
+
+    def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
+        with self._reading() as db:
+            return counts.inherited_counts(db, conv_ids)
+
+    def unfinished_replies(self) -> list[Event]:
+        maybe = self.dialect.maybe_streaming()
+
+        def build() -> Any:
+            where = (EventRow.kind == literal("assistant")) & maybe
+            return EventRow.select(*EVENT_FIELDS).where(where).order_by(EventRow.id)
+
+        with self._reading() as db:
+            rows = execute(db, "unfinished", build, (), ()).fetchall()
+        events = [event_from_row(r) for r in rows]
+        return [e for e in events if e.data.get("streaming") is True]
