@@ -138,6 +138,7 @@ async def test_a_connection_lost_mid_stream_keeps_the_reply_and_writes_it_once(
         await wait_until(lambda: bool(window.session.writes), 10)
         await wait_until(lambda: window.unsaved.isVisible())
         assert window.unsaved.label.text().startswith("Not saved yet")
+        window.grab().save(str(tmp_path / "away-mid-stream.png"))
         await asyncio.to_thread(pg_server.start)
         await settle(window)  # the reply streamed to its end meanwhile
         full = "".join(words).strip()
@@ -146,10 +147,13 @@ async def test_a_connection_lost_mid_stream_keeps_the_reply_and_writes_it_once(
         await wait_until(lambda: not window.session.writes and not window.unsaved.isVisible())
         with open_store(pg_url) as fresh:
             stored = [(e.kind, e.content.strip()) for e in fresh.events(conv)]
-        assert stored == [("user", "tell me a story"), ("assistant", full)]
+            assert stored == [("user", "tell me a story"), ("assistant", full)]
+            # What was typed meanwhile stayed in the editor, and is saved as its draft.
+            assert window.prompt.toPlainText() == "the next question"
+            await wait_until(lambda: fresh.get_conversation(conv).draft == "the next question")
         assert texts(window)[-2:] == ["tell me a story", full]
-        assert window.prompt.toPlainText() == "the next question"
-        assert "Traceback" not in window.feedback.text()
+        # No error line for the draft; the status bar said it is reconnecting, no more.
+        assert not window.feedback.text().startswith("Error")
     finally:
         await closed(window)
     assert "Traceback" not in capfd.readouterr().err

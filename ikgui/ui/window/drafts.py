@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from ikgui.domain.errors import IkguiError
+from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.ui.plain import line as safe_line
 
 if TYPE_CHECKING:
@@ -52,6 +52,8 @@ class DraftsAndPolling(QObject):
         self._soon_timer.timeout.connect(self.poll_external_changes)
         self.changed_elsewhere.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
         self._listener: Any = None
+        #: A draft the database did not take (its server was away): saved at the next poll.
+        self._draft_waits = False
 
     def start_polling(self) -> None:
         self._poll_timer.start()
@@ -79,10 +81,22 @@ class DraftsAndPolling(QObject):
         session = window.session
         text = window.prompt.toPlainText()
         if session.saved:
-            if text != session.conversation.draft:
-                window.commands.guard(lambda: session.update_fields(draft=text))
+            if text != session.conversation.draft or self._draft_waits:
+                window.commands.guard(lambda: self._write_draft(text))
         else:
             window.services.ui_state.setValue("draft_unsaved", text)
+
+    def _write_draft(self, text: str) -> None:
+        """A database server that does not answer is no error here: the text stays in
+        the editor, and is saved by the first poll that reaches the server again (and
+        finds no other change waiting)."""
+        session = self.window.session
+        try:
+            session.update_fields(draft=text)
+        except DatabaseUnreachable:
+            self._draft_waits = True
+        else:  # while other changes wait, the session keeps a draft in memory only
+            self._draft_waits = bool(session.writes)
 
     def show_draft(self) -> None:
         """Put the open conversation's draft in the prompt (not as an edit); the same
@@ -119,7 +133,10 @@ class DraftsAndPolling(QObject):
         if listener is not None and getattr(listener, "error", None):
             window.statusBar().showMessage(AWAY, POLL_MS + 500)
         try:
-            if not window.sidebar.poll():
+            changed = window.sidebar.poll()
+            if self._draft_waits and not session.writes:
+                self.save_draft()
+            if not changed:
                 return
             if session.saved and not session.streaming:
                 if self.own_last_event() != self.last_seen_event:
@@ -127,5 +144,11 @@ class DraftsAndPolling(QObject):
                 else:
                     session.refresh_conversation()
                     window.chrome.refresh()
+        except DatabaseUnreachable as exc:
+            window.statusBar().showMessage(away(exc.where), POLL_MS + 500)
         except IkguiError as exc:
             window.statusBar().showMessage(safe_line(exc.line), 8000)
+
+
+def away(where: str) -> str:
+    return safe_line(f"Cannot reach the database at {where} — reconnecting…")
