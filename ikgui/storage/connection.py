@@ -33,7 +33,7 @@ class StoreConnection:
         self.read_only = read_only
         self.dialect = dialect
         self._db = db
-        self._errors = (PeeweeException, *dialect.errors)
+        self._errors: tuple[type[BaseException], ...] = (PeeweeException, *dialect.errors)
         self._closed = False
 
     @property
