@@ -11,7 +11,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from ikgui.storage import open_store
 from ikgui.storage.pg_listen import CHANNEL, ChangeListener
+from tests.storage.helpers import add_conversation
 from tests.support.pg_server import PgServer
 from tests.support.waiting import wait_for
 
@@ -117,3 +119,27 @@ def test_close_stops_a_listening_thread_within_a_second(pg_url: str) -> None:
     assert time.monotonic() - started < 1.0
     assert thread is not None and not thread.is_alive()
     assert not found.connected
+
+
+def test_a_store_hears_another_store_within_a_second_but_not_its_own_writes(
+    pg_url: str,
+) -> None:
+    """Through the real store: its triggers announce, its own connections are known."""
+    with open_store(pg_url) as mine, open_store(pg_url) as laptop:
+        first = mine.data_version()  # starts the listener
+        listener = mine.listener
+        wait_for(lambda: listener.connected, 10)
+        wait_for(lambda: mine.data_version() != first, 2)  # the connect's own bump
+        before = mine.data_version()
+        add_conversation(mine, "c-mine", title="Mine")
+        mine.append_event("c-mine", "user", "written here", None)
+        mine.update_conversation("c-mine", title="Renamed here")
+        time.sleep(0.3)  # long enough for a notification to arrive, were it counted
+        assert mine.data_version() == before
+        laptop.update_conversation("c-mine", title="Renamed on the laptop")
+        started = time.monotonic()
+        wait_for(lambda: mine.data_version() != before, 1.0, poll=0.005)
+        assert time.monotonic() - started < 1.0
+        before = mine.data_version()
+        laptop.set_tags("c-mine", ["shared"])
+        wait_for(lambda: mine.data_version() != before, 1.0, poll=0.005)
