@@ -84,6 +84,7 @@ class DraftsAndPolling(QObject):
             if text != session.conversation.draft or self._draft_waits:
                 window.commands.guard(lambda: self._write_draft(text))
         else:
+            self._draft_waits = False
             window.services.ui_state.setValue("draft_unsaved", text)
 
     def _write_draft(self, text: str) -> None:
