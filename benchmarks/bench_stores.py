@@ -105,9 +105,7 @@ def window_switch(home: Path, kind: str, other: str, switches: int) -> dict[str,
 
 
 async def _switching(home: Path, kind: str, other: str, switches: int) -> dict[str, Any]:
-    import asyncio
-
-    from bench_window import in_callback, quiet, switch
+    from bench_window import in_callback, quiet
 
     from ikgui.app import build_window
     from ikgui.ui.loop import application
@@ -115,29 +113,45 @@ async def _switching(home: Path, kind: str, other: str, switches: int) -> dict[s
     app = application()
     window = build_window(home, check_timeout=3.0)
     window.show()
+    figures: dict[str, Any] = {}
     try:
         opened = getattr(window.store, "kind", "sqlite")
         if opened != kind:  # (the store choice is not wired: do not measure the wrong one)
-            return {"switch_error": f"the window opened a {opened} store, not {kind}"}
+            figures["switch_error"] = f"the window opened a {opened} store, not {kind}"
+            return figures
         await quiet(window)
         await in_callback(app.processEvents)
         if window.current_id != other:
             await in_callback(lambda: window.open_conversation(other))
-        big, back = [], []
-        for _ in range(switches):
-            big.append(await in_callback(lambda: switch(window, app, BIG_ID)))
-            await asyncio.sleep(0.02)
-            back.append(await in_callback(lambda: switch(window, app, other)))
-            await asyncio.sleep(0.02)
-        return {
-            "switch": statistics.median(r["total"] for r in big),
-            "switch_open": statistics.median(r["open"] for r in big),
-            "switch_first": big[0]["total"],
-            "switch_back": statistics.median(r["total"] for r in back),
-        }
+        figures.update(await _switch_back_and_forth(window, app, other, switches))
     finally:
-        await window.shutdown()
+        try:
+            await window.shutdown()
+        except Exception as exc:  # (the figures stand; say so)
+            figures["shutdown_error"] = repr(exc)
         window.close()
+    return figures
+
+
+async def _switch_back_and_forth(
+    window: Any, app: Any, other: str, switches: int
+) -> dict[str, Any]:
+    import asyncio
+
+    from bench_window import in_callback, switch
+
+    big, back = [], []
+    for _ in range(switches):
+        big.append(await in_callback(lambda: switch(window, app, BIG_ID)))
+        await asyncio.sleep(0.02)
+        back.append(await in_callback(lambda: switch(window, app, other)))
+        await asyncio.sleep(0.02)
+    return {
+        "switch": statistics.median(r["total"] for r in big),
+        "switch_open": statistics.median(r["open"] for r in big),
+        "switch_first": big[0]["total"],
+        "switch_back": statistics.median(r["total"] for r in back),
+    }
 
 
 # -- the parent ---------------------------------------------------------------------------
@@ -272,7 +286,7 @@ def notes(sqlite: dict[str, Any], pg: dict[str, Any], extra: list[str]) -> list[
             f"{name}: {store}; conv list printed {figures.get('conv_rows', '?')} lines; "
             f"search hits {hits}; replay {figures.get('replay_items', '?')} items"
         )
-        for key in ("error", "switch_error"):
+        for key in ("error", "switch_error", "shutdown_error"):
             if key in figures:
                 found.append(f"{name} {key.replace('_', ' ')}: {figures[key]}")
     return found + extra

@@ -8,7 +8,7 @@ from __future__ import annotations
 import gc
 import sys
 
-CLI_WORDS = {"run", "conv", "c", "keys", "-h", "--help", "--version", "--paths"}
+CLI_WORDS = {"run", "conv", "c", "keys", "db", "-h", "--help", "--version", "--paths"}
 
 
 def main() -> int:

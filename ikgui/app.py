@@ -61,14 +61,14 @@ def settings_saver(
 
 def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWindow:
     """The real window over the store and providers found under ``home``."""
-    from ikgui.storage import open_store
+    from ikgui.store_choice import open_chosen_store
 
     paths = resolve(home)
     settings = load_settings(paths.config)
-    store = open_store(paths.database)
+    keys = KeyStore()
+    store = open_chosen_store(paths, settings, keys)
     if store.read_only is None:  # a full disk opens it read-only: nothing can be marked
         recover(store)
-    keys = KeyStore()
     providers = Providers(settings, keys, keep_clients=True)
     session = Session(
         store,
@@ -270,6 +270,7 @@ def self_test() -> int:
     Used to check that an installed bundle works on a machine without a display.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.pop("IKGUI_DATABASE_URL", None)  # the throwaway SQLite file, never a server
     app = application([sys.argv[0]])
     app.setQuitOnLastWindowClosed(False)
     loop = new_loop()

@@ -14,9 +14,10 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ikgui import __version__
+from ikgui.cli_db import add_db_parser, cmd_db, print_paths
 from ikgui.cli_output import error, print_json, reply, say
 from ikgui.cli_run import add_run_parser, cmd_keys, cmd_run
 from ikgui.cli_view import (
@@ -38,8 +39,12 @@ from ikgui.domain.safetext import one_line
 from ikgui.domain.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.timefmt import parse_age
+from ikgui.keys import KeyStore
 from ikgui.paths import Paths, resolve
 from ikgui.wiring import Providers, recover
+
+if TYPE_CHECKING:
+    from ikgui.storage import PeeweeStore
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,26 +66,36 @@ def count(text: str) -> int:
 
 
 class Env:
-    """What every command needs: paths, settings and the opened store."""
+    """What every command needs: paths, settings and the store (opened on first use, so
+    that ``ikgui keys`` and ``ikgui db`` work whatever the chosen store's state)."""
 
     def __init__(self, home: Path | None = None) -> None:
-        from ikgui.storage import open_store
-
         self.paths: Paths = resolve(home)
         self.settings: Settings = load_settings(self.paths.config)
         for problem in self.settings.problems:
-            error(f"Warning: {problem}")
-        self.store = open_store(self.paths.database)
-        if self.store.read_only is not None:
-            error(f"Warning: {self.store.read_only}.")
-        else:
-            recover(self.store)
+            if problem != self.settings.storage_problem:  # opening the store says it
+                error(f"Warning: {problem}")
+        self.keys = KeyStore()
+        self._store: PeeweeStore | None = None
         self._providers: Providers | None = None
+
+    @property
+    def store(self) -> PeeweeStore:
+        if self._store is None:
+            from ikgui.store_choice import open_chosen_store
+
+            store = open_chosen_store(self.paths, self.settings, self.keys)
+            if store.read_only is not None:
+                error(f"Warning: {store.read_only}.")
+            else:
+                recover(store)
+            self._store = store
+        return self._store
 
     @property
     def providers(self) -> Providers:
         if self._providers is None:
-            self._providers = Providers(self.settings)
+            self._providers = Providers(self.settings, self.keys)
         return self._providers
 
     def session(self, store: Store | None = None) -> Session:
@@ -94,7 +109,8 @@ class Env:
         )
 
     def close(self) -> None:
-        self.store.close()
+        if self._store is not None:
+            self._store.close()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ikgui",
         description="A desktop workbench for conversations with language models.",
         epilog="With no arguments, ikgui opens its window. IKGUI_HOME=DIR keeps the "
-        "database and config.toml in DIR.",
+        "database and config.toml in DIR; IKGUI_DATABASE_URL=postgresql://user@host/db "
+        "uses a PostgreSQL database instead of the SQLite file.",
     )
     parser.add_argument("--version", action="version", version=f"ikgui {__version__}")
     parser.add_argument(
@@ -117,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run_parser(sub)
     _add_conv_parser(sub)
+    add_db_parser(sub)
     return parser
 
 
@@ -336,13 +354,7 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
     parser = build_parser()
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.paths:
-        paths = resolve(home)
-        say(f"data:     {paths.data_dir}")
-        say(f"config:   {paths.config_dir}")
-        say(f"database: {paths.database}")
-        say(f"settings: {paths.config}")
-        say(f"exports:  {paths.exports}")
-        return 0
+        return print_paths(resolve(home))
     if args.command is None:
         parser.print_help()
         return 0
@@ -353,6 +365,8 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
             return cmd_run(env, args)
         if args.command == "keys":
             return cmd_keys(env, args)
+        if args.command == "db":
+            return cmd_db(env, args)
         return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
     except IkguiError as exc:
         error(exc.line)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ikgui import cli_output as out
 from ikgui import recovery
+from ikgui.cli_db import database_password, database_status
 from ikgui.domain import exchange
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
@@ -31,6 +32,7 @@ from ikgui.domain.listing import describe
 from ikgui.domain.prompt import PromptBlockGate
 from ikgui.domain.safetext import terminal_safe
 from ikgui.domain.session import Session
+from ikgui.store_choice import KEY_NAME
 
 if TYPE_CHECKING:
     from ikgui.cli import Env
@@ -66,7 +68,9 @@ def add_run_parser(sub: Any) -> None:
 
     keys = sub.add_parser("keys", help="API keys in the system keyring")
     keys.add_argument("action", choices=("set", "delete", "status"))
-    keys.add_argument("provider", nargs="?", help="the provider's name in config.toml")
+    keys.add_argument(
+        "provider", nargs="?", help="a provider's name in config.toml, or database (its password)"
+    )
 
 
 def _text(args: argparse.Namespace) -> str:
@@ -340,6 +344,8 @@ def _print_json(
 
 
 def cmd_keys(env: Env, args: argparse.Namespace) -> int:
+    if args.provider == KEY_NAME:
+        return database_password(env, args.action)
     keys = env.providers.keys
     names = [args.provider] if args.provider else sorted(env.settings.providers)
     if args.action == "status":
@@ -350,6 +356,7 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
             if config and config.kind == "ollama" and status.startswith("not set"):
                 status = "not set (a local Ollama needs none)"
             out.say(f"{name}: {status}")
+        database_status(env)
         if keys.notice:
             out.say(f"Note: {keys.notice}")
         return 0

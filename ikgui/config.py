@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ikgui.config_storage import load_storage, storage_table
 from ikgui.domain.prompt import PROMPT_MODES
 from ikgui.domain.settings import (
     AUTO_TITLES,
@@ -123,8 +124,9 @@ def load_settings(path: Path) -> Settings:
     _load_prices(raw.get("prices", {}), settings, problems)
     _load_defaults(raw.get("defaults", {}), settings, problems)
     _load_limits(raw.get("limits", {}), settings, problems)
+    load_storage(raw, settings, problems.add, problems.found)
     for key in raw:
-        if key not in ("defaults", "providers", "agents", "prices", "limits"):
+        if key not in ("defaults", "providers", "agents", "prices", "limits", "storage"):
             problems.add(f"unknown section [{key}] (ignored)", key)
     settings.problems.extend(problems.found)
     return settings
@@ -351,6 +353,8 @@ def _document(settings: Settings) -> dict[str, Any]:
         limits["reply_mb"] = settings.reply_bytes / 1_000_000
     if limits:
         document["limits"] = limits
+    if storage := storage_table(settings):
+        document["storage"] = storage
     return document
 
 

@@ -15,6 +15,7 @@ from tests.support.pg_server import PgServer, PgServerError
 _SCREEN = os.path.join(os.path.dirname(__file__), "support", "screen.json")
 os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 os.environ.pop("IKGUI_HOME", None)
+os.environ.pop("IKGUI_DATABASE_URL", None)  # never a developer's own database
 
 
 # -- a real PostgreSQL server (tests/support/pg_server.py) -----------------------------

@@ -74,6 +74,12 @@ class Settings:
     #: The longest one reply may stream, and the most it may hold ([limits]).
     reply_seconds: float = REPLY_SECONDS
     reply_bytes: int = REPLY_BYTES
+    #: ``[storage] url``: a PostgreSQL URL (None: the SQLite file), and ``password_env``:
+    #: the environment variable holding its password (the password is never stored here).
+    storage_url: str | None = None
+    storage_password_env: str | None = None
+    #: What is wrong with ``[storage]`` (``file:line: reason``): no store is opened then.
+    storage_problem: str | None = None
     #: Problems found while loading (``file:line: reason``); defaults were used instead.
     problems: list[str] = field(default_factory=list)
 

@@ -45,6 +45,7 @@ class SettingsDialog(QDialog):
         parent: QWidget | None = None,
         page: str = "providers",
         theme: str = "system",
+        store: tuple[str, str | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
@@ -66,6 +67,7 @@ class SettingsDialog(QDialog):
             lambda: self.providers_page.drafts,
             lambda: self.agents_page.drafts,
             self._theme,
+            store=store,
         )
         self.providers_page.providers_changed.connect(self.agents_page.refresh_providers)
         self.providers_page.providers_changed.connect(self.general_page.refresh_providers)
@@ -148,6 +150,8 @@ class SettingsDialog(QDialog):
             # Not edited here: kept as config.toml has them.
             reply_seconds=self._settings.reply_seconds,
             reply_bytes=self._settings.reply_bytes,
+            storage_url=self._settings.storage_url,
+            storage_password_env=self._settings.storage_password_env,
         )
 
     def save(self) -> None:

@@ -1,12 +1,14 @@
-"""The Settings dialog's General page: default provider, model and agent, the theme and
-the text size."""
+"""The Settings dialog's General page: default provider, model and agent, the theme, the
+text size, and (read-only) the store the history lives in."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
+    QFormLayout,
     QLabel,
     QLineEdit,
     QSpacerItem,
@@ -30,6 +32,11 @@ def _heading(text: str) -> QLabel:
 
 
 THEME_LABELS = {"system": "Follow the system", "light": "Light", "dark": "Dark"}
+#: How to change the store (it is chosen at start-up, not in this dialog).
+STORE_HINT = (
+    "To use another database, set IKGUI_DATABASE_URL or url under [storage] in config.toml "
+    "and restart ikgui; `ikgui db copy --to URL` copies the history over."
+)
 
 
 class GeneralPage(QWidget):
@@ -42,6 +49,7 @@ class GeneralPage(QWidget):
         agents: Callable[[], list[AgentDraft]],
         theme: str,
         parent: QWidget | None = None,
+        store: tuple[str, str | None] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("generalPage")
@@ -85,6 +93,9 @@ class GeneralPage(QWidget):
         form.addRow(
             "", label("The conversation's text; also Ctrl+= and Ctrl+- (Ctrl+0: 100 %).", "hint")
         )
+        self.store_label: QLabel | None = None
+        if store is not None:
+            self.store_label = _store_rows(form, *store)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addLayout(form)
@@ -128,3 +139,26 @@ class GeneralPage(QWidget):
 
     def issues(self) -> list[Issue]:
         return []
+
+
+def _store_rows(form: QFormLayout, store: str, password: str | None) -> QLabel:
+    """The read-only "Store" line ("PostgreSQL me@host:5432/db"), where its password
+    comes from, and how to change it; returns the store's label."""
+    form.addItem(QSpacerItem(0, 12))
+    form.addRow(_heading("History"))
+    store_label = _value(store, "storeLine", "Store")
+    height = add_row(form, "Store", store_label).height()
+    store_label.setMinimumHeight(height)
+    if password is not None:
+        password_label = _value(password, "storePassword", "Database password")
+        password_label.setMinimumHeight(height)
+        add_row(form, "Password", password_label)
+    form.addRow("", label(STORE_HINT, "hint"))
+    return store_label
+
+
+def _value(text: str, name: str, spoken: str) -> QLabel:
+    """A read-only value beside a row label, on the label's line."""
+    value = named(label(text), name, spoken)
+    value.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    return value

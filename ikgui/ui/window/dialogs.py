@@ -18,6 +18,7 @@ class WindowDialogs:
         self.window = window
 
     def open_settings(self, page: str = "providers") -> Any:
+        from ikgui.store_target import store_summary
         from ikgui.ui.settings.settings_dialog import SettingsDialog
 
         window = self.window
@@ -30,6 +31,7 @@ class WindowDialogs:
             window,
             page=page,
             theme=settings.theme,
+            store=store_summary(window.store, settings, window.services.keys),
         )
         dialog.theme_changed.connect(apply_theme)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
