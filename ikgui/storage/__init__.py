@@ -33,7 +33,15 @@ from ikgui.storage.readonly import (
 )
 from ikgui.storage.repository import PeeweeStore, SqliteStore
 
-__all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "enable_psycopg", "open_store"]
+__all__ = [
+    "NEEDS_PSYCOPG",
+    "SCHEMA_VERSION",
+    "PeeweeStore",
+    "SqliteStore",
+    "enable_psycopg",
+    "is_database_url",
+    "open_store",
+]
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
