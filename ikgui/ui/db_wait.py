@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.errors import StorageError
+from ikgui.domain.errors import DatabaseUnreachable, StorageError
 from ikgui.ui.plain import line, make_plain
 
 T = TypeVar("T")
@@ -45,10 +45,7 @@ PROBE_TIMEOUT = 3.0
 
 def unreachable_where(exc: BaseException) -> str | None:
     """ "host:port" when ``exc`` says the database server did not answer, else ``None``."""
-    where = getattr(exc, "where", None)
-    if isinstance(exc, StorageError) and isinstance(where, str) and where:
-        return where
-    return None
+    return exc.where if isinstance(exc, DatabaseUnreachable) else None
 
 
 def reason_of(exc: StorageError) -> str:

@@ -5,6 +5,9 @@ reply streams keeps the text, and writes it once when the server is back."""
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -157,3 +160,62 @@ async def test_a_connection_lost_mid_stream_keeps_the_reply_and_writes_it_once(
     finally:
         await closed(window)
     assert "Traceback" not in capfd.readouterr().err
+
+
+#: ``ikgui.app.main`` as the ``ikgui`` command runs it, telling what it shows on stdout.
+MAIN = r"""
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from ikgui import app
+from ikgui.ui.db_wait import DatabaseWaitPage
+from ikgui.ui.loop import application
+from ikgui.ui.main_window import MainWindow
+
+application([sys.argv[0]])
+told = set()
+
+def look():
+    for widget in QApplication.topLevelWidgets():
+        if widget.isVisible() and isinstance(widget, DatabaseWaitPage) and not told:
+            told.add("wait")
+            print("WAIT", widget.headline.text(), flush=True)
+        if widget.isVisible() and isinstance(widget, MainWindow):
+            print("MAIN", widget.store.describe(), flush=True)
+            widget.close()
+            return
+    QTimer.singleShot(50, look)
+
+QTimer.singleShot(0, look)
+print("EXIT", app.main([]), flush=True)
+"""
+
+
+async def test_ikgui_started_with_the_server_away_opens_once_it_answers(
+    pg_server: PgServer, pg_url: str, wire_server: WireServer, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    pg_server.stop()
+    env = dict(os.environ, IKGUI_HOME=str(home), IKGUI_DATABASE_URL=pg_url)
+    process = subprocess.Popen(
+        [sys.executable, "-c", MAIN],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        first = await asyncio.wait_for(asyncio.to_thread(process.stdout.readline), 30)
+        where = f"127.0.0.1:{pg_server.port}"
+        assert first.strip() == f"WAIT Cannot reach the database at {where} — retrying"
+        await asyncio.to_thread(pg_server.start)
+        out, err = await asyncio.wait_for(asyncio.to_thread(process.communicate), 60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    database = pg_url.rsplit("/", 1)[1]
+    assert out.splitlines() == [f"MAIN PostgreSQL ikgui@{where}/{database}", "EXIT 0"]
+    assert "Traceback" not in err
