@@ -25,6 +25,15 @@ from ikgui.domain.errors import DatabaseUnreachable, StorageError
 #: Seconds libpq waits for a server before giving up (unless the URL says otherwise).
 CONNECT_TIMEOUT = 5
 
+#: TCP keepalives (unless the URL sets them): a server that vanished (cable pulled,
+#: laptop asleep) is noticed within ~10 s instead of a statement waiting for ever.
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 3,
+}
+
 #: The planner's cost of a random page read on ikgui's connections (SSD-like).
 RANDOM_PAGE_COST = 1.1
 
@@ -89,6 +98,8 @@ def parse(url: str) -> Target:
     dbname = str(params.get("dbname") or os.environ.get("PGDATABASE") or user)
     if "connect_timeout" not in params and "PGCONNECT_TIMEOUT" not in os.environ:
         params["connect_timeout"] = CONNECT_TIMEOUT
+    for name, value in KEEPALIVES.items():  # a dead peer is noticed, not waited for
+        params.setdefault(name, value)
     conninfo = psycopg.conninfo.make_conninfo("", **params)
     return Target(conninfo, user, host, port, dbname)
 
