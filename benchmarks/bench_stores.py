@@ -13,7 +13,9 @@ existing database, loading it first if it has no conversations.
 Measured for each store, the same way:
 
 - ``ikgui conv list`` (all rows) as a user runs it: a new process, ``IKGUI_HOME`` and,
-  for PostgreSQL, ``IKGUI_DATABASE_URL``; median wall time of ``--runs``;
+  for PostgreSQL, ``IKGUI_DATABASE_URL``; median wall time of ``--runs``; beside it the
+  floor (``python -c pass``) and, for PostgreSQL, what importing psycopg and finding the
+  keyring (where the database password may be) cost a new process;
 - in a child process per store: the two-word searches of ``make_db.SEARCH_QUERIES``
   (``store.search``), the replay of the 10,000-event conversation
   (``replay_conversation``, and ``store.events`` alone), medians of warm runs;
@@ -201,6 +203,11 @@ def conv_list(home: Path, url: str | None, runs: int) -> tuple[float, int]:
     return median_s(once, runs), lines[0]
 
 
+def python_c(code: str, runs: int) -> float:
+    """Median wall time of ``python -c code`` (the parts of a new process's start)."""
+    return median_s(lambda: subprocess.run([sys.executable, "-c", code], check=True), runs)
+
+
 def run_child(kind: str, home: Path, location: str, other: str, args: Any) -> dict[str, Any]:
     env = dict(os.environ, IKGUI_HOME=str(home), QT_QPA_PLATFORM="offscreen")
     env.pop(URL_ENV, None)
@@ -252,6 +259,8 @@ def table(sqlite: dict[str, Any], pg: dict[str, Any]) -> list[str]:
     rows: list[tuple[str, str, str]] = [
         ("`ikgui conv list`, all rows, a new process", "conv_list", "conv_list"),
         ("  the floor: `python -c pass`", "floor", ""),
+        ("  `python -c 'import psycopg'`", "floor_psycopg", ""),
+        ("  `python -c 'import keyring; keyring.get_keyring()'`", "floor_keyring", ""),
     ]
     rows += [(f"two-word search `{w}`", f"search:{w}", "search") for w in SEARCH_QUERIES]
     rows += [
@@ -347,8 +356,9 @@ def parent(args: argparse.Namespace) -> int:
                 extra.append(f"loaded into PostgreSQL with {how} in {seconds:.0f} s")
             sqlite = measure("sqlite", sqlite_home, str(database), other, args)
             pg = measure("postgresql", pg_home, url, other, args)
-            floor = median_s(lambda: subprocess.run([sys.executable, "-c", "pass"]), args.runs)
-            sqlite["floor"] = pg["floor"] = floor
+            sqlite["floor"] = pg["floor"] = python_c("pass", args.runs)
+            pg["floor_psycopg"] = python_c("import psycopg", args.runs)
+            pg["floor_keyring"] = python_c("import keyring; keyring.get_keyring()", args.runs)
         finally:
             if server is not None:
                 server.close()
