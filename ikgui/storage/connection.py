@@ -42,12 +42,6 @@ class StoreConnection:
         return self._db
 
     @property
-    def listener(self) -> Any:
-        """PostgreSQL: the change listener (``ikgui.storage.pg_listen``), started by the
-        first ``data_version()``; ``None`` before that and on SQLite."""
-        return getattr(self.dialect, "listener", None)
-
-    @property
     def kind(self) -> str:
         return self.dialect.kind
 
