@@ -17,7 +17,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from ikgui.config import load_settings, save_settings
 from ikgui.domain.command_handlers import default_registry
-from ikgui.domain.errors import IkguiError
+from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
@@ -210,18 +210,43 @@ def main(argv: list[str]) -> int:
         return 0
     loop = new_loop()
     asyncio.set_event_loop(loop)
+    window: MainWindow | None = None
+    away: DatabaseUnreachable | None = None
     try:
         window = open_main_window()
+    except DatabaseUnreachable as exc:
+        away = exc  # a page says so and retries, on the loop below
     except IkguiError as exc:
         error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
         return 1
+    with loop:
+        try:
+            return int(loop.run_until_complete(run_window(database, window, away)))
+        except RuntimeError:
+            # Qt ended on its own (the display went away, the session is ending): what
+            # was streaming was saved at most a second ago and is marked at next start.
+            print("ikgui: the display closed; exiting.", file=sys.stderr)
+            return 1
+
+
+async def run_window(
+    database: Path, window: MainWindow | None, away: DatabaseUnreachable | None
+) -> int:
+    """Until the main window is closed (0); without one, wait for the database ``away``
+    first (1 when the user quits meanwhile or it still cannot open)."""
+    if window is None:
+        assert away is not None
+        window = await wait_for_database(away)
+        if window is None:
+            return 1
     # Listening loads QtNetwork: after the first paint (a second launch meanwhile opens
     # a second window, as one would before this window was built).
     instances: list[InstanceServer] = []
+    shown = window
     window.first_paint.then(
-        lambda: instances.append(InstanceServer(database, lambda: _bring_to_front(window)))
+        lambda: instances.append(InstanceServer(database, lambda: _bring_to_front(shown)))
     )
-    closed = loop.create_future()
+    closed = asyncio.get_running_loop().create_future()
     previous = window.services.on_closed
 
     def finished() -> None:
@@ -233,15 +258,20 @@ def main(argv: list[str]) -> int:
             closed.set_result(None)
 
     window.services.on_closed = finished
-    with loop:
-        try:
-            loop.run_until_complete(closed)
-        except RuntimeError:
-            # Qt ended on its own (the display went away, the session is ending): what
-            # was streaming was saved at most a second ago and is marked at next start.
-            print("ikgui: the display closed; exiting.", file=sys.stderr)
-            return 1
+    await closed
     return 0
+
+
+async def wait_for_database(error: DatabaseUnreachable) -> MainWindow | None:
+    """One page says the database cannot be reached and retries until the main window
+    opens (returned), or the user quits (``None``)."""
+    from ikgui.ui.db_wait import open_when_reachable
+
+    try:
+        return await open_when_reachable(open_main_window, error, config=resolve().config)
+    except IkguiError as exc:
+        error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
+        return None
 
 
 def self_test() -> int:

@@ -131,8 +131,16 @@ class UnsavedIndicator(QWidget):
     async def shutdown(self) -> None:
         """Stop retrying; write what waits, or put it in a recovery file (and say where)."""
         await self.session.writes.stop()
-        database = Path(getattr(self.session.store, "path", "ikgui.db"))
+        path = getattr(self.session.store, "path", None)  # None: a PostgreSQL store
+        database = Path(path) if path is not None else _data_folder() / "ikgui.db"
         self.rescued = recovery.rescue(self.session, database)
         if self.rescued:
             print(self.rescued, file=sys.stderr)
         self._tick.stop()
+
+
+def _data_folder() -> Path:
+    """Where a server-backed store's recovery files go: ikgui's own data folder."""
+    from ikgui.paths import resolve
+
+    return resolve().database.parent

@@ -1,14 +1,19 @@
 """The prompt's draft (saved with its conversation, or in the window's state while the
 conversation is unsaved) and the poll that shows what ``ikgui run`` / ``ikgui conv``
-changed in another process."""
+changed in another process.
+
+On PostgreSQL the store's change listener (``store.listener``: LISTEN/NOTIFY on a thread
+of its own) also announces what another machine wrote: its callback queues a signal to
+this thread, and the window re-reads within ``SOON_MS`` instead of at the next poll (the
+poll stays, as the fallback)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from ikgui.domain.errors import IkguiError
+from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.ui.plain import line as safe_line
 
 if TYPE_CHECKING:
@@ -16,9 +21,16 @@ if TYPE_CHECKING:
 
 POLL_MS = 1000
 DRAFT_MS = 500
+#: After an announced change: gather the rest of a burst, then re-read once.
+SOON_MS = 100
+#: The status line while the listener cannot reach the server (it reconnects by itself).
+AWAY = "The database does not answer: changes from other machines wait — reconnecting…"
 
 
 class DraftsAndPolling(QObject):
+    #: Emitted from the change listener's thread; queued to the window's.
+    changed_elsewhere = Signal()
+
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
@@ -34,12 +46,34 @@ class DraftsAndPolling(QObject):
         self._draft_timer.setInterval(DRAFT_MS)
         self._draft_timer.timeout.connect(self.save_draft)
         window.prompt.textChanged.connect(self._draft_timer.start)
+        self._soon_timer = QTimer(self)
+        self._soon_timer.setSingleShot(True)
+        self._soon_timer.setInterval(SOON_MS)
+        self._soon_timer.timeout.connect(self.poll_external_changes)
+        self.changed_elsewhere.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
+        self._listener: Any = None
+        #: A draft the database did not take (its server was away): saved at the next poll.
+        self._draft_waits = False
 
     def start_polling(self) -> None:
         self._poll_timer.start()
+        listener = getattr(self.window.store, "listener", None)
+        if listener is not None and hasattr(listener, "on_change"):
+            self._listener = listener
+            listener.on_change = self.changed_elsewhere.emit
 
     def stop_polling(self) -> None:
+        if self._listener is not None:
+            self._listener.on_change = None
+            self._listener = None
         self._poll_timer.stop()
+        self._soon_timer.stop()
+
+    def _poll_soon(self) -> None:
+        """Another machine wrote: re-read shortly (a running wait is not restarted, so a
+        steady stream of changes is still shown every ``SOON_MS``)."""
+        if not self._soon_timer.isActive() and self._poll_timer.isActive():
+            self._soon_timer.start()
 
     # -- drafts ----------------------------------------------------------------------------
     def save_draft(self) -> None:
@@ -47,10 +81,23 @@ class DraftsAndPolling(QObject):
         session = window.session
         text = window.prompt.toPlainText()
         if session.saved:
-            if text != session.conversation.draft:
-                window.commands.guard(lambda: session.update_fields(draft=text))
+            if text != session.conversation.draft or self._draft_waits:
+                window.commands.guard(lambda: self._write_draft(text))
         else:
+            self._draft_waits = False
             window.services.ui_state.setValue("draft_unsaved", text)
+
+    def _write_draft(self, text: str) -> None:
+        """A database server that does not answer is no error here: the text stays in
+        the editor, and is saved by the first poll that reaches the server again (and
+        finds no other change waiting)."""
+        session = self.window.session
+        try:
+            session.update_fields(draft=text)
+        except DatabaseUnreachable:
+            self._draft_waits = True
+        else:  # while other changes wait, the session keeps a draft in memory only
+            self._draft_waits = bool(session.writes)
 
     def show_draft(self) -> None:
         """Put the open conversation's draft in the prompt (not as an edit); the same
@@ -83,8 +130,14 @@ class DraftsAndPolling(QObject):
         """Show changes made by ``ikgui run``/``ikgui conv`` in another process."""
         window = self.window
         session = window.session
+        listener = self._listener
+        if listener is not None and getattr(listener, "error", None):
+            window.statusBar().showMessage(AWAY, POLL_MS + 500)
         try:
-            if not window.sidebar.poll():
+            changed = window.sidebar.poll()
+            if self._draft_waits and not session.writes:
+                self.save_draft()
+            if not changed:
                 return
             if session.saved and not session.streaming:
                 if self.own_last_event() != self.last_seen_event:
@@ -92,5 +145,11 @@ class DraftsAndPolling(QObject):
                 else:
                     session.refresh_conversation()
                     window.chrome.refresh()
+        except DatabaseUnreachable as exc:
+            window.statusBar().showMessage(away(exc.where), POLL_MS + 500)
         except IkguiError as exc:
             window.statusBar().showMessage(safe_line(exc.line), 8000)
+
+
+def away(where: str) -> str:
+    return safe_line(f"Cannot reach the database at {where} — reconnecting…")
