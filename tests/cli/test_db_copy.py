@@ -123,6 +123,18 @@ def test_a_copy_stopped_half_way_finishes_on_the_next_run_with_search_right(
             assert expected and [h.conversation.id for h in dest.search(words)] == expected
 
 
+def test_a_tag_whose_id_is_taken_there_is_added_under_a_new_id(
+    history: Any, tmp_path: Path
+) -> None:
+    with open_store(tmp_path / "dest.db") as dest:
+        copy_history(history.database, dest.database, dest_kind="sqlite")
+        renamed = dest.rename_tag("sqlite", "embedded")  # the same tag ids, another name
+        again = copy_history(history.database, dest.database, dest_kind="sqlite")
+        assert renamed and again.tags == renamed
+        root = next(c for c in dest.list_conversations(None) if c.title == "SQLite WAL for the app")
+        assert set(root.tags) == {"design", "embedded", "sqlite"}
+
+
 def test_a_destination_with_another_history_is_refused_untouched(
     history: Any, tmp_path: Path
 ) -> None:
