@@ -1,7 +1,8 @@
 """Time the storage layer's hot paths on a database made by ``make_db.py``.
 
-Usage: ``python benchmarks/bench_storage.py PATH [--runs 7]``. Each figure is the median
-of several warm runs (the first, cold run is shown separately where it differs).
+Usage: ``python benchmarks/bench_storage.py PATH|URL [--runs 7]`` (a SQLite file, or a
+``postgresql://`` URL of a database loaded with ``load_pg.py``). Each figure is the
+median of several warm runs (the first, cold run is shown separately where it differs).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_db import BIG_ID, CHAIN_IDS, SEARCH_QUERIES
 
-from ikgui.storage import SqliteStore, open_store
+from ikgui.storage import PeeweeStore, is_database_url, open_store
 
 
 def measure(fn: Callable[[], object], runs: int) -> tuple[float, float, object]:
@@ -34,11 +35,11 @@ def measure(fn: Callable[[], object], runs: int) -> tuple[float, float, object]:
     return cold, statistics.median(times), result
 
 
-def searcher(store: SqliteStore, words: str) -> Callable[[], object]:
+def searcher(store: PeeweeStore, words: str) -> Callable[[], object]:
     return lambda: store.search(words)
 
 
-def replay_ranges(store: SqliteStore, conv_id: str) -> int:
+def replay_ranges(store: PeeweeStore, conv_id: str) -> int:
     """The storage half of a replay: walk the fork chain, collecting each range."""
     total = 0
     upto: int | None = None
@@ -55,14 +56,16 @@ def replay_ranges(store: SqliteStore, conv_id: str) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("path", type=Path)
+    parser.add_argument("location", help="a SQLite file or a postgresql:// URL")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    path: Path = args.path
+    location: Path | str = args.location
+    if not is_database_url(location):
+        location = Path(location)
     runs: int = args.runs
 
     start = time.perf_counter()
-    store = open_store(path)
+    store = open_store(location)
     opened = (time.perf_counter() - start) * 1000
     rows: list[tuple[str, float, float, str]] = [("open_store", opened, opened, "")]
 
@@ -103,7 +106,10 @@ def main() -> None:
     store.close()
 
     width = max(len(r[0]) for r in rows)
-    print(f"{path}  ({path.stat().st_size / 1e6:,.1f} MB)")
+    if isinstance(location, Path):
+        print(f"{location}  ({location.stat().st_size / 1e6:,.1f} MB)")
+    else:
+        print(store.describe())
     print(f"{'operation':<{width}}  {'cold ms':>9}  {'median ms':>9}")
     for label, cold, warm, note in rows:
         print(f"{label:<{width}}  {cold:9.2f}  {warm:9.2f}  {note}")

@@ -1,9 +1,12 @@
 """The ports the domain needs from the outside world (implemented by adapters).
 
-``Store`` is implemented by :class:`ikgui.storage.repository.SqliteStore`. Every
-method is synchronous (SQLite on a local file); the async session calls it directly.
-Every write is committed when the method returns (or when the outermost
-``transaction()`` block ends).
+``Store`` is implemented by :class:`ikgui.storage.repository.PeeweeStore`, on a SQLite
+file or a PostgreSQL server (``ikgui.storage.open_store``). Every method is synchronous
+(a local file, or a server answering in milliseconds); the async session calls it
+directly. Every write is committed when the method returns (or when the outermost
+``transaction()`` block ends). Any failure of the database is a ``StorageError`` in
+plain words; ``DatabaseUnreachable`` (a ``StorageError``) when a server cannot be
+reached, after which the store reconnects by itself on a later call.
 """
 
 from __future__ import annotations

@@ -6,7 +6,11 @@ Errors (all ``ikgui.domain.errors.StorageError`` unless noted):
 - opening: not SQLite / another program's database / a newer schema (file untouched),
   a folder that cannot be created, a failed migration (a backup copy is kept);
 - any failed read or write: ``Could not write to the database <path>: <reason>.``;
-- ``NotFoundError`` for a write to a missing conversation or event.
+- ``NotFoundError`` for a write to a missing conversation or event;
+- PostgreSQL: ``DatabaseUnreachable`` ("Cannot reach the database at host:port (why)")
+  when the server cannot be reached, at opening or later (the store reconnects by itself
+  on a later call); a refused password, a missing database or role, a newer schema or
+  another program's tables in plain words. psycopg is imported only for a URL.
 """
 
 from __future__ import annotations
@@ -33,7 +37,15 @@ from ikgui.storage.readonly import (
 )
 from ikgui.storage.repository import PeeweeStore, SqliteStore
 
-__all__ = ["SCHEMA_VERSION", "PeeweeStore", "SqliteStore", "enable_psycopg", "open_store"]
+__all__ = [
+    "NEEDS_PSYCOPG",
+    "SCHEMA_VERSION",
+    "PeeweeStore",
+    "SqliteStore",
+    "enable_psycopg",
+    "is_database_url",
+    "open_store",
+]
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store

@@ -48,6 +48,12 @@ class StoreConnection:
     def describe(self) -> str:
         return self.dialect.describe()
 
+    @property
+    def listener(self) -> Any:
+        """PostgreSQL: the ``ChangeListener`` behind ``data_version`` (made by its first
+        call; ``None`` before, and on SQLite)."""
+        return getattr(self.dialect, "listener", None)
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True

@@ -15,10 +15,10 @@ from peewee import SQL, Database, Tuple
 
 from ikgui.domain.events import Conversation
 from ikgui.storage import tags as tags_sql
+from ikgui.storage.dialect import TagNames
 from ikgui.storage.models import (
     CONVERSATION_FIELDS,
     ConversationRow,
-    TagNames,
     TagRow,
     conversation_from_row,
 )

@@ -14,7 +14,6 @@ from typing import Any
 
 from peewee import (
     AutoField,
-    ColumnBase,
     Field,
     FloatField,
     ForeignKeyField,
@@ -83,20 +82,6 @@ class TagRow(_Base):
 
 
 MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow)
-
-
-class TagNames(ColumnBase):
-    """The tag names of a group joined by ``\\x1f``: ``group_concat`` on SQLite,
-    ``string_agg`` on PostgreSQL (the one aggregate the two spell differently)."""
-
-    def __init__(self, column: Field) -> None:
-        super().__init__()
-        self.column = column
-
-    def __sql__(self, ctx: Any) -> Any:
-        if ctx.state.param == "?":  # SQLite
-            return ctx.literal("group_concat(").sql(self.column).literal(", char(31))")
-        return ctx.literal("string_agg(").sql(self.column).literal(", chr(31))")
 
 
 #: Fields of ``Conversation`` that ``update_conversation`` may set.

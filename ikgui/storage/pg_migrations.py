@@ -54,6 +54,9 @@ _FOLD_TO = (
     "YyYyYyYy"
 )
 
+#: The blocks holding those letters (a regular expression's character class).
+_FOLD_RANGES = "\u00c0-\u024f\u1e00-\u1eff"
+
 _V1 = (
     "CREATE TABLE ikgui_meta (key TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL)",
     "INSERT INTO ikgui_meta (key, value) VALUES ('application', 'ikgui'), ('schema_version', '0')",
@@ -99,15 +102,24 @@ _V1 = (
     )""",
     "CREATE UNIQUE INDEX tag_conversation_name ON tag (conversation_id, name)",
     "CREATE INDEX tag_name ON tag (name)",
+    # translate() walks its whole table for every character: only for the texts (and,
+    # in an index, only the distinct words) that hold such a letter at all.
     f"""CREATE FUNCTION ikgui_fold(t TEXT) RETURNS TEXT
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-        SELECT translate(t, '{_FOLD_FROM}', '{_FOLD_TO}') $$""",
+        SELECT CASE WHEN t ~ '[{_FOLD_RANGES}]'
+            THEN translate(t, '{_FOLD_FROM}', '{_FOLD_TO}') ELSE t END $$""",
+    f"""CREATE FUNCTION ikgui_words(t TEXT) RETURNS tsvector
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+        SELECT CASE WHEN t ~ '[{_FOLD_RANGES}]'
+            THEN array_to_tsvector(ARRAY(SELECT DISTINCT ikgui_fold(word)
+                FROM unnest(tsvector_to_array(to_tsvector('simple', t))) AS word))
+            ELSE to_tsvector('simple', t) END $$""",
     # Version 1's index: every searchable kind's whole text (as SQLite's v1 view).
     """CREATE FUNCTION ikgui_event_search(kind TEXT, content TEXT, data TEXT)
         RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
         SELECT CASE WHEN kind IN ('user', 'assistant', 'system', 'prompt_edit',
             'tool_call', 'tool_result') AND content != ''
-            THEN to_tsvector('simple', ikgui_fold(content)) END $$""",
+            THEN ikgui_words(content) END $$""",
     """ALTER TABLE event ADD COLUMN search tsvector
         GENERATED ALWAYS AS (ikgui_event_search(kind, content, data)) STORED""",
     "CREATE INDEX event_search ON event USING gin (search)",
@@ -144,12 +156,12 @@ _V2_FUNCTION = """CREATE OR REPLACE FUNCTION ikgui_event_search(kind TEXT, conte
             END IF;
         END IF;
         IF length(content) <= 100000 THEN
-            RETURN to_tsvector('simple', ikgui_fold(content));
+            RETURN ikgui_words(content);
         END IF;
         BEGIN
-            RETURN to_tsvector('simple', ikgui_fold(left(content, 1000000)));
+            RETURN ikgui_words(left(content, 1000000));
         EXCEPTION WHEN program_limit_exceeded THEN
-            RETURN to_tsvector('simple', ikgui_fold(left(content, 100000)));
+            RETURN ikgui_words(left(content, 100000));
         END;
     END $$"""
 

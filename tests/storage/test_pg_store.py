@@ -163,3 +163,27 @@ def test_opening_sqlite_loads_no_postgresql_module(tmp_path: Any) -> None:
         " or m == 'ikgui.storage.dialect_postgres'))\n"
     )
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_every_write_is_announced_on_ikgui_changes(pg_url: str) -> None:
+    with open_store(pg_url) as store, psycopg.connect(pg_url, autocommit=True) as listener:
+        listener.execute("LISTEN ikgui_changes")
+        store.insert_conversation(
+            Conversation(id="chat-aaaa", created_at=1, updated_at=1, tags=("work",))
+        )
+        store.append_event("chat-aaaa", "user", "hello")
+        store.rename_tag("work", "job")
+        # One notification per table a transaction wrote (the server folds repeats).
+        tables = [n.payload for n in listener.notifies(timeout=2, stop_after=5)]
+    assert sorted(tables) == ["conversation", "conversation", "event", "tag", "tag"]
+
+
+def test_data_version_changes_when_another_connection_commits(pg_url: str) -> None:
+    with open_store(pg_url) as mine, open_store(pg_url) as other:
+        before = mine.data_version()
+        other.insert_conversation(Conversation(id="chat-aaaa", created_at=1, updated_at=1))
+        other.append_event("chat-aaaa", "user", "from another machine")
+        deadline = time.monotonic() + 2
+        while mine.data_version() == before:  # at once, or once the listener hears it
+            assert time.monotonic() < deadline
+            time.sleep(0.02)

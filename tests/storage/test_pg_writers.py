@@ -143,3 +143,37 @@ def test_a_server_away_gives_plain_errors_and_the_store_comes_back(
         assert len(store.events("chat-away")) == 3
     finally:
         store.close()
+
+
+_OPENER = """
+import sys
+from ikgui.storage import open_store
+print("ready", flush=True)
+sys.stdin.readline()
+with open_store(sys.argv[1]) as store:
+    print(store.schema_version(), flush=True)
+"""
+
+
+def test_two_processes_opening_a_new_database_at_once_migrate_it_once(pg_url: str) -> None:
+    with contextlib.ExitStack() as stack:
+        openers = [
+            stack.enter_context(
+                subprocess.Popen(
+                    [sys.executable, "-c", _OPENER, pg_url],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                )
+            )
+            for _ in range(2)
+        ]
+        for p in openers:
+            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
+        for p in openers:
+            assert p.stdin is not None
+            p.stdin.write("go\n")
+            p.stdin.close()
+        versions = [p.stdout.read().strip() for p in openers if p.stdout is not None]
+        assert [p.wait(timeout=60) for p in openers] == [0, 0]
+    assert versions == ["3", "3"]

@@ -233,3 +233,35 @@ def test_arbitrary_text_never_errors(shared_store: SqliteStore, words: str) -> N
     for hit in shared_store.search(words):
         assert hit.conversation.id == "chat-aaaa"
         assert len(hit.snippet) <= 80
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        '"',
+        "-",
+        "*",
+        ":",
+        "|",
+        "&",
+        "!",
+        "(",
+        "\\",
+        "<->",
+        "'",
+        "kiwi | banana",
+        "!kiwi & (x",
+        'kiwi\\" -"banana',
+        "kiwi:* & !",
+        "a <-> b",
+        "kiwi:A",
+        "\\'kiwi'",
+    ],
+)
+def test_search_syntax_characters_never_raise(store: SqliteStore, words: str) -> None:
+    add_conversation(store, "chat-aaaa", title="Fruit: kiwi & banana")
+    store.append_event("chat-aaaa", "user", "kiwi | banana ! (x) \\ a <-> b")
+    hits = store.search(words)
+    assert all(h.conversation.id == "chat-aaaa" and len(h.snippet) <= 80 for h in hits)
+    if "kiwi" in words:  # the words are still found, as plain words
+        assert [h.conversation.id for h in hits] == ["chat-aaaa"]
