@@ -13,7 +13,9 @@ existing database, loading it first if it has no conversations.
 Measured for each store, the same way:
 
 - ``ikgui conv list`` (all rows) as a user runs it: a new process, ``IKGUI_HOME`` and,
-  for PostgreSQL, ``IKGUI_DATABASE_URL``; median wall time of ``--runs``;
+  for PostgreSQL, ``IKGUI_DATABASE_URL``; median wall time of ``--runs``; beside it the
+  floor (``python -c pass``) and, for PostgreSQL, what importing psycopg and finding the
+  keyring (where the database password may be) cost a new process;
 - in a child process per store: the two-word searches of ``make_db.SEARCH_QUERIES``
   (``store.search``), the replay of the 10,000-event conversation
   (``replay_conversation``, and ``store.events`` alone), medians of warm runs;
@@ -105,9 +107,7 @@ def window_switch(home: Path, kind: str, other: str, switches: int) -> dict[str,
 
 
 async def _switching(home: Path, kind: str, other: str, switches: int) -> dict[str, Any]:
-    import asyncio
-
-    from bench_window import in_callback, quiet, switch
+    from bench_window import in_callback, quiet
 
     from ikgui.app import build_window
     from ikgui.ui.loop import application
@@ -115,29 +115,45 @@ async def _switching(home: Path, kind: str, other: str, switches: int) -> dict[s
     app = application()
     window = build_window(home, check_timeout=3.0)
     window.show()
+    figures: dict[str, Any] = {}
     try:
         opened = getattr(window.store, "kind", "sqlite")
         if opened != kind:  # (the store choice is not wired: do not measure the wrong one)
-            return {"switch_error": f"the window opened a {opened} store, not {kind}"}
+            figures["switch_error"] = f"the window opened a {opened} store, not {kind}"
+            return figures
         await quiet(window)
         await in_callback(app.processEvents)
         if window.current_id != other:
             await in_callback(lambda: window.open_conversation(other))
-        big, back = [], []
-        for _ in range(switches):
-            big.append(await in_callback(lambda: switch(window, app, BIG_ID)))
-            await asyncio.sleep(0.02)
-            back.append(await in_callback(lambda: switch(window, app, other)))
-            await asyncio.sleep(0.02)
-        return {
-            "switch": statistics.median(r["total"] for r in big),
-            "switch_open": statistics.median(r["open"] for r in big),
-            "switch_first": big[0]["total"],
-            "switch_back": statistics.median(r["total"] for r in back),
-        }
+        figures.update(await _switch_back_and_forth(window, app, other, switches))
     finally:
-        await window.shutdown()
+        try:
+            await window.shutdown()
+        except Exception as exc:  # (the figures stand; say so)
+            figures["shutdown_error"] = repr(exc)
         window.close()
+    return figures
+
+
+async def _switch_back_and_forth(
+    window: Any, app: Any, other: str, switches: int
+) -> dict[str, Any]:
+    import asyncio
+
+    from bench_window import in_callback, switch
+
+    big, back = [], []
+    for _ in range(switches):
+        big.append(await in_callback(lambda: switch(window, app, BIG_ID)))
+        await asyncio.sleep(0.02)
+        back.append(await in_callback(lambda: switch(window, app, other)))
+        await asyncio.sleep(0.02)
+    return {
+        "switch": statistics.median(r["total"] for r in big),
+        "switch_open": statistics.median(r["open"] for r in big),
+        "switch_first": big[0]["total"],
+        "switch_back": statistics.median(r["total"] for r in back),
+    }
 
 
 # -- the parent ---------------------------------------------------------------------------
@@ -185,6 +201,11 @@ def conv_list(home: Path, url: str | None, runs: int) -> tuple[float, int]:
         lines[0] = len(done.stdout.splitlines())
 
     return median_s(once, runs), lines[0]
+
+
+def python_c(code: str, runs: int) -> float:
+    """Median wall time of ``python -c code`` (the parts of a new process's start)."""
+    return median_s(lambda: subprocess.run([sys.executable, "-c", code], check=True), runs)
 
 
 def run_child(kind: str, home: Path, location: str, other: str, args: Any) -> dict[str, Any]:
@@ -238,6 +259,8 @@ def table(sqlite: dict[str, Any], pg: dict[str, Any]) -> list[str]:
     rows: list[tuple[str, str, str]] = [
         ("`ikgui conv list`, all rows, a new process", "conv_list", "conv_list"),
         ("  the floor: `python -c pass`", "floor", ""),
+        ("  `python -c 'import psycopg'`", "floor_psycopg", ""),
+        ("  `python -c 'import keyring; keyring.get_keyring()'`", "floor_keyring", ""),
     ]
     rows += [(f"two-word search `{w}`", f"search:{w}", "search") for w in SEARCH_QUERIES]
     rows += [
@@ -272,7 +295,7 @@ def notes(sqlite: dict[str, Any], pg: dict[str, Any], extra: list[str]) -> list[
             f"{name}: {store}; conv list printed {figures.get('conv_rows', '?')} lines; "
             f"search hits {hits}; replay {figures.get('replay_items', '?')} items"
         )
-        for key in ("error", "switch_error"):
+        for key in ("error", "switch_error", "shutdown_error"):
             if key in figures:
                 found.append(f"{name} {key.replace('_', ' ')}: {figures[key]}")
     return found + extra
@@ -333,8 +356,9 @@ def parent(args: argparse.Namespace) -> int:
                 extra.append(f"loaded into PostgreSQL with {how} in {seconds:.0f} s")
             sqlite = measure("sqlite", sqlite_home, str(database), other, args)
             pg = measure("postgresql", pg_home, url, other, args)
-            floor = median_s(lambda: subprocess.run([sys.executable, "-c", "pass"]), args.runs)
-            sqlite["floor"] = pg["floor"] = floor
+            sqlite["floor"] = pg["floor"] = python_c("pass", args.runs)
+            pg["floor_psycopg"] = python_c("import psycopg", args.runs)
+            pg["floor_keyring"] = python_c("import keyring; keyring.get_keyring()", args.runs)
         finally:
             if server is not None:
                 server.close()

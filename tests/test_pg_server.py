@@ -44,10 +44,13 @@ def test_a_fresh_database_is_empty_and_its_own(pg_server: PgServer, pg_url: str)
 
 def test_databases_are_cheap_to_make(pg_server: PgServer) -> None:
     pg_server.create_database()  # the first one pays for importing the driver
-    started = time.perf_counter()
-    name = pg_server.create_database().rsplit("/", 1)[1]
-    assert time.perf_counter() - started < 0.5
-    assert pg_server.drop_database(name)
+    times = []
+    for _ in range(3):  # the best of three: the machine may be busy
+        started = time.perf_counter()
+        name = pg_server.create_database().rsplit("/", 1)[1]
+        times.append(time.perf_counter() - started)
+        assert pg_server.drop_database(name)
+    assert min(times) < 0.5  # ~30 ms on a quiet machine
 
 
 def test_a_database_in_use_is_left_until_its_sessions_end(pg_server: PgServer) -> None:
