@@ -24,6 +24,7 @@ from ikgui.storage import open_store
 from ikgui.storage.copy import copy_history, parents_first
 from ikgui.storage.models import ConversationRow, EventRow, TagRow
 from tests.cli.conftest import Cli
+from tests.support.pg_server import PgServer
 
 Rows = list[list[tuple[Any, ...]]]
 
@@ -229,3 +230,30 @@ def test_copy_errors_are_one_plain_line(
     assert result.code == 1
     assert result.err.startswith("Error: ") and words in result.err
     assert "Traceback" not in result.err and "s3cr3t" not in result.err
+
+
+def test_a_server_lost_mid_copy_is_one_line_and_the_next_run_finishes(
+    cli: Cli,
+    tmp_path: Path,
+    pg_url: str,
+    pg_server: PgServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = _fill(cli, tmp_path)
+
+    class StopTheServer:
+        def __call__(self, what: str, done: int, total: int) -> None:
+            if what == "events" and pg_server.running:
+                pg_server.stop("immediate")
+
+    monkeypatch.setattr(copy_module.copy_history, "__kwdefaults__", {"progress": None, "batch": 5})
+    monkeypatch.setattr("ikgui.cli_db.ProgressLine", StopTheServer)
+    result = cli("db", "copy", "--to", pg_url)
+    assert result.code == 1 and result.err.startswith("Error: ")
+    assert "run the same command again" in result.err and "Traceback" not in result.err
+    pg_server.start()
+    monkeypatch.undo()
+    rest = cli.ok("db", "copy", "--to", pg_url).out
+    assert rest.startswith("Copied 0 conversations, ") and " 0 events" not in rest
+    with open_store(pg_url) as pg:
+        assert dump(pg) == rows
