@@ -99,11 +99,12 @@ def cmd_copy(env: Env, args: argparse.Namespace) -> int:
     source = _open(source_target, env)
     try:
         dest = _open(dest_target, env)
+        errors: tuple[type[BaseException], ...] = (PeeweeException, *_driver_errors())
         try:
             copied = copy_history(
                 source.database, dest.database, dest_kind=dest.kind, progress=ProgressLine()
             )
-        except (PeeweeException, *_driver_errors()) as exc:
+        except errors as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StorageError(
                 f"The copy stopped ({reason}). What was copied stays; run the same command "
