@@ -9,6 +9,8 @@ password_env``, or ~/.pgpass). Errors are one plain line and exit code 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -97,21 +99,31 @@ def cmd_copy(env: Env, args: argparse.Namespace) -> int:
     source = _open(source_target, env)
     try:
         dest = _open(dest_target, env)
+        errors: tuple[type[BaseException], ...] = (PeeweeException, *_driver_errors())
         try:
             copied = copy_history(
                 source.database, dest.database, dest_kind=dest.kind, progress=ProgressLine()
             )
-        except PeeweeException as exc:
+        except errors as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StorageError(
-                f"The copy stopped: {exc}. What was copied stays; run the same command again "
-                "to copy the rest."
+                f"The copy stopped ({reason}). What was copied stays; run the same command "
+                "again to copy the rest."
             ) from exc
         finally:
-            dest.close()
+            with contextlib.suppress(Exception):  # a server gone away: nothing to close
+                dest.close()
     finally:
         source.close()
     say(copied.summary(dest_target.display))
     return 0
+
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """psycopg's errors, when the PostgreSQL side has loaded it."""
+    psycopg = sys.modules.get("psycopg")
+    error_class = getattr(psycopg, "Error", None)
+    return (error_class,) if isinstance(error_class, type) else ()
 
 
 def _open(target: StoreTarget, env: Env) -> PeeweeStore:
@@ -188,7 +200,6 @@ def database_password(env: Env, action: str) -> int:
             "that variable, or put the password in ~/.pgpass."
         )
     import getpass
-    import sys
 
     if sys.stdin.isatty():
         password = getpass.getpass("Password for the database (input is hidden): ")

@@ -189,7 +189,8 @@ def _copy_tags(source: Database, dest: Database, batch: int, report: Progress) -
     ]
     for start in range(0, len(missing), batch):
         chunk = missing[start : start + batch]
-        added = _insert(dest, TagRow, [TagRow.conversation, TagRow.name], chunk)
+        with dest.atomic():
+            added = _insert_rows(dest, TagRow, [TagRow.conversation, TagRow.name], chunk)
         copied += added
         skipped -= added
     return copied, skipped
@@ -202,22 +203,29 @@ def _insert(
     rows: list[Any],
     index: Index | None = None,
 ) -> int:
-    """Insert ``rows`` that are not there yet, and ``index`` the new ones (their ids) in
-    the same transaction; returns how many were inserted."""
+    """Insert those of ``rows`` (id first) that are not there yet, and ``index`` them in
+    the same transaction; returns how many were inserted. Rows already there are left
+    out before the INSERT: PostgreSQL would compute their search column before finding
+    the conflict, which makes a second run as slow as the first."""
     if not rows:
         return 0
     with dest.atomic():
-        new: list[Any] = []
+        key = cast(Field, model._meta.primary_key)
+        ids = [row[0] for row in rows]
+        there = {r[0] for r in model.select(key).where(key.in_(ids)).tuples().execute(dest)}
+        new = [row for row in rows if row[0] not in there]
+        if not new:
+            return 0
+        added = _insert_rows(dest, model, fields, new)
         if index is not None:
-            key = cast(Field, model._meta.primary_key)
-            ids = [row[0] for row in rows]
-            there = {r[0] for r in model.select(key).where(key.in_(ids)).tuples().execute(dest)}
-            new = [row_id for row_id in ids if row_id not in there]
-        query = model.insert_many(rows, fields=fields).on_conflict_ignore().as_rowcount()
-        added = cast(int, query.execute(dest))
-        if new and index is not None:
-            index(dest, new)
+            index(dest, [row[0] for row in new])
         return added
+
+
+def _insert_rows(dest: Database, model: type[Model], fields: list[Field], rows: list[Any]) -> int:
+    """INSERT ``rows``, skipping any that clash (a row another writer added meanwhile)."""
+    query = model.insert_many(rows, fields=fields).on_conflict_ignore().as_rowcount()
+    return cast(int, query.execute(dest))
 
 
 # -- refusing a different history ------------------------------------------------------

@@ -24,6 +24,7 @@ from ikgui.storage import open_store
 from ikgui.storage.copy import copy_history, parents_first
 from ikgui.storage.models import ConversationRow, EventRow, TagRow
 from tests.cli.conftest import Cli
+from tests.support.pg_server import PgServer
 
 Rows = list[list[tuple[Any, ...]]]
 
@@ -123,6 +124,18 @@ def test_a_copy_stopped_half_way_finishes_on_the_next_run_with_search_right(
             assert expected and [h.conversation.id for h in dest.search(words)] == expected
 
 
+def test_a_tag_whose_id_is_taken_there_is_added_under_a_new_id(
+    history: Any, tmp_path: Path
+) -> None:
+    with open_store(tmp_path / "dest.db") as dest:
+        copy_history(history.database, dest.database, dest_kind="sqlite")
+        renamed = dest.rename_tag("sqlite", "embedded")  # the same tag ids, another name
+        again = copy_history(history.database, dest.database, dest_kind="sqlite")
+        assert renamed and again.tags == renamed
+        root = next(c for c in dest.list_conversations(None) if c.title == "SQLite WAL for the app")
+        assert set(root.tags) == {"design", "embedded", "sqlite"}
+
+
 def test_a_destination_with_another_history_is_refused_untouched(
     history: Any, tmp_path: Path
 ) -> None:
@@ -217,3 +230,30 @@ def test_copy_errors_are_one_plain_line(
     assert result.code == 1
     assert result.err.startswith("Error: ") and words in result.err
     assert "Traceback" not in result.err and "s3cr3t" not in result.err
+
+
+def test_a_server_lost_mid_copy_is_one_line_and_the_next_run_finishes(
+    cli: Cli,
+    tmp_path: Path,
+    pg_url: str,
+    pg_server: PgServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = _fill(cli, tmp_path)
+
+    class StopTheServer:
+        def __call__(self, what: str, done: int, total: int) -> None:
+            if what == "events" and pg_server.running:
+                pg_server.stop("immediate")
+
+    monkeypatch.setattr(copy_module.copy_history, "__kwdefaults__", {"progress": None, "batch": 5})
+    monkeypatch.setattr("ikgui.cli_db.ProgressLine", StopTheServer)
+    result = cli("db", "copy", "--to", pg_url)
+    assert result.code == 1 and result.err.startswith("Error: ")
+    assert "run the same command again" in result.err and "Traceback" not in result.err
+    pg_server.start()
+    monkeypatch.undo()
+    rest = cli.ok("db", "copy", "--to", pg_url).out
+    assert rest.startswith("Copied 0 conversations, ") and " 0 events" not in rest
+    with open_store(pg_url) as pg:
+        assert dump(pg) == rows
