@@ -41,7 +41,9 @@ def open_target(target: StoreTarget, settings: Settings, keys: KeyStore) -> Peew
 
     if target.url is None:
         return open_store(target.location)
-    return open_store(target.url, password=password_for(target, settings, keys))
+    # The keyring is asked only when the server wants a password: loading it costs a
+    # new process (``ikgui conv list``) ~100 ms, and many servers never ask.
+    return open_store(target.url, password=lambda: password_for(target, settings, keys))
 
 
 def open_chosen_store(paths: Paths, settings: Settings, keys: KeyStore) -> PeeweeStore:

@@ -15,7 +15,7 @@ Errors (all ``ikgui.domain.errors.StorageError`` unless noted):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,11 +67,12 @@ def is_database_url(location: object) -> bool:
 def open_store(
     location: Path | str,
     *,
-    password: str | None = None,
+    password: str | Callable[[], str | None] | None = None,
     migrations: Sequence[Any] | None = None,
 ) -> PeeweeStore:
     """Open (creating or upgrading as needed) the ikgui database at ``location``: a SQLite
-    file path, or a ``postgresql://`` URL (``password`` given beside it, never shown).
+    file path, or a ``postgresql://`` URL (``password`` given beside it, never shown; a
+    function is called for it only when the server asks for one).
 
     When its disk is full, an existing, current SQLite database opens read-only
     (``read_only`` says why) and the side files the failed attempt made are removed.

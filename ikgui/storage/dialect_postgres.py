@@ -22,7 +22,14 @@ from peewee import SQL, ColumnBase, Database
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage.pg_migrations import MIGRATION_LOCK, SEARCH_CONFIG
-from ikgui.storage.pg_open import PgDatabase, Target, is_lost, plain_error
+from ikgui.storage.pg_open import (
+    PasswordSource,
+    PgDatabase,
+    Secret,
+    Target,
+    is_lost,
+    plain_error,
+)
 from ikgui.storage.prepared import execute_sql
 from ikgui.storage.search import SNIPPET_WIDTH, snippet
 
@@ -86,9 +93,9 @@ class PostgresDialect:
     path: Path | None = None
     errors: tuple[type[BaseException], ...] = (psycopg.Error,)
 
-    def __init__(self, target: Target, password: str | None) -> None:
+    def __init__(self, target: Target, secret: Secret) -> None:
         self.target = target
-        self._password = password
+        self._secret = secret
         self._pids: set[int] = set()
         self.listener: Any = None
         self._db: PgDatabase | None = None
@@ -108,11 +115,8 @@ class PostgresDialect:
 
     def connect_raw(self) -> Any:
         """A connection of its own (send locks), autocommit; failures in plain words."""
-        extra: dict[str, Any] = {}
-        if self._password is not None:
-            extra["password"] = self._password
         try:
-            return psycopg.connect(self.target.conninfo, autocommit=True, **extra)
+            return self._secret.connect(self.target.conninfo, autocommit=True)
         except psycopg.Error as exc:
             raise self.error(exc, writing=False) from exc
 
@@ -151,7 +155,7 @@ class PostgresDialect:
                 from ikgui.storage.pg_listen import ChangeListener
             except ImportError:
                 return None
-            listener = ChangeListener(self.target.conninfo, self._password)
+            listener = ChangeListener(self.target.conninfo, self._secret.value)
             for pid in self._pids:
                 listener.add_own_pid(pid)
             listener.start()
@@ -247,9 +251,10 @@ def _framed(fragment: str, head: str, tail: str, words: Sequence[str]) -> str:
     return lead + inner + trail
 
 
-def open_database(target: Target, password: str | None) -> tuple[PgDatabase, PostgresDialect]:
+def open_database(target: Target, password: PasswordSource) -> tuple[PgDatabase, PostgresDialect]:
     """The peewee database for ``target`` and its dialect (nothing connected yet)."""
-    dialect = PostgresDialect(target, password)
-    db = PgDatabase(target, password, on_connect=dialect.own_connection)
+    secret = Secret(password)
+    dialect = PostgresDialect(target, secret)
+    db = PgDatabase(target, secret, on_connect=dialect.own_connection)
     dialect.attach(db)
     return db, dialect

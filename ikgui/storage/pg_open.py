@@ -14,6 +14,7 @@ import contextlib
 import getpass
 import os
 import select
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -169,20 +170,52 @@ def _has_input(conn: Any) -> bool:
     return bool(readable)
 
 
+#: A password given beside the URL, or a function asked for it only when the server
+#: wants one (the keyring costs a new process ~100 ms to load; most servers never ask).
+PasswordSource = str | Callable[[], str | None] | None
+
+
+def _asks_for_password(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "no password supplied" in text or "password authentication failed" in text
+
+
+class Secret:
+    """The password of one store's connections: asked for at most once, never shown."""
+
+    def __init__(self, source: PasswordSource) -> None:
+        self.value: str | None = source if isinstance(source, str) else None
+        self._ask = source if callable(source) else None
+
+    def connect(self, conninfo: str, **kwargs: Any) -> Any:
+        """``psycopg.connect``: without a password first (libpq may read ~/.pgpass), then
+        with the one asked for when the server refuses."""
+        if self.value is not None:
+            return psycopg.connect(conninfo, password=self.value, **kwargs)
+        try:
+            return psycopg.connect(conninfo, **kwargs)
+        except psycopg.OperationalError as exc:
+            ask, self._ask = self._ask, None
+            if ask is None or not _asks_for_password(exc):
+                raise
+            value = ask()
+            if not value:
+                raise
+            self.value = value
+        return psycopg.connect(conninfo, password=self.value, **kwargs)
+
+
 class PgDatabase(PostgresqlDatabase):
     """peewee's PostgreSQL database on psycopg 3, opening connections from a ``Target``."""
 
-    def __init__(self, target: Target, password: str | None, on_connect: Any = None) -> None:
+    def __init__(self, target: Target, secret: Secret, on_connect: Any = None) -> None:
         super().__init__(target.dbname, prefer_psycopg3=True)
         self.target = target
-        self._password = password
+        self.secret = secret
         self.on_connect = on_connect
 
     def _connect(self) -> Any:
-        extra: dict[str, Any] = {}
-        if self._password is not None:
-            extra["password"] = self._password
-        conn = psycopg.connect(self.target.conninfo, autocommit=True, **extra)
+        conn = self.secret.connect(self.target.conninfo, autocommit=True)
         # ikgui's reads are index lookups in a large table; the server's default cost of
         # a random page (4, for spinning disks) has the planner walk the primary key
         # or scan the table for a long conversation instead (tail_events: 25 ms, not

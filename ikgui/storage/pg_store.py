@@ -11,14 +11,15 @@ from ikgui.domain.errors import StorageError
 from ikgui.storage._peewee import enable_psycopg
 from ikgui.storage.dialect_postgres import open_database
 from ikgui.storage.pg_migrations import PG_MIGRATIONS, PgMigration, migrate
-from ikgui.storage.pg_open import parse
+from ikgui.storage.pg_open import PasswordSource, parse
 from ikgui.storage.repository import PeeweeStore
 
 
 def open_postgres(
-    url: str, password: str | None = None, migrations: Sequence[PgMigration] = PG_MIGRATIONS
+    url: str, password: PasswordSource = None, migrations: Sequence[PgMigration] = PG_MIGRATIONS
 ) -> PeeweeStore:
-    """The store on the database at ``url``, created or upgraded as needed."""
+    """The store on the database at ``url``, created or upgraded as needed (``password``:
+    see :class:`~ikgui.storage.pg_open.Secret`)."""
     enable_psycopg()
     target = parse(url)
     db, dialect = open_database(target, password)

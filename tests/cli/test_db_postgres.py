@@ -74,6 +74,37 @@ def test_the_password_from_the_keyring(
     assert "stored in the system keyring" in cli.ok("--paths").out
 
 
+class CountingKeyring(MemoryKeyring):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self.asked += 1
+        return super().get_password(service, username)
+
+
+def test_the_keyring_is_asked_only_when_the_server_wants_a_password(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, pg_url: str, role: tuple[str, str]
+) -> None:
+    """Loading the keyring costs a new process ~100 ms: a server that lets the user in
+    without a password (trust, or ~/.pgpass) never makes ikgui ask it."""
+    counting = CountingKeyring()
+    previous = keyring.get_keyring()
+    keyring.set_keyring(counting)
+    try:
+        url, password = role  # this role must give its password: it is asked
+        counting.set_password("ikgui", "database", password)
+        use(cli, monkeypatch, url)
+        assert cli.ok("conv", "list").out.strip() == "No conversations."
+        assert counting.asked == 1
+        use(cli, monkeypatch, pg_url)  # the test server trusts its own user (a superuser)
+        assert cli.ok("conv", "list").out.strip() == "No conversations."
+        assert counting.asked == 1
+    finally:
+        keyring.set_keyring(previous)
+
+
 def test_the_password_from_the_variable_named_in_config(
     cli: Cli, monkeypatch: pytest.MonkeyPatch, role: tuple[str, str]
 ) -> None:
