@@ -31,6 +31,8 @@ from ikgui.wiring import Providers, recover
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
+    from ikgui.storage import PeeweeStore
+
 
 async def test_connection(config: ProviderSettings, key: str | None) -> list[str]:
     """List the provider's models: the Settings dialog's "Test connection"."""
@@ -59,14 +61,18 @@ def settings_saver(
     return save
 
 
-def build_window(home: Path | None = None, check_timeout: float = 4.0) -> MainWindow:
-    """The real window over the store and providers found under ``home``."""
+def build_window(
+    home: Path | None = None, check_timeout: float = 4.0, store: PeeweeStore | None = None
+) -> MainWindow:
+    """The real window over the store and providers found under ``home`` (or over
+    ``store``, already opened: two windows on one database, in tests)."""
     from ikgui.store_choice import open_chosen_store
 
     paths = resolve(home)
     settings = load_settings(paths.config)
     keys = KeyStore()
-    store = open_chosen_store(paths, settings, keys)
+    if store is None:
+        store = open_chosen_store(paths, settings, keys)
     if store.read_only is None:  # a full disk opens it read-only: nothing can be marked
         recover(store)
     providers = Providers(settings, keys, keep_clients=True)
