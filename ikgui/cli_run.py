@@ -38,41 +38,6 @@ if TYPE_CHECKING:
     from ikgui.cli import Env
 
 
-def add_run_parser(sub: Any) -> None:
-    run = sub.add_parser("run", help="send a message or run a slash command")
-    run.add_argument(
-        "-c",
-        "--continue",
-        dest="cont",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="REF",
-        help="continue the last conversation, or REF",
-    )
-    run.add_argument("--cid", help="continue the conversation with exactly this id")
-    run.add_argument("-a", "--agent", help="use this agent from config.toml")
-    run.add_argument("-p", "--provider", help="use this provider from config.toml")
-    run.add_argument("-m", "--model", help="use this model")
-    run.add_argument("--no-save", action="store_true", help="do not keep this exchange")
-    run.add_argument("--no-stream", action="store_true", help="print the reply when complete")
-    run.add_argument("--json", action="store_true", help="print reply, usage and cost as JSON")
-    run.add_argument("-q", "--quiet", action="store_true", help="print only the reply")
-    run.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="also print the working prompt a reply sets (or why it set none) to stderr",
-    )
-    run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
-
-    keys = sub.add_parser("keys", help="API keys in the system keyring")
-    keys.add_argument("action", choices=("set", "delete", "status"))
-    keys.add_argument(
-        "provider", nargs="?", help="a provider's name in config.toml, or database (its password)"
-    )
-
-
 def _text(args: argparse.Namespace) -> str:
     words = list(args.text)
     # `-c` takes an optional REF: `-c /rewind cp` and `-c "follow up"` carry text, not a ref.

@@ -16,14 +16,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ikgui.cli_output import print_json, reply_safe, say
-from ikgui.domain import exchange, library
+from ikgui.domain import library
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import normalize_tag, resolve_ref
 from ikgui.domain.listing import describe
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import labels, message_text
-from ikgui.domain.replay import replay_conversation
 from ikgui.domain.safetext import one_line, terminal_safe
 from ikgui.domain.settings import Settings
 from ikgui.domain.usage import known_cost, usage_text
@@ -48,6 +47,9 @@ def conv_json(
 ) -> dict[str, Any]:
     """``conv show --json``; with ``settings``, an unknown cost (nothing priced, and the
     model has no price set) is ``null``, not ``0``."""
+    from ikgui.domain import exchange
+    from ikgui.domain.replay import replay_conversation
+
     conv = store.get_conversation(conv_id)
     if conv is None:
         raise UserError(f"Conversation not found: {conv_id}")
@@ -70,6 +72,8 @@ _LABELS = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM, Kind.ERROR)
 
 
 def cmd_show(env: Env, args: argparse.Namespace) -> int:
+    from ikgui.domain.replay import replay_conversation
+
     conv_id = _ref_or_last(env, args)
     if args.json:
         print_json(conv_json(env.store, conv_id, settings=env.settings))

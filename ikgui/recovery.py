@@ -13,11 +13,14 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ikgui.domain.events import Event
 from ikgui.domain.safetext import valid_id
-from ikgui.domain.session import Session
 from ikgui.domain.timefmt import iso
+
+if TYPE_CHECKING:
+    from ikgui.domain.session import Session
 
 
 def folders(database: Path) -> list[Path]:

@@ -1,25 +1,26 @@
 """Composition shared by the window and the command line: providers built from the
 settings and the keys, the model catalogue, and crash recovery at start-up.
 
-Imports the provider adapters and the keyring; never Qt.
+Imports the provider adapters and the keyring when a provider is built; never Qt. Every
+start-up recovers (``ikgui conv list`` too), so this module itself stays light: no
+asyncio, no streaming machinery.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from typing import TYPE_CHECKING
 
 from ikgui.domain.advice import Advice
+from ikgui.domain.crashed import recover_unfinished
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.ports import Store
-from ikgui.domain.reply import recover_unfinished
 from ikgui.domain.settings import Settings
-from ikgui.domain.streaming import Provider
 from ikgui.keys import KeyStore
 
 if TYPE_CHECKING:
+    from ikgui.domain.streaming import Provider
     from ikgui.providers import ClientPool
 
 
@@ -99,6 +100,8 @@ class Providers:
 
     async def refresh_models(self, name: str) -> list[str]:
         """Ask the provider for its models (raises ``ProviderError``)."""
+        import asyncio
+
         # Built in a worker thread: the first one imports the adapters (httpx, ~100 ms),
         # and the key may wait for the keyring's discovery; the caller's loop goes on.
         provider = await asyncio.to_thread(self, name)

@@ -23,7 +23,6 @@ from ikgui.domain.advice import Advice
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.ports import Store
 from ikgui.domain.prompt import extract
 from ikgui.domain.streaming import ChatRequest, Provider, StreamEnd, TextDelta, ToolCallDelta
 
@@ -181,21 +180,3 @@ async def stream_reply(
         session.append_to(conv_id, Kind.ERROR, exc.message, exc.event_data())
         raise
     return reply.finish(end, interrupted=False)
-
-
-def recover_unfinished(store: Store, alive: Callable[[int], bool]) -> int:
-    """Mark replies left growing by a crash as interrupted; returns how many.
-
-    A reply whose owning process (``data.owner``) still runs is left alone: another
-    window or ``ikgui run`` may be streaming it right now.
-    """
-    count = 0
-    for event in store.unfinished_replies():
-        owner = event.data.get("owner")
-        if isinstance(owner, int) and alive(owner):
-            continue
-        data = {k: v for k, v in event.data.items() if k not in ("streaming", "owner")}
-        data["interrupted"] = True
-        store.update_event(event.id, event.content, data)
-        count += 1
-    return count

@@ -7,11 +7,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import auto_title
-from ikgui.domain.replay import ReplayState
 from ikgui.domain.settings import Settings
+
+if TYPE_CHECKING:  # the replay (and its facts) is not needed to list or rename
+    from ikgui.domain.replay import ReplayState
 
 
 def user_title(text: str) -> str | None:
