@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore
+from ikgui.storage.listing import JOIN_TAGS_ABOVE
 from tests.storage.conftest import BOTH
 
 from .helpers import add_conversation
@@ -92,3 +94,38 @@ def test_restoring_from_the_trash(store: SqliteStore) -> None:
     store.update_conversation("chat-0006", trashed_at=None)
     assert "chat-0006" in _ids(store.list_conversations())
     assert _ids(store.list_conversations(trashed=True)) == ["coder-0005"]
+
+
+def test_a_long_listing_joins_the_tags_as_a_page_does(store: SqliteStore) -> None:
+    # Past JOIN_TAGS_ABOVE rows the tags come from a second query joined in Python (and
+    # fewer rows' tags by id); a page's come with each row. Both give equal conversations.
+    total = JOIN_TAGS_ABOVE + 100
+    for i in range(total):
+        tags = [("a", "b", "c")[: i % 4], ("zeta", "alpha")][i % 7 == 0]
+        add_conversation(
+            store,
+            f"chat-{i:04d}",
+            updated_at=float(i // 2),  # ties: the order's id tiebreak
+            trashed_at=5.0 if i % 9 == 0 else None,
+            pinned=i % 5 == 0,
+            draft="unsent" if i % 11 == 0 else "",
+            tags=tuple(tags),
+        )
+    everything = store.list_conversations()  # every tag read at once
+    trash = store.list_conversations(trashed=True)  # its rows' tags read by id
+    assert len(everything) + len(trash) == total and len(everything) > JOIN_TAGS_ABOVE
+    paged: list[Conversation] = []
+    for trashed in (False, True):
+        before: tuple[float, str] | None = None
+        while page := store.list_conversations(100, before=before, trashed=trashed):
+            paged.extend(page)
+            before = (page[-1].updated_at, page[-1].id)
+    assert everything + trash == paged
+    assert [store.get_conversation(c.id) for c in paged] == paged
+    found = {c.id: c.tags for c in everything}
+    assert found["chat-0007"] == ("alpha", "zeta")  # sorted
+    assert (found["chat-0001"], found["chat-0003"], found["chat-0004"]) == (
+        ("a",),
+        ("a", "b", "c"),
+        (),
+    )
