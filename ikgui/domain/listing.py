@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ikgui.domain.events import STATUS_KILLED, Conversation, Event, Kind, TreeNode
+from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Conversation, Event, Kind, TreeNode
 from ikgui.domain.safetext import one_line
 from ikgui.domain.timefmt import relative
 
@@ -15,31 +15,34 @@ MAX_COUNT = 1_000_000_000
 
 
 def format_listing(conversations: Sequence[Conversation], now: float) -> str:
-    """The ``ID AGENT MSGS UPDATED TITLE`` table; ``No conversations.`` when empty."""
+    """The ``ID AGENT MSGS UPDATED TITLE`` table; ``No conversations.`` when empty.
+
+    Written for 10,000 rows in a few milliseconds (``ikgui conv list`` is a new process
+    each time): the cells first, then each line in one format."""
     if not conversations:
         return "No conversations."
-    rows = [("ID", "AGENT", "MSGS", "UPDATED", "TITLE")]
-    for conv in conversations:
-        title = one_line(conv.title or "-")
-        if conv.visible_status != "active":
-            title = f"{title} [{conv.visible_status}]"
-        if conv.pinned:
-            title = f"{title} [pinned]"
-        rows.append(
-            (
-                conv.id,
-                one_line(conv.agent or "-"),
-                str(conv.message_count),
-                relative(conv.updated_at, now),
-                title,
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = []
-    for row in rows:
-        cells = [row[i].ljust(widths[i] + 2) for i in range(4)]
-        lines.append(("".join(cells) + row[4]).rstrip())
+    ids = [c.id for c in conversations]
+    agents = [one_line(c.agent or "-") for c in conversations]
+    counts = [str(c.message_count) for c in conversations]
+    ages = [relative(c.updated_at, now) for c in conversations]
+    titles = [_title(c) for c in conversations]
+    cells = (["ID", *ids], ["AGENT", *agents], ["MSGS", *counts], ["UPDATED", *ages])
+    w0, w1, w2, w3 = (max(map(len, column)) + 2 for column in cells)
+    lines = [
+        "".join((a.ljust(w0), b.ljust(w1), c.ljust(w2), d.ljust(w3), e)).rstrip()
+        for a, b, c, d, e in zip(*cells, ["TITLE", *titles], strict=True)
+    ]
     return "\n".join(lines)
+
+
+def _title(conv: Conversation) -> str:
+    title = one_line(conv.title or "-")
+    status = conv.visible_status
+    if status != STATUS_ACTIVE:
+        title = f"{title} [{status}]"
+    if conv.pinned:
+        title = f"{title} [pinned]"
+    return title
 
 
 def format_tree(root: TreeNode, current: str | None) -> str:
