@@ -8,13 +8,11 @@ in a fraction of a second. Errors are one ``Error: `` line on stderr; exit codes
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import json
 import os
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -97,37 +95,17 @@ class Env:
 
 
 def cmd_list(env: Env, args: argparse.Namespace) -> int:
-    if args.json:
-        rows = env.store.list_conversations(
+    if not args.json:  # the table reads only what it shows
+        rows = env.store.listing_rows(
             args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
         )
-        print_json(
-            [conv_json(env.store, c.id, with_state=False, settings=env.settings) for c in rows]
-        )
+        say(format_listing(rows, time.time()))
         return 0
-    store = env.store  # opened (and its driver loaded) before the collector pauses
-    with _collector_paused():
-        rows = store.list_conversations(
-            args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
-        )
-        text = format_listing(rows, time.time())
-    say(text)
+    convs = env.store.list_conversations(
+        args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
+    )
+    print_json([conv_json(env.store, c.id, with_state=False, settings=env.settings) for c in convs])
     return 0
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection meanwhile: a 10,000-row listing makes ~40,000 objects,
-    none in a cycle, and the collector's passes they trigger walk every object the loaded
-    modules hold, for nothing (~25 ms on PostgreSQL, whose driver holds many)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def cmd_tree(env: Env, args: argparse.Namespace) -> int:

@@ -12,14 +12,14 @@ _UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 def relative(then: float, now: float) -> str:
     """``now``, ``5m ago``, ``2h ago``, ``3d ago`` (SPEC §9)."""
-    seconds = max(0.0, now - then)
-    if seconds < 60:
+    seconds = now - then
+    if not seconds >= 60:  # the future (a clock set back) and NaN too
         return "now"
     if seconds < 3600:
-        return f"{int(seconds // 60)}m ago"
+        return f"{int(seconds) // 60}m ago"
     if seconds < 86400:
-        return f"{int(seconds // 3600)}h ago"
-    return f"{int(seconds // 86400)}d ago"
+        return f"{int(seconds) // 3600}h ago"
+    return f"{int(seconds) // 86400}d ago"
 
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")

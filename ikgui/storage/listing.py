@@ -17,6 +17,7 @@ from typing import Any
 from peewee import SQL, Database, Tuple
 
 from ikgui.domain.events import Conversation
+from ikgui.domain.listing import ListingRow
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect import TagNames
 from ikgui.storage.models import (
@@ -36,10 +37,26 @@ _Row = ConversationRow
 JOIN_TAGS_ABOVE = 500
 
 
-def _select(with_tags: bool = True) -> Any:
+#: The columns of a ``ListingRow``, in its order.
+_TABLE_FIELDS = (
+    _Row.id,
+    _Row.agent,
+    _Row.message_count,
+    _Row.updated_at,
+    _Row.title,
+    _Row.status,
+    _Row.trashed_at,
+    _Row.pinned,
+)
+
+
+def _select(columns: str = "tagged") -> Any:
     """The conversation's fields and, last, its tags joined by ``TAG_SEP`` (the dialect's
-    aggregate; ``None`` without tags) unless not ``with_tags``."""
-    if not with_tags:
+    aggregate; ``None`` without tags); only the fields (``"fields"``), or only what the
+    listing table shows (``"table"``)."""
+    if columns == "table":
+        return _Row.select(*_TABLE_FIELDS)
+    if columns == "fields":
         return _Row.select(*CONVERSATION_FIELDS)
     names = TagRow.select(TagNames(TagRow.name)).where(TagRow.conversation == _Row.id)
     return _Row.select(*CONVERSATION_FIELDS, names)
@@ -99,7 +116,7 @@ def _list_builder(
     tags: int,
     before: bool,
     limit: bool,
-    with_tags: bool,
+    columns: str,
 ) -> Callable[..., Any]:
     """The listing query of one shape; its values come in the order of the arguments."""
 
@@ -114,7 +131,7 @@ def _list_builder(
             where &= tags_sql.having_all([next(it) for _ in range(tags)])
         if before:
             where &= Tuple(_Row.updated_at, _Row.id) < Tuple(next(it), next(it))
-        query = _select(with_tags).where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())
+        query = _select(columns).where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())
         return query.limit(next(it)) if limit else query
 
     return build
@@ -131,6 +148,41 @@ def listing(
 ) -> list[Conversation]:
     """See ``Store.list_conversations`` (``names``: the wanted tags, normalized)."""
     with_tags = limit is not None and limit <= JOIN_TAGS_ABOVE
+    columns = "tagged" if with_tags else "fields"
+    cursor = _list(db, columns, limit, agent, names, trashed, before, pinned)
+    if with_tags:
+        return _conversations(cursor.fetchall())
+    rows = cursor.fetchall()
+    tags = _tags_of(db, [r[0] for r in rows])
+    none: tuple[str, ...] = ()
+    return [conversation_from_fields(r, tags.get(r[0], none)) for r in rows]
+
+
+def table(
+    db: Database,
+    limit: int | None,
+    agent: str | None,
+    names: Sequence[str],
+    trashed: bool,
+    before: tuple[float, str] | None,
+    pinned: bool | None,
+) -> list[ListingRow]:
+    """``listing``'s conversations as the listing table shows them."""
+    rows = _list(db, "table", limit, agent, names, trashed, before, pinned).fetchall()
+    return list(map(ListingRow._make, rows))
+
+
+def _list(
+    db: Database,
+    columns: str,
+    limit: int | None,
+    agent: str | None,
+    names: Sequence[str],
+    trashed: bool,
+    before: tuple[float, str] | None,
+    pinned: bool | None,
+) -> Any:
+    """The listing query's cursor."""
     shape = (
         trashed,
         pinned,
@@ -138,7 +190,7 @@ def listing(
         len(names),
         before is not None,
         limit is not None,
-        with_tags,
+        columns,
     )
     values: list[Any] = []
     kinds: list[type] = []
@@ -153,10 +205,4 @@ def listing(
     if limit is not None:
         values.append(limit)
         kinds.append(int)
-    cursor = execute(db, ("listing", shape), _list_builder(*shape), kinds, values)
-    if with_tags:
-        return _conversations(cursor.fetchall())
-    rows = cursor.fetchall()
-    tags = _tags_of(db, [r[0] for r in rows])
-    none: tuple[str, ...] = ()
-    return [conversation_from_fields(r, tags.get(r[0], none)) for r in rows]
+    return execute(db, ("listing", shape), _list_builder(*shape), kinds, values)

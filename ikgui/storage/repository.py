@@ -18,6 +18,7 @@ from peewee import Database
 
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
+from ikgui.domain.listing import ListingRow
 from ikgui.storage import listing
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
@@ -198,6 +199,22 @@ class PeeweeStore(EventStore):
         names = tags_sql.wanted(tag, tags)
         with self._reading() as db:
             return listing.listing(db, limit, agent, names, trashed, before, pinned)
+
+    def listing_rows(
+        self,
+        limit: int | None = None,
+        *,
+        agent: str | None = None,
+        trashed: bool = False,
+        tags: Sequence[str] = (),
+    ) -> list[ListingRow]:
+        """``list_conversations``' conversations as the listing table shows them (``ikgui
+        conv list``: a third of the columns and no tags are read)."""
+        if limit is not None and limit <= 0:
+            return []
+        names = tags_sql.wanted(None, tags)
+        with self._reading() as db:
+            return listing.table(db, limit, agent, names, trashed, None, None)
 
     def search(self, words: str, limit: int = 50) -> list[SearchHit]:
         terms = fts.words_of(words)

@@ -38,13 +38,13 @@ NOT_NEEDED = (
 
 #: ``ikgui conv list`` in a new process; writes its exit code and modules to argv[1].
 DRIVER = """
-import json, sys
+import gc, json, sys
 from ikgui.__main__ import main
 report = sys.argv[1]
 sys.argv = ["ikgui", "conv", "list"]
 code = main()
 with open(report, "w", encoding="utf-8") as fh:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, fh)
+    json.dump({"code": code, "modules": sorted(sys.modules), "gc": gc.isenabled()}, fh)
 """
 
 
@@ -61,7 +61,8 @@ def _fill(location: Path | str) -> None:
 
 
 def _list(tmp_path: Path, url: str | None = None) -> tuple[str, set[str]]:
-    """Run ``ikgui conv list``: its output and the modules it loaded."""
+    """Run ``ikgui conv list``: its output and the modules it loaded (and check that it
+    ran without the cyclic garbage collector: all it makes lives until it exits)."""
     env = dict(os.environ, IKGUI_HOME=str(tmp_path / "home"))
     env.pop("IKGUI_DATABASE_URL", None)
     if url is not None:
@@ -77,6 +78,7 @@ def _list(tmp_path: Path, url: str | None = None) -> tuple[str, set[str]]:
     assert result.returncode == 0, result.stderr
     found = json.loads(report.read_text(encoding="utf-8"))
     assert found["code"] == 0, result.stderr
+    assert found["gc"] is False
     return result.stdout, set(found["modules"])
 
 

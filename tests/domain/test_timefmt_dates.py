@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from ikgui.domain.timefmt import date_group, short_date
+from ikgui.domain.timefmt import date_group, relative, short_date
 
 # Wednesday 18 March 2026, 14:32 UTC.
 NOW = datetime(2026, 3, 18, 14, 32, tzinfo=UTC).timestamp()
@@ -57,3 +57,21 @@ def test_the_computers_zone_is_the_default() -> None:
     local = datetime.fromtimestamp(NOW).astimezone()
     assert short_date(NOW, NOW) == f"{local.hour:02d}:{local.minute:02d}"
     assert date_group(NOW - 400 * DAY, NOW).endswith("2025")
+
+
+def test_relative_ages_round_down_to_their_unit() -> None:
+    now = 1_700_000_000.0
+    ages = [5.0, 0.0, 59.999, 60.0, 3599.9, 3600.0, 86399.0, 86400.0, 10 * 86400 + 5]
+    assert [relative(now - age, now) for age in ages] == [
+        "now",
+        "now",
+        "now",
+        "1m ago",
+        "59m ago",
+        "1h ago",
+        "23h ago",
+        "1d ago",
+        "10d ago",
+    ]
+    assert relative(now + 30, now) == "now"  # a clock set back
+    assert relative(float("nan"), now) == "now"

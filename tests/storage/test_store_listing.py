@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ikgui.domain.events import Conversation
+from ikgui.domain.listing import ListingRow
 from ikgui.storage import SqliteStore
 from ikgui.storage.listing import JOIN_TAGS_ABOVE
 from tests.storage.conftest import BOTH
@@ -129,3 +130,34 @@ def test_a_long_listing_joins_the_tags_as_a_page_does(store: SqliteStore) -> Non
         ("a", "b", "c"),
         (),
     )
+
+
+def test_the_listing_tables_rows_are_the_listings_conversations(store: SqliteStore) -> None:
+    _populate(store)
+    store.update_conversation("chat-0003", title="Third")
+    store.set_pinned(["chat-0001"], True)
+    for limit, filters in (
+        (None, {}),
+        (2, {}),
+        (0, {}),
+        (None, {"trashed": True}),
+        (None, {"agent": "coder"}),
+        (None, {"tags": ("work",)}),
+        (None, {"tags": ("WORK", "api")}),
+    ):
+        convs = store.list_conversations(limit, **filters)  # type: ignore[arg-type]
+        shown = [
+            ListingRow(
+                c.id,
+                c.agent,
+                c.message_count,
+                c.updated_at,
+                c.title,
+                c.status,
+                c.trashed_at,
+                c.pinned,
+            )
+            for c in convs
+        ]
+        assert store.listing_rows(limit, **filters) == shown  # type: ignore[arg-type]
+    assert [r.pinned for r in store.listing_rows()] == [0, 0, 0, 1, 0]
