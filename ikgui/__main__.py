@@ -16,15 +16,20 @@ SHORT_WORDS = {"conv", "c"}
 def main() -> int:
     argv = sys.argv[1:]
     if argv and argv[0] in CLI_WORDS:
-        if argv[0] in SHORT_WORDS:
-            # What a short command loads and reads lives until it exits: the collector's
-            # passes would walk it again and again for nothing (~20 ms of a 10,000-row
-            # listing, ~50 with PostgreSQL's driver loaded). A stream (``run``) or a copy
-            # (``db copy``) runs long: it keeps the collector.
+        # What a short command loads and reads lives until it exits: the collector's
+        # passes would walk it again and again for nothing, and the interpreter's exit
+        # once more (~20 ms each for a 10,000-row listing, ~40 with PostgreSQL's
+        # driver). A stream (``run``) or a copy (``db copy``) runs long: it collects.
+        short = argv[0] in SHORT_WORDS
+        if short:
             gc.disable()
         from ikgui.cli import main as cli_main
 
-        return cli_main(argv)
+        try:
+            return cli_main(argv)
+        finally:
+            if short:
+                gc.freeze()  # the process ends: no last collection of everything at exit
     # Start-up allocates a lot and frees little: the collector's passes meanwhile find
     # nothing to free. The window turns it back on once it is painted (``ikgui.app``).
     gc.disable()
