@@ -3,10 +3,11 @@
 Each query is built with peewee once per shape (:mod:`ikgui.storage.prepared`); rows are
 mapped by name (``conversation_from_row``). A few conversations (by id, forks, a page of
 the listing) come with their tags joined in one column by a correlated aggregate
-(``TagNames``: ``group_concat`` or ``string_agg``; one query). A long listing (``ikgui
-conv list``: every conversation) reads the conversations, then every tag in a second
-query, joined here: the aggregate run once per row costs more than both (10,000 rows:
-~35 ms on PostgreSQL and ~12 ms on SQLite, against ~3 ms for the tags).
+(``TagNames``: ``group_concat`` or ``string_agg``; one query). A long listing (every
+conversation: ``conv list --json``, the Trash) reads the conversations, then the tags in
+a second query, joined here: the aggregate run once per row costs more than both
+(10,000 rows: ~35 ms on PostgreSQL and ~12 ms on SQLite, against ~3 ms for the tags).
+The listing table (``ikgui conv list``) reads only the columns it shows (``table``).
 """
 
 from __future__ import annotations
