@@ -266,8 +266,9 @@ def _pipe_closed() -> int:
 
 
 def _main(argv: Sequence[str] | None, home: Path | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    line = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(line)
+    args = parser.parse_args(line)
     if args.paths:
         return print_paths(resolve(home))
     if args.command is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ikgui import __version__
@@ -36,7 +37,41 @@ def count(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of every command; given the command line ``argv``, of the ``conv``
+    subcommand it names only (a new process parses one line: building the ~20 parsers
+    of the others costs ~6 ms, most of it gettext looking for argparse's translations)."""
+    named = list(argv[:2])
+    parser, complete = _build(named)
+    return parser if complete else _build([])[0]
+
+
+class _Branch:
+    """Subcommands of which only ``name``'s parser is built (``None``: all of them)."""
+
+    def __init__(self, action: Any, name: str | None) -> None:
+        self.action = action
+        self.name = name
+        self.found = name is None
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        if self.name is None or self.name in (name, *kwargs.get("aliases", ())):
+            self.found = True
+            return self.action.add_parser(name, **kwargs)
+        return _Unbuilt()
+
+
+class _Unbuilt:
+    """Stands for the parser of a command the line does not name: takes its arguments
+    and subcommands, builds nothing."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: self
+
+
+def _build(named: list[str]) -> tuple[argparse.ArgumentParser, bool]:
+    """The parser for a line starting with ``named``, and whether the ``conv`` subcommand
+    it names exists (if not, the line needs every parser: its error lists them)."""
     parser = Parser(
         prog="ikgui",
         description="A desktop workbench for conversations with language models.",
@@ -54,16 +89,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the window offscreen on a throwaway database, check, exit",
     )
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    # Every command stays (the usage of an error lists them); of ``conv``'s subcommands
+    # only the one named, if it is named.
+    named_conv = named[1] if len(named) > 1 and named[0] in ("conv", "c") else ""
+    csub = _Branch(None, named_conv if named_conv[:1].isalpha() else None)
 
     _add_run_parser(sub)
-    _add_conv_parser(sub)
+    _add_conv_parser(sub, csub)
     add_db_parser(sub)
-    return parser
+    return parser, csub.found
 
 
-def _add_conv_parser(sub: Any) -> None:
+def _add_conv_parser(sub: Any, csub: _Branch) -> None:
     conv = sub.add_parser("conv", aliases=["c"], help="browse and manage conversations")
-    csub = conv.add_subparsers(dest="conv_command", parser_class=Parser)
+    csub.action = conv.add_subparsers(dest="conv_command", parser_class=Parser)
     lst = csub.add_parser("list", help="list conversations, newest first")
     lst.add_argument("-n", type=count, default=None, help="show at most N")
     lst.add_argument("-a", "--agent")
