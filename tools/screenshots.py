@@ -185,6 +185,9 @@ async def grab_prompt(home: Path, out_dir: Path) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1].startswith("-"):
+        print(__doc__)  # not a folder: "--help" once became one, full of screenshots
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"
     out_dir.mkdir(parents=True, exist_ok=True)
     from ikgui.ui.loop import new_loop
