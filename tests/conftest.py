@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.support.memkeyring import MemoryKeyring
 from tests.support.pg_server import PgServer, PgServerError
 
 # GUI tests run without a display; set before anything imports Qt. The virtual screen is
@@ -41,3 +42,17 @@ def pg_url(pg_server: PgServer) -> Iterator[str]:
     if not pg_server.running:
         pg_server.start()
     pg_server.drop_database(url.rsplit("/", 1)[1])
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """The keyring in memory for one test (the OS keyring cannot run here)."""
+    import keyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from ikgui.config import load_settings, save_settings
 from ikgui.domain.settings import AgentSettings, Price, ProviderSettings, Settings
@@ -98,17 +95,6 @@ def test_failed_write_leaves_the_old_file_intact(
     assert path.read_bytes() == before
     leftovers = sorted(p.name for p in tmp_path.iterdir())
     assert leftovers == ["config.toml", "config.toml.bak"]  # no temporary file left behind
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous: KeyringBackend = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
 
 
 def test_keys_are_never_written(tmp_path: Path, memory_keyring: MemoryKeyring) -> None:

@@ -4,10 +4,8 @@ then the variable named by ``password_env``, else none (libpq reads ~/.pgpass)."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 
 from ikgui.config import load_settings, save_settings
@@ -24,15 +22,6 @@ SECRET = "hunter2-s3cret"
 @pytest.fixture
 def paths(tmp_path: Path) -> Paths:
     return Paths(tmp_path, tmp_path)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def configure(paths: Paths, text: str) -> None:

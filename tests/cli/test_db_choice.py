@@ -4,25 +4,14 @@ choice is an error (never the SQLite file instead), ``ikgui keys set database``.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
-import keyring
 import pytest
 
 from tests.cli.conftest import Cli
 from tests.support.memkeyring import MemoryKeyring
 
 SECRET = "correct-horse-battery"
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def configure(cli: Cli, text: str) -> None:

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -21,15 +20,6 @@ from tests.support.memkeyring import MemoryKeyring
 from tests.support.pg_server import PgServer
 
 PSYCOPG_MESSAGE = "Error: Using a PostgreSQL database needs psycopg: pip install 'ikgui[postgres]'"
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture

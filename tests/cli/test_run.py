@@ -367,15 +367,6 @@ def test_json_mode_reply_without_a_valid_block_keeps_the_prompt(
     assert shown["scrollback"][-1]["data"]["prompt_warning"].startswith("Prompt block is not")
 
 
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
-
-
 def test_keys_live_in_the_keyring_and_nowhere_else(
     cli: Cli, local: WireServer, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
 ) -> None:

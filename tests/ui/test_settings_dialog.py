@@ -29,17 +29,6 @@ TestConnection = Callable[[ProviderSettings, str | None], object]
 
 
 @pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous: KeyringBackend = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    try:
-        yield backend
-    finally:
-        keyring.set_keyring(previous)
-
-
-@pytest.fixture
 def keep_loop_running() -> Iterator[None]:
     """Closing the only window would quit the app and stop the shared qasync loop."""
     app = QApplication.instance()
