@@ -102,6 +102,13 @@ class Store(Protocol):
         """The id of the conversation's own newest event (any kind)."""
         ...
 
+    def tail_stamp(self, conv_id: str, limit: int) -> list[tuple[int, int, int]]:
+        """The conversation's own newest ``limit`` events as ``(id, length of content,
+        length of data)``, newest first, in one indexed query: a small stamp that changes
+        when one of them grows or finishes (a reply another process streams) or a newer
+        event arrives, read without reading their text."""
+        ...
+
     def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
         """The id of the newest ``clear`` event of ``conv_id`` with id <= ``upto``."""
         ...

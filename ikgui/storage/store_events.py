@@ -66,6 +66,16 @@ _INSERT = Prepared(
 )
 _GET = Prepared(lambda event_id: _Ev.select(*EVENT_FIELDS).where(_Ev.id == event_id), int)
 _LAST = Prepared(lambda conv_id: _Ev.select(fn.MAX(_Ev.id)).where(_Ev.conversation == conv_id), str)
+_STAMP = Prepared(
+    lambda conv_id, limit: _Ev.select(
+        _Ev.id, fn.LENGTH(_Ev.content), fn.COALESCE(fn.LENGTH(_Ev.data), 0)
+    )
+    .where(_Ev.conversation == conv_id)
+    .order_by(_Ev.id.desc())
+    .limit(limit),
+    str,
+    int,
+)
 
 
 def _log_builder(after: bool, upto: bool, tail: bool) -> Any:
@@ -154,6 +164,13 @@ class EventStore(StoreConnection):
         with self._reading() as db:
             row = _LAST(db, conv_id).fetchone()
         return int(row[0]) if row and row[0] is not None else None
+
+    def tail_stamp(self, conv_id: str, limit: int) -> list[tuple[int, int, int]]:
+        if limit <= 0:
+            return []
+        with self._reading() as db:
+            rows = _STAMP(db, conv_id, limit).fetchall()
+        return [(int(i), int(text), int(data)) for i, text, data in rows]
 
     def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
         with self._reading() as db:

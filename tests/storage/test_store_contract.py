@@ -70,6 +70,10 @@ from tests.storage.test_store_search import (
     test_two_words_must_both_match,
     test_user_text_is_never_query_syntax,
 )
+from tests.storage.test_store_stamp import (
+    test_tail_stamp_changes_as_a_reply_grows_and_finishes,
+    test_tail_stamp_names_the_newest_own_events_newest_first,
+)
 from tests.storage.test_store_tags import (
     test_a_listing_by_several_tags_matches_all_of_them,
     test_deleting_a_tag_removes_it_everywhere_and_keeps_the_rest,
@@ -104,6 +108,8 @@ PORT_TESTS = [
     test_unfinished_replies,
     test_update_event_replaces_content_and_data,
     test_tail_events_are_the_newest_own_events_oldest_first,
+    test_tail_stamp_names_the_newest_own_events_newest_first,
+    test_tail_stamp_changes_as_a_reply_grows_and_finishes,
     test_agent_tag_and_trash_filters,
     test_appending_moves_a_conversation_to_the_top,
     test_keyset_paging_visits_everything_once,

@@ -315,6 +315,10 @@ class MemoryStore:
         own = self._own(conv_id)
         return own[-1][0] if own else None
 
+    def tail_stamp(self, conv_id: str, limit: int) -> list[tuple[int, int, int]]:
+        own = self._own(conv_id)[-limit:] if limit > 0 else []
+        return [(i, len(r.content), len(r.data or "")) for i, r in reversed(own)]
+
     def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
         ids = [
             i for i, r in self._own(conv_id) if r.kind == "clear" and (upto is None or i <= upto)
