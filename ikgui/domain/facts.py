@@ -54,11 +54,15 @@ class EventUpdated(Fact):
     """A growing reply was saved or finished (``event`` is its new form)."""
 
     event: Event
+    #: Written by another process (:mod:`ikgui.domain.elsewhere`): the view has not
+    #: seen its text yet, even while it grows.
+    elsewhere: bool = False
     name: ClassVar[str] = "event_updated"
 
     @property
     def growing(self) -> bool:
-        """A periodic save of a streaming reply (the view already shows that text)."""
+        """A periodic save of a streaming reply (the view already shows that text,
+        unless it was written ``elsewhere``)."""
         return bool(self.event.data.get("streaming"))
 
 

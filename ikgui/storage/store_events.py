@@ -67,12 +67,12 @@ _INSERT = Prepared(
 _GET = Prepared(lambda event_id: _Ev.select(*EVENT_FIELDS).where(_Ev.id == event_id), int)
 _LAST = Prepared(lambda conv_id: _Ev.select(fn.MAX(_Ev.id)).where(_Ev.conversation == conv_id), str)
 _STAMP = Prepared(
-    lambda conv_id, limit: _Ev.select(
-        _Ev.id, fn.LENGTH(_Ev.content), fn.COALESCE(fn.LENGTH(_Ev.data), 0)
-    )
-    .where(_Ev.conversation == conv_id)
-    .order_by(_Ev.id.desc())
-    .limit(limit),
+    lambda conv_id, limit: (
+        _Ev.select(_Ev.id, fn.LENGTH(_Ev.content), fn.COALESCE(fn.LENGTH(_Ev.data), 0))
+        .where(_Ev.conversation == conv_id)
+        .order_by(_Ev.id.desc())
+        .limit(limit)
+    ),
     str,
     int,
 )

@@ -3,7 +3,7 @@
 Streaming deltas are coalesced (every ``interval`` ms, default 40) so the view appends
 a few times a second however fast tokens come; deltas of conversations that are not
 on screen are dropped, and the growing reply's periodic saves are not forwarded (the
-view already shows that text).
+view already shows that text) unless another process wrote them.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class SessionBridge(QObject):
                     if change is not None:
                         self.transcript_changed.emit(change)
             case EventUpdated(conversation_id=conv_id, event=event):
-                if event.kind == Kind.ASSISTANT and fact.growing:
+                if event.kind == Kind.ASSISTANT and fact.growing and not fact.elsewhere:
                     return  # a periodic save of text the view already has
                 self._pending.pop(event.id, None)
                 self.activity.emit(conv_id or "")

@@ -28,6 +28,7 @@ from ikgui.domain.events import Event, Kind
 from ikgui.domain.reading import shown
 from ikgui.domain.transcript import Entry, Group
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
+from ikgui.ui.transcript.grown import grow
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.keyboard import TranscriptKeys
@@ -75,6 +76,8 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self._owner: dict[int, int] = {}
         #: Reads a cleared group's items when it is expanded (set by the window).
         self.group_loader: Callable[[Group], list[Entry]] | None = None
+        #: Appending what another process wrote: a message does not move the view.
+        self.quiet = False
         super().__init__(parent)
         self.setObjectName("scrollback")
         self.setAccessibleName("Transcript")
@@ -117,10 +120,11 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
             self.update_event(event)
             return
         at_end = self._last == len(self._held)
-        follow = self._at_bottom() or event.kind == Kind.USER
+        sent = event.kind == Kind.USER and not self.quiet
+        follow = self._at_bottom() or sent
         self._held.append(event)
         if not at_end:  # the user is reading far back: show it when they get there...
-            if event.kind == Kind.USER:  # ...unless they just sent it
+            if sent:  # ...unless they just sent it
                 self.show_events(self._held)
             return
         self._items.append(self._insert(self._writer.end_position(), event))
@@ -145,8 +149,8 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         if item is None:
             return
         item.event = event
-        if event.data.get("streaming") and item.parts is not None:
-            return
+        if event.data.get("streaming") and item.parts is not None and grow(self, item):
+            return  # (saved here: its text is shown already; elsewhere: the rest added)
         follow = self._at_bottom()
         if self._writer.finish(item, event):  # only its unrendered end is rendered
             if follow:

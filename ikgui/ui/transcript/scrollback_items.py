@@ -22,6 +22,7 @@ from PySide6.QtGui import (
 )
 
 from ikgui.domain.advice import error_text, headline
+from ikgui.domain.elsewhere import written_elsewhere
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
 from ikgui.domain.reading import ROLE_LABELS
@@ -35,6 +36,8 @@ ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
 ACTION_ROOM = 30
 BADGE = "(stopped)"
 PLACEHOLDER = "…"
+#: A reply's label while another process (``ikgui run``, another machine) writes it.
+ELSEWHERE = "being written elsewhere…"
 #: A mark reads as a flag line: "⚑ label", or "⚑ mark" when unnamed.
 FLAG = "⚑"
 #: The lines a command's output shows before "Show all" (a first look that fits the
@@ -125,6 +128,8 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         streaming = bool(data.get("streaming"))
         model = data.get("model")
         detail = model if isinstance(model, str) else ""
+        if streaming and written_elsewhere(event):  # another process writes it
+            detail = f"{detail} · {ELSEWHERE}" if detail else ELSEWHERE
     elif kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
         name = event.data.get("name")
         detail = name if isinstance(name, str) else ""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from ikgui.domain import elsewhere
 from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.ui.plain import line as safe_line
 
@@ -140,15 +141,29 @@ class DraftsAndPolling(QObject):
             if not changed:
                 return
             if session.saved and not session.streaming:
-                if self.own_last_event() != self.last_seen_event:
-                    session.reload()
-                else:
-                    session.refresh_conversation()
-                    window.chrome.refresh()
+                self._take_in()
+                window.chrome.refresh()
         except DatabaseUnreachable as exc:
             window.statusBar().showMessage(away(exc.where), POLL_MS + 500)
         except IkguiError as exc:
             window.statusBar().showMessage(safe_line(exc.line), 8000)
+
+    def _take_in(self) -> None:
+        """What another process wrote to the open conversation: a reply growing or
+        finished, a few new events, taken in place (no replay, the view stays where the
+        user reads); anything else replays it (see ``ikgui.domain.elsewhere``)."""
+        window = self.window
+        window.scrollback.quiet = True
+        try:
+            taken = elsewhere.take_in(window.session.current, self.last_seen_event)
+        finally:
+            window.scrollback.quiet = False
+        if taken:
+            return
+        if self.own_last_event() != self.last_seen_event:
+            window.session.reload()
+        else:
+            window.session.refresh_conversation()
 
 
 def away(where: str) -> str:
