@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ikgui.domain.errors import StorageError
 from ikgui.domain.ports import Store
 
 
@@ -16,15 +17,31 @@ def recover_unfinished(store: Store, alive: Callable[[int], bool]) -> int:
     """Mark replies left growing by a crash as interrupted; returns how many.
 
     A reply whose owning process (``data.owner``) still runs is left alone: another
-    window or ``ikgui run`` may be streaming it right now.
+    window or ``ikgui run`` may be streaming it right now. So is one whose conversation's
+    send lock is held: its writer may run on another machine sharing the database, where
+    a process id of this one means nothing (the lock goes when its holder dies).
     """
     count = 0
     for event in store.unfinished_replies():
         owner = event.data.get("owner")
         if isinstance(owner, int) and alive(owner):
             continue
+        if _being_written(store, event.conversation_id):
+            continue
         data = {k: v for k, v in event.data.items() if k not in ("streaming", "owner")}
         data["interrupted"] = True
         store.update_event(event.id, event.content, data)
         count += 1
     return count
+
+
+def _being_written(store: Store, conv_id: str) -> bool:
+    """Whether a process (on any machine) holds the conversation's send lock."""
+    lock = store.send_lock(conv_id)
+    try:
+        if not lock.acquire():
+            return True
+    except StorageError:
+        return True  # cannot tell (no lock file can be made): leave the reply as it is
+    lock.release()
+    return False
