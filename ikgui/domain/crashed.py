@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ikgui.domain.errors import StorageError
+from ikgui.domain.events import Event
 from ikgui.domain.ports import Store
 
 
@@ -26,16 +27,22 @@ def recover_unfinished(store: Store, alive: Callable[[int], bool]) -> int:
         owner = event.data.get("owner")
         if isinstance(owner, int) and alive(owner):
             continue
-        if _being_written(store, event.conversation_id):
+        if being_written(store, event.conversation_id):
             continue
-        data = {k: v for k, v in event.data.items() if k not in ("streaming", "owner")}
-        data["interrupted"] = True
-        store.update_event(event.id, event.content, data)
+        mark_interrupted(store, event)
         count += 1
     return count
 
 
-def _being_written(store: Store, conv_id: str) -> bool:
+def mark_interrupted(store: Store, event: Event) -> Event:
+    """Store ``event`` (a reply left growing) as interrupted: its text as it stands."""
+    data = {k: v for k, v in event.data.items() if k not in ("streaming", "owner")}
+    data["interrupted"] = True
+    store.update_event(event.id, event.content, data)
+    return event.with_changes(event.content, data)
+
+
+def being_written(store: Store, conv_id: str) -> bool:
     """Whether a process (on any machine) holds the conversation's send lock."""
     lock = store.send_lock(conv_id)
     try:

@@ -14,6 +14,10 @@ lengths, one indexed query) and:
 - reads the few events newer than the newest one shown and folds them in, one by one,
   with the same fold the window's own appends use (``EventAppended``).
 
+A writer that dies (a crash, a machine switched off) leaves its reply growing; its
+conversation's send lock goes with it, so :func:`settle_abandoned` (called when nothing
+changed for a while) marks such a reply interrupted, as the next start-up would.
+
 Nothing is replayed for that; :func:`take_in` answers ``False`` when it cannot take the
 change in this way (changes of this window still wait to be saved, or many events
 arrived at once) and the caller replays the conversation instead.
@@ -24,6 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from ikgui.domain.crashed import being_written, mark_interrupted
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import EventAppended, EventUpdated
@@ -97,3 +102,20 @@ def _update_changed(current: OpenConversation, rows: Sequence[Stamp]) -> None:
         prompt = event.data.get("prompt") if event.may_have("prompt") else None
         if isinstance(prompt, str) and not event.data.get("streaming"):
             current.set_reply_prompt(event, prompt)  # as the writer's own state did
+
+
+def settle_abandoned(current: OpenConversation) -> bool:
+    """The reply shown as written elsewhere, if its writer is gone (no process holds
+    its conversation's send lock), is stored and shown as interrupted; ``True`` if so."""
+    if not current.saved or not current.state.scrollback:
+        return False
+    shown = current.state.scrollback[-1]
+    if not written_elsewhere(shown) or being_written(current.store, shown.conversation_id):
+        return False
+    event = current.store.get_event(shown.id)  # (read after the lock: it may have ended)
+    if event is None or not written_elsewhere(event):
+        return False
+    event = mark_interrupted(current.store, event)
+    patch(current.state, (event.id, event.id), event)
+    current.announce(EventUpdated(event.conversation_id, event, elsewhere=True))
+    return True

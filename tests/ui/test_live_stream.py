@@ -236,3 +236,35 @@ async def test_another_machines_growing_reply_shows_within_a_second_on_postgresq
     assert "**" not in texts(pg_window)[-1]
     assert label_of(pg_window, event.id) == "Assistant  mock-gpt"
     assert max(waits) < 1.0, waits
+
+
+async def test_a_reply_whose_writer_died_ends_as_stopped(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other process holds the conversation's send lock while it writes; a crash
+    drops the lock, and the window (after a quiet while) shows the reply stopped."""
+    from ikgui.ui.window import drafts
+
+    monkeypatch.setattr(drafts, "QUIET_S", 0.0)
+    laptop = open_store(Path(window.store.path))  # type: ignore[attr-defined]
+    try:
+        conv = long_conversation(laptop)
+        window.open_conversation(conv)
+        await settle(window)
+        lock = laptop.send_lock(conv)
+        assert lock.acquire()
+        laptop.append_event(conv, Kind.USER, "from the laptop")
+        event = laptop.append_event(conv, Kind.ASSISTANT, "cut short", GROWING)
+        window.drafts.poll_external_changes()
+        window.drafts.poll_external_changes()  # nothing changed: the writer is checked
+        assert label_of(window, event.id) == f"Assistant  mock-gpt · {ELSEWHERE}"
+        assert texts(window)[-1] == "cut short"
+        lock.release()  # the laptop's process died
+        window.drafts.poll_external_changes()
+        assert label_of(window, event.id) == "Assistant  mock-gpt"
+        assert texts(window)[-1] == "cut short (stopped)"
+        stored = laptop.get_event(event.id)
+        assert stored is not None and stored.data.get("interrupted") is True
+        assert texts(window)[-3:] == shown_again(window)[-3:]
+    finally:
+        laptop.close()

@@ -9,6 +9,7 @@ poll stays, as the fallback)."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -24,6 +25,9 @@ POLL_MS = 1000
 DRAFT_MS = 500
 #: After an announced change: gather the rest of a burst, then re-read once.
 SOON_MS = 100
+#: Seconds without a change before a reply shown as written elsewhere is checked for a
+#: writer that died (its send lock is free).
+QUIET_S = 10.0
 #: The status line while the listener cannot reach the server (it reconnects by itself).
 AWAY = "The database does not answer: changes from other machines wait — reconnecting…"
 
@@ -55,6 +59,8 @@ class DraftsAndPolling(QObject):
         self._listener: Any = None
         #: A draft the database did not take (its server was away): saved at the next poll.
         self._draft_waits = False
+        #: When the poll last saw the database change (``time.monotonic()``).
+        self._quiet_since = time.monotonic()
 
     def start_polling(self) -> None:
         self._poll_timer.start()
@@ -139,7 +145,9 @@ class DraftsAndPolling(QObject):
             if self._draft_waits and not session.writes:
                 self.save_draft()
             if not changed:
+                self._check_writer()
                 return
+            self._quiet_since = time.monotonic()
             if session.saved and not session.streaming:
                 self._take_in()
                 window.chrome.refresh()
@@ -147,6 +155,16 @@ class DraftsAndPolling(QObject):
             window.statusBar().showMessage(away(exc.where), POLL_MS + 500)
         except IkguiError as exc:
             window.statusBar().showMessage(safe_line(exc.line), 8000)
+
+    def _check_writer(self) -> None:
+        """Nothing changed for ``QUIET_S``: is a reply shown as written elsewhere still
+        written? (Its writer may have died: then it is marked interrupted.)"""
+        if time.monotonic() - self._quiet_since < QUIET_S:
+            return
+        self._quiet_since = time.monotonic()
+        session = self.window.session
+        if session.saved and not session.streaming:
+            elsewhere.settle_abandoned(session.current)
 
     def _take_in(self) -> None:
         """What another process wrote to the open conversation: a reply growing or
