@@ -309,8 +309,8 @@ class MainWindow(QMainWindow):
 
     def _on_event_appended(self, event: Event) -> None:
         self.drafts.last_seen_event = event.id
-        if event.kind == Kind.PROMPT_EDIT and self.working.collapsed:
-            self.prompt_panel.open()  # /prompt TEXT shows what it set
+        if event.kind == Kind.PROMPT_EDIT and self.working.collapsed and not self.scrollback.quiet:
+            self.prompt_panel.open()  # /prompt TEXT shows what it set (here, not elsewhere)
         self.chrome.refresh()
 
     def _on_transcript_changed(self, change: TranscriptChange) -> None:

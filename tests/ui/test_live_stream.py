@@ -74,7 +74,10 @@ def typing_state(win: MainWindow) -> tuple[str, int, str]:
 
 
 def start_typing(win: MainWindow) -> None:
-    """Half a thought in the prompt editor, the cursor in its middle."""
+    """An unsaved edit of the working prompt; half a thought in the prompt editor, the
+    cursor in its middle."""
+    win.working.editor.setPlainText("my unsaved working prompt")
+    assert win.session.prompt_edited
     win.prompt.setFocus()
     win.prompt.setPlainText("half a thought")
     cursor = win.prompt.textCursor()
