@@ -45,11 +45,13 @@ Stamp = tuple[int, int, int]
 
 def written_elsewhere(event: Event) -> bool:
     """A reply another process is still writing: its row says it streams and the
-    process that writes it is not this one (``data.owner``: the writer's process id)."""
+    process that writes it is not this one (``data.owner``: the writer's process id;
+    a row without one cannot tell)."""
     if event.kind != Kind.ASSISTANT or not event.may_have("streaming"):
         return False
     data = event.data
-    return data.get("streaming") is True and data.get("owner") != os.getpid()
+    owner = data.get("owner")
+    return data.get("streaming") is True and isinstance(owner, int) and owner != os.getpid()
 
 
 def stamp_of(event: Event) -> Stamp:

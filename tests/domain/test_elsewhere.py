@@ -102,4 +102,6 @@ def test_only_another_process_s_streaming_reply_is_written_elsewhere(
     mine = store.append_event(conv, Kind.ASSISTANT, "", {"streaming": True, "owner": os.getpid()})
     theirs = store.append_event(conv, Kind.ASSISTANT, "", GROWING)
     done = store.append_event(conv, Kind.ASSISTANT, "x", {"model": "m"})
-    assert [elsewhere.written_elsewhere(e) for e in (mine, theirs, done)] == [False, True, False]
+    unknown = store.append_event(conv, Kind.ASSISTANT, "", {"streaming": True})  # no owner
+    found = [elsewhere.written_elsewhere(e) for e in (mine, theirs, done, unknown)]
+    assert found == [False, True, False, False]
