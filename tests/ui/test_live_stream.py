@@ -99,8 +99,8 @@ async def test_a_reply_ikgui_run_streams_grows_in_the_open_window(
     await settle(window)
     conv = window.current_id
     home = Path(window.store.path).parent  # type: ignore[attr-defined]
-    words = [f"w{i} " for i in range(70)] + ["\n\n", MARKDOWN]
-    wire_server.route("/v1/chat/completions", reply(*words, pause=0.06))  # ~4.5 s
+    words = [f"w{i} " for i in range(90)] + ["\n\n", MARKDOWN]
+    wire_server.route("/v1/chat/completions", reply(*words, pause=0.06))  # ~5.5 s
     replays = Counted(monkeypatch, writes, "replayed")
     redraws = Counted(monkeypatch, window.scrollback, "show_events")
     start_typing(window)
