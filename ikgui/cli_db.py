@@ -41,8 +41,9 @@ def add_db_parser(sub: Any) -> None:
         "copy",
         help="copy every conversation between the SQLite file and a PostgreSQL database",
         description="Copy every conversation, event and tag, with their ids, between the "
-        "SQLite file in the data folder and a PostgreSQL database. What is already there is "
-        "skipped, so it is safe to run again.",
+        "SQLite file in the data folder and a PostgreSQL database. It is safe to run again: "
+        "what is already there is brought up to date (titles, pins, the Trash, drafts, tags, "
+        "replies saved since), and what is unchanged is left alone.",
     )
     way = copy.add_mutually_exclusive_group(required=True)
     way.add_argument("--to", metavar="URL", help="from the SQLite file into this database")
