@@ -152,14 +152,19 @@ class ProgressLine:
 
 
 def print_paths(paths: Paths) -> int:
-    """``ikgui --paths``: the folders, and the store in use (with where its password
-    comes from); 1 when the chosen store cannot be used."""
+    """``ikgui --paths``: the folders and files in use, and the store (with where its
+    password comes from); 1 when the chosen store cannot be used. The SQLite file is
+    named only when it is the store: on PostgreSQL (or a broken choice) it is not used,
+    while the settings, exports and recovery files stay local either way."""
+    from ikgui import recovery
     from ikgui.config import load_settings
 
     settings = load_settings(paths.config)
     problem: StorageError | None = None
+    sqlite = False
     try:
         target = choose(paths, settings)
+        sqlite = target.kind == "sqlite"
         store = [f"store:    {target.display}"]
         if target.kind == "postgresql":
             store.append(f"password: {password_source(target, settings, KeyStore())}")
@@ -167,11 +172,13 @@ def print_paths(paths: Paths) -> int:
         problem, store = exc, ["store:    none (see the error below)"]
     say(f"data:     {paths.data_dir}")
     say(f"config:   {paths.config_dir}")
-    say(f"database: {paths.database}")
+    if sqlite:
+        say(f"database: {paths.database}")
     for line in store:
         say(line)
     say(f"settings: {paths.config}")
     say(f"exports:  {paths.exports}")
+    say(f"recovery: {recovery.folders(paths.database)[0]}")
     if problem is not None:
         error(problem.line)
         return 1
