@@ -12,12 +12,16 @@ their forks. SQLite's full-text indexes are kept right in each batch's transacti
 afterwards PostgreSQL's id sequences are moved past the copied ids.
 
 Copying into a database that holds a *different* history is refused before anything is
-written: its event ids would clash with the copied ones.
+written: its event ids would clash with the copied ones. That check is one pass over
+both sides' events, which also notes the events to copy or update (compared as
+:mod:`ikgui.storage.copy_sync` says), so a re-run reads each side's events once and then
+only the few rows that changed.
 """
 
 from __future__ import annotations
 
 import contextlib
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,13 +105,14 @@ def copy_history(
     copied = Copied()
     try:
         with source.atomic():  # one consistent snapshot of the source
-            _refuse_other_history(source, dest, batch)
+            events = event_side(dest_kind)
+            todo = _refuse_other_history(source, dest, batch, events)
             conv_ids, done = _copy_conversations(
                 source, dest, batch, report, conversation_side(dest_kind)
             )
             copied.conversations, copied.updated_conversations = done.added, done.updated
             copied.skipped += done.same
-            done = _copy_events(source, dest, batch, report, event_side(dest_kind))
+            done = _copy_events(source, dest, batch, report, events, todo)
             copied.events, copied.updated_events = done.added, done.updated
             copied.skipped += done.same
             done = sync_tags(source, dest, conv_ids, batch)
@@ -185,25 +190,48 @@ def _pages(model: type[Model], source: Database, batch: int) -> Iterator[list[tu
 
 
 def _copy_events(
-    source: Database, dest: Database, batch: int, report: Progress, side: Side
+    source: Database,
+    dest: Database,
+    batch: int,
+    report: Progress,
+    side: Side,
+    todo: array[int] | None,
 ) -> Synced:
+    """Copy the events (``todo``: only those, the rest being there and equal)."""
     total_rows = EventRow.select().count(source)
     total = Synced()
-    done = 0
-    for page in _pages(EventRow, source, batch):
+    if todo is None:
+        pages: Iterator[list[tuple[Any, ...]]] = _pages(EventRow, source, batch)
+    else:
+        total.same = total_rows - len(todo)
+        pages = _rows_by_id(source, todo, batch)
+    done = total.same
+    for page in pages:
         _add(total, sync_batch(dest, EventRow, page, side))
         done += len(page)
         report("events", done, total_rows)
     return total
 
 
+def _rows_by_id(source: Database, ids: array[int], batch: int) -> Iterator[list[tuple[Any, ...]]]:
+    for start in range(0, len(ids), batch):
+        chunk = ids[start : start + batch].tolist()
+        query = EventRow.select(*_fields(EventRow)).where(EventRow.id.in_(chunk))
+        yield list(query.order_by(EventRow.id).tuples().execute(source))
+
+
 # -- refusing a different history ------------------------------------------------------
 
 
-def _refuse_other_history(source: Database, dest: Database, batch: int) -> None:
-    """Refuse (before writing) a destination whose ids belong to other rows."""
+def _refuse_other_history(
+    source: Database, dest: Database, batch: int, side: Side
+) -> array[int] | None:
+    """Refuse (before writing) a destination whose ids belong to other rows; return the
+    ids of the source's events it lacks or holds with other content (``None``: it is
+    empty, every event is to copy). One pass over both, so that a re-run with little to
+    do reads each side's events once."""
     if not EventRow.select().limit(1).exists(dest) and not ConversationRow.select().exists(dest):
-        return  # empty: the common case
+        return None  # empty: the common case
     created = ConversationRow.created_at
     ours = list(ConversationRow.select(ConversationRow.id, created).tuples().execute(source))
     for page in _chunks(ours, batch):
@@ -218,16 +246,20 @@ def _refuse_other_history(source: Database, dest: Database, batch: int) -> None:
                 raise _clash(f"conversation {conv_id}")
     columns = (EventRow.id, EventRow.conversation, EventRow.kind, EventRow.created_at)
     at = [_position(_fields(EventRow), column) for column in columns]
+    todo: array[int] = array("q")
     for page in _pages(EventRow, source, batch):
         ids = [row[0] for row in page]
-        theirs_events = {
-            row[0]: row
-            for row in EventRow.select(*columns).where(EventRow.id.in_(ids)).tuples().execute(dest)
-        }
+        query = EventRow.select(*columns, *side.compare).where(EventRow.id.in_(ids))
+        theirs_events = {row[0]: row for row in query.tuples().execute(dest)}
         for row in page:
             there = theirs_events.get(row[0])
-            if there is not None and there != tuple(row[i] for i in at):
+            if there is None:
+                todo.append(row[0])
+            elif there[: len(at)] != tuple(row[i] for i in at):
                 raise _clash(f"event {row[0]}")
+            elif there[len(at) :] != side.fingerprint(row):
+                todo.append(row[0])
+    return todo
 
 
 def _chunks(rows: list[Any], size: int) -> Iterator[list[Any]]:
