@@ -177,8 +177,8 @@ def print_paths(paths: Paths) -> int:
     for line in store:
         say(line)
     say(f"settings: {paths.config}")
-    say(f"exports:  {paths.exports}")
     say(f"recovery: {recovery.folders(paths.database)[0]}")
+    say(f"exports:  {paths.exports}")
     if problem is not None:
         error(problem.line)
         return 1
