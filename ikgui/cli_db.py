@@ -41,8 +41,9 @@ def add_db_parser(sub: Any) -> None:
         "copy",
         help="copy every conversation between the SQLite file and a PostgreSQL database",
         description="Copy every conversation, event and tag, with their ids, between the "
-        "SQLite file in the data folder and a PostgreSQL database. What is already there is "
-        "skipped, so it is safe to run again.",
+        "SQLite file in the data folder and a PostgreSQL database. It is safe to run again: "
+        "what is already there is brought up to date (titles, pins, the Trash, drafts, tags, "
+        "replies saved since), and what is unchanged is left alone.",
     )
     way = copy.add_mutually_exclusive_group(required=True)
     way.add_argument("--to", metavar="URL", help="from the SQLite file into this database")
@@ -151,14 +152,19 @@ class ProgressLine:
 
 
 def print_paths(paths: Paths) -> int:
-    """``ikgui --paths``: the folders, and the store in use (with where its password
-    comes from); 1 when the chosen store cannot be used."""
+    """``ikgui --paths``: the folders and files in use, and the store (with where its
+    password comes from); 1 when the chosen store cannot be used. The SQLite file is
+    named only when it is the store: on PostgreSQL (or a broken choice) it is not used,
+    while the settings, exports and recovery files stay local either way."""
+    from ikgui import recovery
     from ikgui.config import load_settings
 
     settings = load_settings(paths.config)
     problem: StorageError | None = None
+    sqlite = False
     try:
         target = choose(paths, settings)
+        sqlite = target.kind == "sqlite"
         store = [f"store:    {target.display}"]
         if target.kind == "postgresql":
             store.append(f"password: {password_source(target, settings, KeyStore())}")
@@ -166,10 +172,12 @@ def print_paths(paths: Paths) -> int:
         problem, store = exc, ["store:    none (see the error below)"]
     say(f"data:     {paths.data_dir}")
     say(f"config:   {paths.config_dir}")
-    say(f"database: {paths.database}")
+    if sqlite:
+        say(f"database: {paths.database}")
     for line in store:
         say(line)
     say(f"settings: {paths.config}")
+    say(f"recovery: {recovery.folders(paths.database)[0]}")
     say(f"exports:  {paths.exports}")
     if problem is not None:
         error(problem.line)

@@ -2,51 +2,80 @@
 
 Every conversation, event and tag is copied with all its columns and the same ids
 (fork links and ``fork_event_id`` keep pointing where they did), through the peewee
-models on each store's database, in batches of :data:`BATCH` rows. Rows whose id the
-destination already holds are skipped (``on_conflict_ignore``), so a copy can be run
-again: the second run copies nothing and says so. Parents are copied before their
-forks. SQLite's full-text indexes take each batch's new rows in the batch's transaction;
+models on each store's database, in batches of :data:`BATCH` rows. A copy can be run
+again, and brings the destination up to date (:mod:`ikgui.storage.copy_sync`): rows it
+lacks are inserted; conversations and events it holds with other values (renamed,
+pinned, trashed, a reply saved while it streamed) are updated; each copied
+conversation's tags become the source's; rows that are equal are left alone, so a
+second run with nothing changed writes nothing and says so. Parents are copied before
+their forks. SQLite's full-text indexes are kept right in each batch's transaction;
 afterwards PostgreSQL's id sequences are moved past the copied ids.
 
 Copying into a database that holds a *different* history is refused before anything is
-written: its event ids would clash with the copied ones.
+written: its event ids would clash with the copied ones. That check is one pass over
+both sides' events, which also notes the events to copy or update (compared as
+:mod:`ikgui.storage.copy_sync` says), so a re-run reads each side's events once and then
+only the few rows that changed.
 """
 
 from __future__ import annotations
 
 import contextlib
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from peewee import Database, Field, Model
 
 from ikgui.domain.errors import StorageError
-from ikgui.storage.models import ConversationRow, EventRow, TagRow
+from ikgui.storage.copy_sync import (
+    Side,
+    Synced,
+    conversation_side,
+    event_side,
+    sync_batch,
+    sync_tags,
+)
+from ikgui.storage.models import ConversationRow, EventRow
 from ikgui.storage.prepared import execute_sql
 
 BATCH = 2000
 #: ``progress(what, done, total)``: called after each batch ("events", 40000, 1000000).
 Progress = Callable[[str, int, int], None]
-#: Adds the rows with these ids, just inserted, to the destination's search index.
-Index = Callable[[Database, list[Any]], None]
 
 
 @dataclass
 class Copied:
-    """What one copy did: rows copied per table, and rows skipped as already there."""
+    """What one copy did: rows copied per table, rows updated, tags taken away, and
+    rows skipped as already there (and equal)."""
 
     conversations: int = 0
     events: int = 0
     tags: int = 0
     skipped: int = 0
+    updated_conversations: int = 0
+    updated_events: int = 0
+    removed_tags: int = 0
 
     def summary(self, where: str) -> str:
-        return (
+        text = (
             f"Copied {_count(self.conversations, 'conversation')}, "
-            f"{_count(self.events, 'event')}, {_count(self.tags, 'tag')} to {where} "
-            f"({self.skipped:,} already there)."
+            f"{_count(self.events, 'event')}, {_count(self.tags, 'tag')} to {where}"
         )
+        updated = [
+            _count(n, noun)
+            for n, noun in (
+                (self.updated_conversations, "conversation"),
+                (self.updated_events, "event"),
+            )
+            if n
+        ]
+        if updated:
+            text += "; updated " + ", ".join(updated)
+        if self.removed_tags:
+            text += f"; removed {_count(self.removed_tags, 'tag')}"
+        return f"{text} ({self.skipped:,} already there)."
 
 
 def _count(n: int, noun: str) -> str:
@@ -71,23 +100,25 @@ def copy_history(
     batch: int = BATCH,
 ) -> Copied:
     """Copy everything ``source`` holds into ``dest`` (``dest_kind``: "sqlite" or
-    "postgresql"); see the module's docstring."""
+    "postgresql"), bringing what is there up to date; see the module's docstring."""
     report: Progress = progress or (lambda what, done, total: None)
     copied = Copied()
     try:
         with source.atomic():  # one consistent snapshot of the source
-            _refuse_other_history(source, dest, batch)
-            index = dest_kind == "sqlite"
-            copied.conversations, skipped = _copy_conversations(
-                source, dest, batch, report, _index_titles if index else None
+            events = event_side(dest_kind)
+            todo = _refuse_other_history(source, dest, batch, events)
+            conv_ids, done = _copy_conversations(
+                source, dest, batch, report, conversation_side(dest_kind)
             )
-            copied.skipped += skipped
-            copied.events, skipped = _copy_keyed(
-                EventRow, source, dest, batch, report, "events", _index_events if index else None
-            )
-            copied.skipped += skipped
-            copied.tags, skipped = _copy_tags(source, dest, batch, report)
-            copied.skipped += skipped
+            copied.conversations, copied.updated_conversations = done.added, done.updated
+            copied.skipped += done.same
+            done = _copy_events(source, dest, batch, report, events, todo)
+            copied.events, copied.updated_events = done.added, done.updated
+            copied.skipped += done.same
+            done = sync_tags(source, dest, conv_ids, batch)
+            report("tags", done.added + done.same, done.added + done.same)
+            copied.tags, copied.removed_tags = done.added, done.updated
+            copied.skipped += done.same
     except BaseException:
         if dest_kind == "postgresql":  # what was copied must not clash with new ids
             with contextlib.suppress(Exception):
@@ -98,23 +129,27 @@ def copy_history(
     return copied
 
 
+def _add(total: Synced, batch: Synced) -> None:
+    total.added += batch.added
+    total.updated += batch.updated
+    total.same += batch.same
+
+
 # -- conversations: parents before their forks --------------------------------------
 
 
 def _copy_conversations(
-    source: Database, dest: Database, batch: int, report: Progress, index: Index | None
-) -> tuple[int, int]:
+    source: Database, dest: Database, batch: int, report: Progress, side: Side
+) -> tuple[list[str], Synced]:
     fields = _fields(ConversationRow)
     rows = list(ConversationRow.select(*fields).tuples().execute(source))
     ordered = parents_first(rows, _position(fields, ConversationRow.parent))
-    copied = skipped = 0
+    total = Synced()
     for start in range(0, len(ordered), batch):
         chunk = ordered[start : start + batch]
-        added = _insert(dest, ConversationRow, fields, chunk, index)
-        copied += added
-        skipped += len(chunk) - added
+        _add(total, sync_batch(dest, ConversationRow, chunk, side))
         report("conversations", start + len(chunk), len(ordered))
-    return copied, skipped
+    return [row[0] for row in ordered], total
 
 
 def parents_first(rows: Sequence[tuple[Any, ...]], parent_at: int) -> list[tuple[Any, ...]]:
@@ -136,7 +171,7 @@ def parents_first(rows: Sequence[tuple[Any, ...]], parent_at: int) -> list[tuple
     return ordered
 
 
-# -- events (and tags): keyset pages in id order --------------------------------------
+# -- events: keyset pages in id order ----------------------------------------------------
 
 
 def _pages(model: type[Model], source: Database, batch: int) -> Iterator[list[tuple[Any, ...]]]:
@@ -154,87 +189,49 @@ def _pages(model: type[Model], source: Database, batch: int) -> Iterator[list[tu
         last = page[-1][0]
 
 
-def _copy_keyed(
-    model: type[Model],
+def _copy_events(
     source: Database,
     dest: Database,
     batch: int,
     report: Progress,
-    what: str,
-    index: Index | None = None,
-) -> tuple[int, int]:
-    total = model.select().count(source)
-    fields = _fields(model)
-    copied = skipped = done = 0
-    for page in _pages(model, source, batch):
-        added = _insert(dest, model, fields, page, index)
-        copied += added
-        skipped += len(page) - added
+    side: Side,
+    todo: array[int] | None,
+) -> Synced:
+    """Copy the events (``todo``: only those, the rest being there and equal)."""
+    total_rows = EventRow.select().count(source)
+    total = Synced()
+    if todo is None:
+        pages: Iterator[list[tuple[Any, ...]]] = _pages(EventRow, source, batch)
+    else:
+        total.same = total_rows - len(todo)
+        pages = _rows_by_id(source, todo, batch)
+    done = total.same
+    for page in pages:
+        _add(total, sync_batch(dest, EventRow, page, side))
         done += len(page)
-        report(what, done, total)
-    return copied, skipped
+        report("events", done, total_rows)
+    return total
 
 
-def _copy_tags(source: Database, dest: Database, batch: int, report: Progress) -> tuple[int, int]:
-    """Tags keep their ids; a tag whose id the destination uses for another tag is added
-    under a new id (only the conversation and name matter)."""
-    copied, skipped = _copy_keyed(TagRow, source, dest, batch, report, "tags")
-    if not skipped:
-        return copied, skipped
-    have = set(TagRow.select(TagRow.conversation, TagRow.name).tuples().execute(dest))
-    missing = [
-        (conv, name)
-        for conv, name in TagRow.select(TagRow.conversation, TagRow.name).tuples().execute(source)
-        if (conv, name) not in have
-    ]
-    for start in range(0, len(missing), batch):
-        chunk = missing[start : start + batch]
-        with dest.atomic():
-            added = _insert_rows(dest, TagRow, [TagRow.conversation, TagRow.name], chunk)
-        copied += added
-        skipped -= added
-    return copied, skipped
-
-
-def _insert(
-    dest: Database,
-    model: type[Model],
-    fields: list[Field],
-    rows: list[Any],
-    index: Index | None = None,
-) -> int:
-    """Insert those of ``rows`` (id first) that are not there yet, and ``index`` them in
-    the same transaction; returns how many were inserted. Rows already there are left
-    out before the INSERT: PostgreSQL would compute their search column before finding
-    the conflict, which makes a second run as slow as the first."""
-    if not rows:
-        return 0
-    with dest.atomic():
-        key = cast(Field, model._meta.primary_key)
-        ids = [row[0] for row in rows]
-        there = {r[0] for r in model.select(key).where(key.in_(ids)).tuples().execute(dest)}
-        new = [row for row in rows if row[0] not in there]
-        if not new:
-            return 0
-        added = _insert_rows(dest, model, fields, new)
-        if index is not None:
-            index(dest, [row[0] for row in new])
-        return added
-
-
-def _insert_rows(dest: Database, model: type[Model], fields: list[Field], rows: list[Any]) -> int:
-    """INSERT ``rows``, skipping any that clash (a row another writer added meanwhile)."""
-    query = model.insert_many(rows, fields=fields).on_conflict_ignore().as_rowcount()
-    return cast(int, query.execute(dest))
+def _rows_by_id(source: Database, ids: array[int], batch: int) -> Iterator[list[tuple[Any, ...]]]:
+    for start in range(0, len(ids), batch):
+        chunk = ids[start : start + batch].tolist()
+        query = EventRow.select(*_fields(EventRow)).where(EventRow.id.in_(chunk))
+        yield list(query.order_by(EventRow.id).tuples().execute(source))
 
 
 # -- refusing a different history ------------------------------------------------------
 
 
-def _refuse_other_history(source: Database, dest: Database, batch: int) -> None:
-    """Refuse (before writing) a destination whose ids belong to other rows."""
+def _refuse_other_history(
+    source: Database, dest: Database, batch: int, side: Side
+) -> array[int] | None:
+    """Refuse (before writing) a destination whose ids belong to other rows; return the
+    ids of the source's events it lacks or holds with other content (``None``: it is
+    empty, every event is to copy). One pass over both, so that a re-run with little to
+    do reads each side's events once."""
     if not EventRow.select().limit(1).exists(dest) and not ConversationRow.select().exists(dest):
-        return  # empty: the common case
+        return None  # empty: the common case
     created = ConversationRow.created_at
     ours = list(ConversationRow.select(ConversationRow.id, created).tuples().execute(source))
     for page in _chunks(ours, batch):
@@ -249,16 +246,20 @@ def _refuse_other_history(source: Database, dest: Database, batch: int) -> None:
                 raise _clash(f"conversation {conv_id}")
     columns = (EventRow.id, EventRow.conversation, EventRow.kind, EventRow.created_at)
     at = [_position(_fields(EventRow), column) for column in columns]
+    todo: array[int] = array("q")
     for page in _pages(EventRow, source, batch):
         ids = [row[0] for row in page]
-        theirs_events = {
-            row[0]: row
-            for row in EventRow.select(*columns).where(EventRow.id.in_(ids)).tuples().execute(dest)
-        }
+        query = EventRow.select(*columns, *side.compare).where(EventRow.id.in_(ids))
+        theirs_events = {row[0]: row for row in query.tuples().execute(dest)}
         for row in page:
             there = theirs_events.get(row[0])
-            if there is not None and there != tuple(row[i] for i in at):
+            if there is None:
+                todo.append(row[0])
+            elif there[: len(at)] != tuple(row[i] for i in at):
                 raise _clash(f"event {row[0]}")
+            elif there[len(at) :] != side.fingerprint(row):
+                todo.append(row[0])
+    return todo
 
 
 def _chunks(rows: list[Any], size: int) -> Iterator[list[Any]]:
@@ -286,27 +287,3 @@ def _move_sequences(dest: Database) -> None:
             "coalesce(pg_sequence_last_value(seq), 0)) AS top "
             f"FROM (SELECT pg_get_serial_sequence('{table}', 'id')::regclass AS seq) s) t",
         )
-
-
-# SQLite's full-text indexes (external content: rows are added to them explicitly), kept
-# in step batch by batch, so that a copy that stops half-way leaves them right.
-
-
-def _index_events(dest: Database, ids: list[Any]) -> None:
-    marks = ", ".join("?" * len(ids))
-    execute_sql(
-        dest,
-        f"INSERT INTO event_fts (rowid, content) SELECT id, content FROM event_text "
-        f"WHERE id IN ({marks})",
-        ids,
-    )
-
-
-def _index_titles(dest: Database, ids: list[Any]) -> None:
-    marks = ", ".join("?" * len(ids))
-    execute_sql(
-        dest,
-        "INSERT INTO title_fts (title, conversation_id) SELECT title, id FROM conversation "
-        f"WHERE id IN ({marks}) AND title IS NOT NULL AND title != ''",
-        ids,
-    )

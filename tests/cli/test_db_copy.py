@@ -1,8 +1,9 @@
 """Moving history (issue 14 item 6): ``ikgui.storage.copy`` and ``ikgui db copy/status``.
 
 A copy keeps every row of every table (ids, fork links, marks, trashed state, drafts,
-pins, usage), is safe to run again (the second run copies nothing and says so), and the
-copied history answers the command line. The PostgreSQL side runs against a real
+pins, usage), is safe to run again (the second run copies nothing and says so; what
+changed in between is updated: tests/cli/test_db_copy_rerun.py), and the copied history
+answers the command line. The PostgreSQL side runs against a real
 server (``pg_url``)."""
 
 from __future__ import annotations
@@ -124,16 +125,18 @@ def test_a_copy_stopped_half_way_finishes_on_the_next_run_with_search_right(
             assert expected and [h.conversation.id for h in dest.search(words)] == expected
 
 
-def test_a_tag_whose_id_is_taken_there_is_added_under_a_new_id(
+def test_a_tag_renamed_in_the_destination_is_set_back_to_the_sources(
     history: Any, tmp_path: Path
 ) -> None:
+    rows = dump(history)
     with open_store(tmp_path / "dest.db") as dest:
         copy_history(history.database, dest.database, dest_kind="sqlite")
         renamed = dest.rename_tag("sqlite", "embedded")  # the same tag ids, another name
         again = copy_history(history.database, dest.database, dest_kind="sqlite")
-        assert renamed and again.tags == renamed
+        assert renamed and again.tags == renamed and again.removed_tags == renamed
         root = next(c for c in dest.list_conversations(None) if c.title == "SQLite WAL for the app")
-        assert set(root.tags) == {"design", "embedded", "sqlite"}
+        assert set(root.tags) == {"design", "sqlite"}
+        assert dump(dest) == rows
 
 
 def test_a_destination_with_another_history_is_refused_untouched(

@@ -110,6 +110,7 @@ class MenuMixin:
                 self.update_event(item.event)
         elif expanded is not None:  # a command's "Show all": the rest, in place
             if expanded in self._by_id:
+                self._writer.expanded_cards.add(expanded)
                 expand(self._writer, self._by_id[expanded])
         elif link is not None:
             self.open_viewer(*link)

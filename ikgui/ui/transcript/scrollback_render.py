@@ -107,7 +107,8 @@ class ItemWriter:
         self._inserting: list[Item] = []
         #: The working prompt before an event that changed it (the prompt cards' "before").
         self.prompt_before: Callable[[int], str | None] = lambda event_id: None
-        #: Prompt cards the user unfolded ("Show all").
+        #: Prompt cards and command outputs the user unfolded ("Show all"), by event id:
+        #: they stay whole through every rebuild while the window lives.
         self.expanded_cards: set[int] = set()
         self._stream_renderer: StreamRenderer | None = None  # built on first use
         #: A conversation's title by id (fork and close notices name them; the view's
@@ -357,7 +358,8 @@ class ItemWriter:
                 from ikgui.ui.transcript.branch_notices import write_branch_notice
 
                 write_branch_notice(cursor, parts, char, self.titles)
-            elif display.fold is not None:  # a long command output: its first screenful
+            elif display.fold is not None and event_id not in self.expanded_cards:
+                # a long command output: its first screenful
                 self.body.plain(cursor, display.fold[0], char, event_id, False)
                 write_show_all(cursor, event_id, display.fold[1], colors, font)
             else:

@@ -1,13 +1,18 @@
 """The window at any size (issue 13, item 3): below :data:`NARROW` logical pixels the
 toolbar goes icon-only (the model selector stays, narrower), the sidebar collapses to a
 "Conversations" toggle at the toolbar's start and the working prompt keeps to a slim
-column, so the transcript keeps at least :data:`MIN_TRANSCRIPT` pixels at 800×600."""
+column, so the transcript keeps at least :data:`MIN_TRANSCRIPT` pixels at 800×600.
+
+Whether the toolbar's labels fit is decided against their width in the roomy layout,
+measured afresh (the toolbar briefly set to labels, unpainted) whenever it may have
+changed: when the window is shown, and after a font, style (theme) or toolbar change —
+not only on the next resize."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QToolButton
 
@@ -27,6 +32,16 @@ COMPACT_WORKING = 230
 MODEL_CHARS = (13, 8)
 TEXT = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
 ICONS = Qt.ToolButtonStyle.ToolButtonIconOnly
+#: The toolbar's events after which its labels' width is measured again.
+_RESTYLED = frozenset(
+    {
+        QEvent.Type.FontChange,
+        QEvent.Type.StyleChange,
+        QEvent.Type.ActionAdded,
+        QEvent.Type.ActionRemoved,
+        QEvent.Type.ActionChanged,
+    }
+)
 
 
 class Responsive(QObject):
@@ -34,8 +49,15 @@ class Responsive(QObject):
         super().__init__(window)
         self.window = window
         self.narrow = False
-        #: The toolbar's width with its labels (measured while they show).
-        self._text_width = 0
+        #: The toolbar's width with its labels in the roomy layout (``None``: measure it).
+        self._text_width: int | None = None
+        #: What of the toolbar's actions takes room (their visibility and texts).
+        self._shown: tuple[tuple[bool, str], ...] = ()
+        #: Fits the toolbar again once a font or style change has reached every button.
+        self._refit = QTimer(self)
+        self._refit.setSingleShot(True)
+        self._refit.setInterval(0)
+        self._refit.timeout.connect(lambda: self.apply(self.window.width()))
         toolbar = window.toolbar_actions.toolbar
         self.sidebar_toggle = QAction("Conversations", window)
         self.sidebar_toggle.setObjectName("sidebarToggle")
@@ -54,19 +76,35 @@ class Responsive(QObject):
             more.setAccessibleName("More actions")
         self.sidebar_toggle.toggled.connect(self._show_sidebar)
         window.installEventFilter(self)
+        toolbar.installEventFilter(self)
         self.apply(window.width())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Resize:
+        kind = event.type()
+        if watched is self.window and kind == QEvent.Type.Resize:
             assert isinstance(event, QResizeEvent)
             self.apply(event.size().width())
+        elif watched is self.window and kind == QEvent.Type.Show:
+            self._text_width = None  # polished now: right from the first paint
+            self.apply(self.window.width())
+        elif kind in _RESTYLED and watched is self.window.toolbar_actions.toolbar:
+            shown = self._actions_shown()
+            if kind != QEvent.Type.ActionChanged or shown != self._shown:
+                self._shown = shown
+                self._text_width = None
+                self._refit.start()
         return False
+
+    def _actions_shown(self) -> tuple[tuple[bool, str], ...]:
+        actions = self.window.toolbar_actions.toolbar.actions()
+        return tuple((action.isVisible(), action.text()) for action in actions)
 
     def apply(self, width: int) -> None:
         """Switch layouts when ``width`` crosses :data:`NARROW`; keep the compact one fit."""
         narrow = width < NARROW
         if narrow != self.narrow:
             self.narrow = narrow
+            self._text_width = None
             window = self.window
             window.toolbar_actions.model_selector.setMinimumContentsLength(MODEL_CHARS[narrow])
             window.toolbar_actions.model_label.setVisible(not narrow)  # the box says "Model"
@@ -82,9 +120,29 @@ class Responsive(QObject):
         """Labels beside the icons when they all fit; icons only otherwise (nothing goes
         behind Qt's overflow button)."""
         toolbar = self.window.toolbar_actions.toolbar
+        if self.narrow:  # (the labelled width is the roomy layout's: not measured here)
+            toolbar.setToolButtonStyle(ICONS)
+            return
+        if toolbar.toolButtonStyle() == TEXT or self._text_width is None:
+            self._text_width = self._labelled_width()
+        toolbar.setToolButtonStyle(ICONS if width < self._text_width else TEXT)
+
+    def _labelled_width(self) -> int:
+        """The toolbar's width with its labels showing (set so for a moment if need be,
+        without painting)."""
+        toolbar = self.window.toolbar_actions.toolbar
+        layout = toolbar.layout()
+        if layout is not None:  # its cached size would be the old style's
+            layout.invalidate()
         if toolbar.toolButtonStyle() == TEXT:
-            self._text_width = toolbar.sizeHint().width()
-        toolbar.setToolButtonStyle(ICONS if self.narrow or width < self._text_width else TEXT)
+            return toolbar.sizeHint().width()
+        toolbar.setUpdatesEnabled(False)
+        try:
+            toolbar.setToolButtonStyle(TEXT)
+            return toolbar.sizeHint().width()
+        finally:
+            toolbar.setToolButtonStyle(ICONS)
+            toolbar.setUpdatesEnabled(True)
 
     def fit(self) -> None:
         """In the compact layout, give the side panels their slim widths and the rest to
