@@ -135,6 +135,10 @@ class ConversationTree(QAbstractItemModel):
 
     # -- Qt model interface -------------------------------------------------------------
     def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if column == 0 and not parent.isValid():  # a top-level row (the view asks often)
+            top = self._root.children
+            if top is not None and 0 <= row < len(top):
+                return self.createIndex(row, 0, top[row].key)
         node = self._node(parent)
         if node is None or column != 0 or row < 0:
             return QModelIndex()
