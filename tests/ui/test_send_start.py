@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
@@ -172,3 +172,30 @@ async def test_after_sends_the_sidebar_shows_what_a_fresh_one_shows(
         assert dict(mine)[parent] == ["fork-late"]
     finally:
         await closed(window)
+
+
+def test_rows_known_to_have_no_forks_spare_the_view_a_question_per_layout(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    fill(tmp_path / "ikgui.db")
+    store = open_store(tmp_path / "ikgui.db")
+    try:
+        bar = ConversationSidebar(store)
+        qtbot.addWidget(bar)
+        bar.resize(300, 720)
+        bar.show()
+        qtbot.waitExposed(bar)
+        bar.view.viewport().repaint()  # laid out: every row's forks were asked for
+        model = bar.model
+        leaf, parent = model.index_of("conv-0699"), model.index_of("conv-0696")
+        never = Qt.ItemFlag.ItemNeverHasChildren
+        assert model.flags(leaf) & never  # the view need not ask it hasChildren again
+        assert not model.flags(parent) & never
+        assert model.flags(leaf) & Qt.ItemFlag.ItemIsEditable  # (still renamed inline)
+        store.insert_conversation(Conversation("fork-new", parent="conv-0699", created_at=2e6))
+        bar.refresh_conversation("fork-new")  # a fork of a leaf: it is one no longer
+        bar.view.viewport().repaint()
+        assert not model.flags(leaf) & never
+        assert shown(model)[0] == ("conv-0699", ["fork-new"])
+    finally:
+        store.close()
