@@ -1,7 +1,7 @@
 """The real window on a big database (made by ``make_db.py``), offscreen, against targets.
 
     .venv/bin/python benchmarks/bench_window.py [--db /tmp/bench/ikgui.db] [--runs 11]
-        [--startup-only]
+        [--startup-only | --streaming-only [--code CHECKOUT] [--profile FILE]]
 
 1. Start-up to a painted window: a fresh ``python`` subprocess running ``ikgui`` as a
    user starts it (``ikgui.__main__.main`` with ``IKGUI_HOME``; ``open_main_window``
@@ -31,6 +31,12 @@
    bottom one page per step, repainted each step.
 5. Peak RSS of this process after all of the above, and of a fresh subprocess that opens
    the window and switches to the big conversation.
+
+``--streaming-only`` runs only 3 (the window opened, two replies streamed): run it
+alternately with ``--code /tmp/old-checkout`` (the ``ikgui`` package imported from
+there) to compare old and new code under the same load. ``--profile FILE`` writes
+cProfile statistics of the first reply (from ``run_line`` until 0.2 s after it
+finished) to FILE and FILE.prof.
 
 The database is copied to a temporary folder first (the stream writes to it); the
 copy is removed at the end.
@@ -77,6 +83,8 @@ NOT_BEFORE_PAINT = (
     "ikgui.ui.settings.settings_dialog",
     "PySide6.QtNetwork",
 )
+#: Where ``--profile`` writes the profile of the first reply's start (empty: none).
+PROFILE: list[Path] = []
 #: Child processes and the temporary folder, for the watchdog to clean up.
 LIVE: list[subprocess.Popen[Any] | Path] = []
 
@@ -513,7 +521,9 @@ async def quiet(window: MainWindow, timeout: float = 10.0) -> None:
         await asyncio.sleep(0.02)
 
 
-async def window_benchmarks(home: Path, ids: dict[str, str], results: Results) -> None:
+async def window_benchmarks(
+    home: Path, ids: dict[str, str], results: Results, streaming_only: bool = False
+) -> None:
     import asyncio
 
     from ikgui.app import build_window
@@ -527,9 +537,14 @@ async def window_benchmarks(home: Path, ids: dict[str, str], results: Results) -
         await in_callback(app.processEvents)
         if window.current_id != ids["other"]:
             await in_callback(lambda: window.open_conversation(ids["other"]))
-        await switching(window, app, ids, results)
+        if not streaming_only:
+            await switching(window, app, ids, results)
+        else:  # the start-up's warm-up thread (HTTP stack, TLS context) ends meanwhile
+            await asyncio.sleep(1.5)
         await streaming(window, results)
         await streaming(window, results, "again: ")
+        if streaming_only:
+            return
         await in_callback(lambda: sidebar(window, app, results))
         await asyncio.sleep(0.05)
         results.values["rss_self"] = max_rss_mb()
@@ -645,6 +660,8 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
     facts: list[tuple[str, float]] = []  # the other session facts, in order
     listening = True
 
+    profiler = _profiler(label)
+
     def on_fact(fact: SessionEvent) -> None:
         if listening and fact.name == "delta_received":
             stamps.append(time.perf_counter())
@@ -695,6 +712,8 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
     try:
         await asyncio.sleep(0.1)
         started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         task = window.run_line("go")
         try:
             await asyncio.wait_for(asyncio.shield(task), 90)
@@ -703,6 +722,8 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
             results.notes.append("streaming: the reply did not finish within 90 s (stopped)")
         finished = time.perf_counter()
         await asyncio.sleep(0.2)  # the final render and paint are in the measured window
+        if profiler is not None:
+            _write_profile(profiler)
     finally:
         ticker.stop()
         listening = False
@@ -770,6 +791,27 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
         + (f" ({', '.join(f'{d * 1000:.0f} ms at +{ms(w)}' for w, d in gen2)})" if gen2 else "")
     )
     results.values.update({f"{label}{name}": value for name, value in v.items()})
+
+
+def _profiler(label: str) -> Any:
+    """A profiler for the first reply's start when ``--profile`` asked for one."""
+    if label or not PROFILE:
+        return None
+    import cProfile
+
+    return cProfile.Profile()
+
+
+def _write_profile(profiler: Any) -> None:
+    """Stop ``profiler`` and write its figures."""
+    import pstats
+
+    profiler.disable()
+    profiler.dump_stats(f"{PROFILE[0]}.prof")  # (for pstats or snakeviz)
+    with PROFILE[0].open("w", encoding="utf-8") as out:
+        stats = pstats.Stats(profiler, stream=out)
+        stats.sort_stats("cumulative").print_stats(60)
+        stats.sort_stats("tottime").print_stats(40)
 
 
 def costs(results: Results) -> None:
@@ -1058,7 +1100,6 @@ def watchdog(seconds: float) -> None:
 
 def parent_main() -> int:
     import argparse
-    import asyncio
     import faulthandler
     import subprocess
     import tempfile
@@ -1069,8 +1110,17 @@ def parent_main() -> int:
     parser.add_argument(
         "--startup-only", action="store_true", help="only the start-up and the floor"
     )
+    parser.add_argument(
+        "--streaming-only", action="store_true", help="only the window's two streamed replies"
+    )
+    parser.add_argument("--code", type=Path, help="import ikgui from this checkout")
+    parser.add_argument("--profile", type=Path, help="cProfile the first reply")
     parser.add_argument("--timeout", type=float, default=300, help="abort after this many s")
     args = parser.parse_args()
+    if args.code is not None:  # (imported now: make_db puts this checkout first)
+        sys.path.insert(0, str(args.code.resolve()))
+        import ikgui
+    PROFILE[:] = [args.profile] if args.profile else []
     watchdog(args.timeout)
     faulthandler.dump_traceback_later(args.timeout + 30, exit=True)  # if the GIL is stuck
     os.environ[KEY_ENV] = "bench"
@@ -1093,6 +1143,11 @@ def parent_main() -> int:
             f"{ids['other']} ({ids['other_events']} events)"
         )
         nowhere = closed_url()
+        import ikgui
+
+        results.notes.append(f"ikgui imported from {Path(ikgui.__file__).parent}")
+        if args.streaming_only:
+            return in_process(folder, database, ids, results, args, began)
         results.notes.append(compile_bytecode())
         print("start-up subprocesses...", flush=True)
         homes = {
@@ -1107,25 +1162,35 @@ def parent_main() -> int:
         v["rss_child"] = child_rss(text)
         if v["rss_child"] is None:
             print(f"memory child failed:\n{text[-1000:]}", file=sys.stderr)
-        print("the window in this process...", flush=True)
-        server, url = start_server()
-        try:
-            home = make_home(folder, "window", database, url, ids["other"])
-            from ikgui.ui.loop import new_loop
+        return in_process(folder, database, ids, results, args, began)
 
-            loop = new_loop()
-            asyncio.set_event_loop(loop)
-            with loop:
-                loop.run_until_complete(
-                    asyncio.wait_for(window_benchmarks(home, ids, results), 120)
-                )
-        except Exception as exc:  # report what was measured before it
-            import traceback
 
-            traceback.print_exc()
-            results.notes.append(f"the in-process benchmarks stopped early: {exc!r}")
-        finally:
-            stop_server(server)
+def in_process(
+    folder: Path, database: Path, ids: dict[str, str], results: Results, args: Any, began: float
+) -> int:
+    """Sections 2-4: the window in this process (3 only with ``--streaming-only``)."""
+    import asyncio
+
+    print("the window in this process...", flush=True)
+    server, url = start_server()
+    try:
+        home = make_home(folder, "window", database, url, ids["other"])
+        from ikgui.ui.loop import new_loop
+
+        loop = new_loop()
+        asyncio.set_event_loop(loop)
+        with loop:
+            benchmarks = window_benchmarks(home, ids, results, args.streaming_only)
+            loop.run_until_complete(asyncio.wait_for(benchmarks, 120))
+    except Exception as exc:  # report what was measured before it
+        import traceback
+
+        traceback.print_exc()
+        results.notes.append(f"the in-process benchmarks stopped early: {exc!r}")
+    finally:
+        stop_server(server)
+    if args.streaming_only:
+        return finish(results, args.runs, ids, began, only=("3.", "4."))
     return finish(results, args.runs, ids, began)
 
 
@@ -1158,7 +1223,12 @@ def startup_results(series: dict[str, dict[str, Any]], runs: int, results: Resul
 
 
 def finish(
-    results: Results, runs: int, ids: dict[str, str], began: float, startup_only: bool = False
+    results: Results,
+    runs: int,
+    ids: dict[str, str],
+    began: float,
+    startup_only: bool = False,
+    only: tuple[str, str] | None = None,
 ) -> int:
     import faulthandler
 
@@ -1166,6 +1236,10 @@ def finish(
     if startup_only:  # the header, section 1 and the start-up's peak RSS
         section = next(i for i, line in enumerate(lines) if line.startswith("2."))
         lines = lines[:section] + lines[-1:]
+    if only is not None:  # the header and the lines from section only[0] to only[1]
+        start = next(i for i, line in enumerate(lines) if line.startswith(only[0]))
+        stop = next(i for i, line in enumerate(lines) if line.startswith(only[1]))
+        lines = lines[:2] + lines[start:stop]
     print()
     print("\n".join(lines))
     print()

@@ -64,6 +64,10 @@ class Store(Protocol):
         """Direct forks of a conversation (any status), oldest first."""
         ...
 
+    def children_of(self, conv_ids: Sequence[str]) -> dict[str, list[Conversation]]:
+        """``children`` of each of ``conv_ids`` (each one a key), in one query."""
+        ...
+
     def last_conversation(self, agent: str | None = None) -> Conversation | None:
         """The most recently updated conversation not in the Trash (of ``agent`` if given)."""
         ...

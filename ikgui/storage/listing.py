@@ -73,6 +73,13 @@ _CHILDREN = Prepared(
     lambda conv_id: _select().where(_Row.parent == conv_id).order_by(_Row.created_at, _Row.id),
     str,
 )
+_CHILDREN_OF = Prepared(
+    lambda *ids: _select().where(_Row.parent.in_(ids)).order_by(_Row.created_at, _Row.id),
+    str,
+    many=True,
+)
+#: Parents per ``children_of`` query (an ``IN`` list; one SQL text per length).
+CHILDREN_CHUNK = 500
 _ALL_TAGS = Prepared(lambda: TagRow.select(TagRow.conversation, TagRow.name))
 _TAGS_OF = Prepared(
     lambda *ids: TagRow.select(TagRow.conversation, TagRow.name).where(
@@ -108,6 +115,18 @@ def by_ids(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
 
 def children(db: Database, conv_id: str) -> list[Conversation]:
     return _conversations(_CHILDREN(db, conv_id).fetchall())
+
+
+def children_of(db: Database, conv_ids: Sequence[str]) -> dict[str, list[Conversation]]:
+    """The direct forks of each of ``conv_ids``, oldest first, in one query per
+    ``CHILDREN_CHUNK`` parents (every one of ``conv_ids`` is a key)."""
+    found: dict[str, list[Conversation]] = {conv_id: [] for conv_id in conv_ids}
+    ids = list(found)
+    for start in range(0, len(ids), CHILDREN_CHUNK):
+        rows = _CHILDREN_OF(db, *ids[start : start + CHILDREN_CHUNK]).fetchall()
+        for conv in _conversations(rows):
+            found[conv.parent or ""].append(conv)
+    return found
 
 
 def _list_builder(

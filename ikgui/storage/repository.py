@@ -142,6 +142,12 @@ class PeeweeStore(EventStore):
         with self._reading() as db:
             return listing.children(db, conv_id)
 
+    def children_of(self, conv_ids: Sequence[str]) -> dict[str, list[Conversation]]:
+        if not conv_ids:
+            return {}
+        with self._reading() as db:
+            return listing.children_of(db, conv_ids)
+
     def last_conversation(self, agent: str | None = None) -> Conversation | None:
         found = self.list_conversations(1, agent=agent)
         return found[0] if found else None

@@ -250,6 +250,9 @@ class MemoryStore:
         found = [c for c in self._conversations.values() if c.parent == conv_id]
         return [replace(c) for c in sorted(found, key=lambda c: (c.created_at, c.id))]
 
+    def children_of(self, conv_ids: Sequence[str]) -> dict[str, list[Conversation]]:
+        return {conv_id: self.children(conv_id) for conv_id in conv_ids}
+
     def last_conversation(self, agent: str | None = None) -> Conversation | None:
         found = self.list_conversations(1, agent=agent)
         return found[0] if found else None

@@ -14,9 +14,9 @@ to a group (Pinned, Today, Yesterday... see ``sidebar_rows.group_of``); the firs
 a group carries the header (``HeaderRole``), which the delegate paints above it — no
 extra rows, so paging stays lazy.
 
-A node's children come from ``store.children`` (oldest first) the first time the view
-asks about them — the tree view asks ``hasChildren`` of each row once, when it lays the
-row out.
+A node's children come from the store (oldest first) the first time the view asks
+about them — the tree view asks ``hasChildren`` of each row when it lays the row out;
+the forks of a page's rows are read with the page, in one query (``ForkPrefetch``).
 
 Rows are cached ``Conversation`` values: ``data()`` never queries the store. ``reload()``
 re-reads what is loaded and applies the differences as row insertions, removals, moves
@@ -39,6 +39,7 @@ from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.sidebar.branch_text import InheritedCounts, branch_of_text
 from ikgui.ui.sidebar.context_counts import ContextCounts
+from ikgui.ui.sidebar.fork_prefetch import ForkPrefetch
 from ikgui.ui.sidebar.sidebar_rows import AgentRole as AgentRole
 from ikgui.ui.sidebar.sidebar_rows import ClosedRole as ClosedRole
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole as ConversationRole
@@ -99,6 +100,8 @@ class ConversationListModel(ConversationTree):
         self._counts = ContextCounts(store, self._count_read, self)
         #: The messages each fork row carries from its ancestors, read the same way.
         self._inherited = InheritedCounts(store, self._count_read, self)
+        #: The forks of the rows of the pages read, until the view asks for them.
+        self._forks = ForkPrefetch(store)
         self._reset_listing()
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -123,6 +126,7 @@ class ConversationListModel(ConversationTree):
         self._scanned = 0  # conversations read from the listing so far
         self._exhausted = False
         self._pins_read = False
+        self._forks.clear()
 
     # -- filter ---------------------------------------------------------------------------
     @property
@@ -189,13 +193,17 @@ class ConversationListModel(ConversationTree):
         return lookup
 
     def _load_children(self, conv_id: str) -> list[Conversation]:
-        return [c for c in self._store.children(conv_id) if self._matches(c)]
+        forks = self._forks.take(conv_id)
+        if forks is None:
+            forks = self._store.children(conv_id)
+        return [c for c in forks if self._matches(c)]
 
     # -- lazy pages ------------------------------------------------------------------------
     def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
         if not parent.isValid():
             return bool(self._top) or not self._exhausted
-        return self.rowCount(parent) > 0
+        node = self._nodes.get(parent.internalId())  # (asked of every row at each layout)
+        return node is not None and bool(self._children_of(node))
 
     def canFetchMore(self, parent: AnyIndex) -> bool:
         return self._may_read(parent) and not (self.pages_held and self._top)
@@ -245,6 +253,7 @@ class ConversationListModel(ConversationTree):
                 self._cursor = sort_key(page[-1])
             added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
         if pins or added:
+            self._forks.read(c.id for c in pins + added)
             with self._announcing():
                 self._append_top(pins + added)
 
@@ -293,6 +302,9 @@ class ConversationListModel(ConversationTree):
         conv = self._store.get_conversation(conv_id)
         node = self._by_id.get(conv_id)
         self._parents.pop(conv_id, None)
+        old = node.conv if node is not None else None
+        for known in (conv, old):  # a fork changed: its parent's forks are read again
+            self._forks.forget(conv_id, known.parent if known is not None else None)
         if node is not None:
             if conv is None or not self._matches(conv):
                 self.reload()  # its forks may become top-level rows
@@ -328,6 +340,11 @@ class ConversationListModel(ConversationTree):
             return False
         return self._cursor is not None and not self._exhausted and sort_key(conv) < self._cursor
 
+    def _unasked(self, conv_id: str) -> bool:
+        """Whether the view has not asked for the row's forks yet (or it is new)."""
+        node = self._by_id.get(conv_id)
+        return node is None or node.children is None
+
     def reload(self) -> None:
         """Re-read everything loaded and apply the differences row by row."""
         limit = max(self._scanned, self._page_size)
@@ -342,6 +359,7 @@ class ConversationListModel(ConversationTree):
         page = self._pins() + listed
         lookup = self._fresh_lookup(page)
         tops = [c for c in page if self._is_top(c, lookup)]
+        self._forks.read(c.id for c in tops if self._unasked(c.id))
         if not self._sync(self._root, tops):
             self._reset_top(tops)
             return

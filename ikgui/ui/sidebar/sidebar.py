@@ -271,10 +271,16 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         while parent.isValid():
             self.view.expand(parent)
             parent = parent.parent()
-        self.view.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
-        )
-        self.view.scrollTo(index)
+        # Showing a loaded row reads no page, though the scroll may touch the loaded end
+        # (the view fetches later, from its own timer, if the list does not fill it).
+        held, self.model.pages_held = self.model.pages_held, True
+        try:
+            self.view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+            self.view.scrollTo(index)
+        finally:
+            self.model.pages_held = held
 
     # -- user actions ------------------------------------------------------------------------
     def _activate(self, index: QModelIndex) -> None:

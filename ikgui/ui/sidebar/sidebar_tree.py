@@ -35,6 +35,9 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 MAX_MOVES = 200
 #: Every row's flags (the view asks for them often: combined once).
 _ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+#: A row whose forks were read and are none: the view then need not ask ``hasChildren``
+#: of it at each layout (a fork added later is announced by ``rowsInserted``).
+_LEAF_FLAGS = _ROW_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
 
 
 class ConversationTree(QAbstractItemModel):
@@ -135,6 +138,10 @@ class ConversationTree(QAbstractItemModel):
 
     # -- Qt model interface -------------------------------------------------------------
     def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if column == 0 and not parent.isValid():  # a top-level row (the view asks often)
+            top = self._root.children
+            if top is not None and 0 <= row < len(top):
+                return self.createIndex(row, 0, top[row].key)
         node = self._node(parent)
         if node is None or column != 0 or row < 0:
             return QModelIndex()
@@ -146,7 +153,7 @@ class ConversationTree(QAbstractItemModel):
     def parent(self, child: Any = None) -> Any:
         if child is None:  # QObject.parent()
             return super().parent()
-        node = self._node(child)
+        node = self._nodes.get(child.internalId()) if child.isValid() else None
         if node is None or node.parent is None or node.parent is self._root:
             return QModelIndex()
         return self._index_of_node(node.parent)
@@ -161,7 +168,10 @@ class ConversationTree(QAbstractItemModel):
         return 1
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
-        return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        node = self._nodes.get(index.internalId())
+        return _LEAF_FLAGS if node is not None and node.children == [] else _ROW_FLAGS
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         node = self._node(index)
