@@ -14,12 +14,11 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain import writes
@@ -30,11 +29,10 @@ from ikgui.ui.transcript.scrollback_items import ELSEWHERE
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
-from tests.ui.store_window import opened_over
-from tests.ui.test_live_pg import first_exchange, shown_within, slow_fallback
-from tests.ui.test_window import closed, reply, settle, texts, type_and_send, window
+from tests.ui.test_live_pg import first_exchange, pg_window, shown_within
+from tests.ui.test_window import reply, settle, texts, type_and_send, window
 
-__all__ = ["closed_url", "window", "wire_server", "wire_server_session"]
+__all__ = ["closed_url", "pg_window", "window", "wire_server", "wire_server_session"]
 
 #: A reply as the other process saves it while it grows (its process id is not ours).
 GROWING = {"provider": "local", "model": "mock-gpt", "streaming": True, "owner": os.getpid() + 1}
@@ -202,20 +200,6 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         assert on_screen[-6:] == shown_again(window)[-6:]  # (a replay shows the last page)
     finally:
         laptop.close()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def pg_window(
-    tmp_path: Path, wire_server: WireServer, pg_url: str, qtbot: QtBot
-) -> AsyncIterator[MainWindow]:
-    from tests.ui.test_window import write_config
-
-    home = tmp_path / "home"
-    write_config(home, wire_server.url)
-    win = slow_fallback(await opened_over(open_store(pg_url), home))
-    await wait_until(lambda: win.store.listener.connected)  # type: ignore[attr-defined]
-    yield win
-    await closed(win)
 
 
 async def test_another_machines_growing_reply_shows_within_a_second_on_postgresql(

@@ -35,7 +35,7 @@ CHILDREN = '"t1"."parent_id" ='
 CHILDREN_OF = '"t1"."parent_id" IN ('
 
 
-def fill(path: Path) -> None:
+def fill(path: Path) -> Path:
     store = open_store(path)
     try:
         with store.transaction():
@@ -52,6 +52,26 @@ def fill(path: Path) -> None:
                     store.insert_conversation(fork)
     finally:
         store.close()
+    return path
+
+
+async def filled_window(tmp_path: Path, wire_server: WireServer) -> MainWindow:
+    """The real window over a filled store, every reply "Fine, thanks."."""
+    wire_server.route("/v1/chat/completions", reply("Fine", ", thanks."))
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    fill(home / "ikgui.db")
+    return await opened(home)
+
+
+def shown_sidebar(store: Store, qtbot: QtBot) -> ConversationSidebar:
+    """A sidebar alone over ``store``, shown one column tall."""
+    bar = ConversationSidebar(store)
+    qtbot.addWidget(bar)
+    bar.resize(300, 720)
+    bar.show()
+    qtbot.waitExposed(bar)
+    return bar
 
 
 @contextmanager
@@ -90,11 +110,7 @@ async def send(window: MainWindow, text: str) -> list[str]:
 async def test_a_send_start_reads_no_page_and_as_much_with_every_row_loaded(
     tmp_path: Path, wire_server: WireServer, qtbot: QtBot
 ) -> None:
-    wire_server.route("/v1/chat/completions", reply("Fine", ", thanks."))
-    home = tmp_path / "home"
-    write_config(home, wire_server.url)
-    fill(home / "ikgui.db")
-    window = await opened(home)
+    window = await filled_window(tmp_path, wire_server)
     try:
         await window.first_paint.wait()
         await asyncio.sleep(0.1)
@@ -118,14 +134,9 @@ async def test_a_send_start_reads_no_page_and_as_much_with_every_row_loaded(
 
 
 def test_a_page_brings_the_forks_of_its_rows_in_one_query(tmp_path: Path, qtbot: QtBot) -> None:
-    fill(tmp_path / "ikgui.db")
-    store = open_store(tmp_path / "ikgui.db")
+    store = open_store(fill(tmp_path / "ikgui.db"))
     try:
-        bar = ConversationSidebar(store)
-        qtbot.addWidget(bar)
-        bar.resize(300, 720)
-        bar.show()
-        qtbot.waitExposed(bar)
+        bar = shown_sidebar(store, qtbot)
         before = bar.model.rowCount()
         with statements(store) as seen:
             bar.model.fetchMore(QModelIndex())
@@ -148,11 +159,7 @@ def test_a_page_brings_the_forks_of_its_rows_in_one_query(tmp_path: Path, qtbot:
 async def test_after_sends_the_sidebar_shows_what_a_fresh_one_shows(
     tmp_path: Path, wire_server: WireServer, qtbot: QtBot
 ) -> None:
-    wire_server.route("/v1/chat/completions", reply("Fine", ", thanks."))
-    home = tmp_path / "home"
-    write_config(home, wire_server.url)
-    fill(home / "ikgui.db")
-    window = await opened(home)
+    window = await filled_window(tmp_path, wire_server)
     try:
         await window.first_paint.wait()
         await send(window, "hello")
@@ -177,14 +184,9 @@ async def test_after_sends_the_sidebar_shows_what_a_fresh_one_shows(
 def test_rows_known_to_have_no_forks_spare_the_view_a_question_per_layout(
     tmp_path: Path, qtbot: QtBot
 ) -> None:
-    fill(tmp_path / "ikgui.db")
-    store = open_store(tmp_path / "ikgui.db")
+    store = open_store(fill(tmp_path / "ikgui.db"))
     try:
-        bar = ConversationSidebar(store)
-        qtbot.addWidget(bar)
-        bar.resize(300, 720)
-        bar.show()
-        qtbot.waitExposed(bar)
+        bar = shown_sidebar(store, qtbot)
         bar.view.viewport().repaint()  # laid out: every row's forks were asked for
         model = bar.model
         leaf, parent = model.index_of("conv-0699"), model.index_of("conv-0696")
