@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from ikgui.app import build_window
@@ -22,3 +25,16 @@ async def opened_over(store: PeeweeStore, home: Path) -> MainWindow:
     window.show()
     await quiet(window)
     return window
+
+
+def terminal_run(window: MainWindow, conv_id: str, text: str) -> subprocess.Popen[str]:
+    """``ikgui run -c conv_id text`` started in another process on the window's home (its
+    stderr kept for the test to show)."""
+    home = Path(window.store.path).parent  # type: ignore[attr-defined]
+    return subprocess.Popen(
+        [sys.executable, "-m", "ikgui", "run", "-c", conv_id, text],
+        env=dict(os.environ, IKGUI_HOME=str(home)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

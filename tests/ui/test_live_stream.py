@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +27,7 @@ from ikgui.ui.transcript.scrollback_items import ELSEWHERE
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
+from tests.ui.store_window import terminal_run
 from tests.ui.test_live_pg import first_exchange, pg_window, shown_within
 from tests.ui.test_window import reply, settle, texts, type_and_send, window
 
@@ -96,20 +95,13 @@ async def test_a_reply_ikgui_run_streams_grows_in_the_open_window(
     await type_and_send(qtbot, window, "first")
     await settle(window)
     conv = window.current_id
-    home = Path(window.store.path).parent  # type: ignore[attr-defined]
     words = [f"w{i} " for i in range(90)] + ["\n\n", MARKDOWN]
     wire_server.route("/v1/chat/completions", reply(*words, pause=0.06))  # ~5.5 s
     replays = Counted(monkeypatch, writes, "replayed")
     redraws = Counted(monkeypatch, window.scrollback, "show_events")
     start_typing(window)
     typed, focused = typing_state(window), window.prompt.hasFocus()
-    terminal = subprocess.Popen(
-        [sys.executable, "-m", "ikgui", "run", "-c", conv, "from the terminal"],
-        env=dict(os.environ, IKGUI_HOME=str(home)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    terminal = terminal_run(window, conv, "from the terminal")
     partial: list[str] = []
     labels: set[str] = set()
     while terminal.poll() is None:

@@ -7,9 +7,6 @@ store connection; raising it again is the space coming back.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -20,6 +17,7 @@ from ikgui.ui.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
+from tests.ui.store_window import terminal_run
 from tests.ui.test_window import reply, settle, texts, type_and_send, window
 
 __all__ = ["closed_url", "window", "wire_server", "wire_server_session"]
@@ -118,17 +116,10 @@ async def test_the_window_waits_for_a_reply_ikgui_run_is_writing_then_refuses(
     await type_and_send(qtbot, window, "first")
     await settle(window)
     conv = window.current_id
-    home = Path(window.store.path).parent  # type: ignore[attr-defined]
     words = [f"t{i} " for i in range(40)]
     wire_server.route("/v1/chat/completions", reply(*words, pause=0.05))
     sent = len(wire_server.bodies("/v1/chat/completions"))
-    terminal = subprocess.Popen(
-        [sys.executable, "-m", "ikgui", "run", "-c", conv, "from the terminal"],
-        env=dict(os.environ, IKGUI_HOME=str(home)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    terminal = terminal_run(window, conv, "from the terminal")
     await wait_until(lambda: len(wire_server.bodies("/v1/chat/completions")) > sent, 20)
     # The window waits for that reply (the loop keeps running), then sends after it.
     window.session.send_wait = 60
@@ -153,12 +144,7 @@ async def test_the_window_waits_for_a_reply_ikgui_run_is_writing_then_refuses(
     # A reply that takes longer than the wait: a plain refusal, the text back in the editor.
     window.session.send_wait = 0.3
     sent = len(wire_server.bodies("/v1/chat/completions"))
-    terminal = subprocess.Popen(
-        [sys.executable, "-m", "ikgui", "run", "-c", conv, "again from the terminal"],
-        env=dict(os.environ, IKGUI_HOME=str(home)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    terminal = terminal_run(window, conv, "again from the terminal")
     await wait_until(lambda: len(wire_server.bodies("/v1/chat/completions")) > sent, 20)
     await type_and_send(qtbot, window, "too soon")
     await settle(window)
@@ -167,6 +153,8 @@ async def test_the_window_waits_for_a_reply_ikgui_run_is_writing_then_refuses(
     )
     assert window.prompt.toPlainText() == "too soon"
     await wait_until(lambda: terminal.poll() is not None, 30)
+    _, err = terminal.communicate()
+    assert terminal.returncode == 0, err
     assert "too soon" not in [c for _, c in stored(window)]
 
 
