@@ -5,7 +5,9 @@ conversation, event or tag. :class:`ChangeListener` waits for those notification
 daemon thread (``Connection.notifies`` blocks in libpq's socket wait, it never queries
 the tables) and bumps :attr:`ChangeListener.version` for each one that another process or
 machine sent: the store's ``data_version()``. Its own writes (the store registers its
-connections' backend pids) do not count.
+connections' backend pids) do not count. :attr:`ChangeListener.listing_version` counts
+only those naming another table than ``event`` (the store's ``listing_version()``: a
+reply growing elsewhere writes events only).
 
 When the connection is lost (the server restarted, the network went away) it reconnects
 with back-off, and bumps the version once connected again: what was written meanwhile
@@ -56,6 +58,8 @@ class ChangeListener:
         self._connect_timeout = max(1, round(connect_timeout))
         #: Bumped on every change another backend announced, and on every (re)connect.
         self.version = 0
+        #: Bumped as ``version``, except for a change to events only (payload ``event``).
+        self.listing_version = 0
         #: Whether the LISTEN connection is up now.
         self.connected = False
         #: Called on the listener's thread after each bump (the window queues a signal).
@@ -150,11 +154,13 @@ class ChangeListener:
                 if self._stop.is_set():
                     return
                 if not self.is_own(note.pid):
-                    self._bump()
+                    self._bump(listing=note.payload != "event")
 
-    def _bump(self) -> None:
+    def _bump(self, *, listing: bool = True) -> None:
         with self._lock:
             self.version += 1
+            if listing:
+                self.listing_version += 1
         callback = self.on_change
         if callback is None:
             return
