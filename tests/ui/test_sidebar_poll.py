@@ -24,7 +24,7 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.ui.main_window import MainWindow
-from ikgui.ui.sidebar.conversation_model import ConversationRole
+from ikgui.ui.sidebar.conversation_model import ConversationRole, StreamingRole
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
@@ -41,6 +41,11 @@ WITHIN = 3.0
 def row(win: MainWindow, conv_id: str) -> Conversation | None:
     conv = win.sidebar.model.index_of(conv_id).data(ConversationRole)
     return conv if isinstance(conv, Conversation) else None
+
+
+def marked(win: MainWindow, conv_id: str) -> bool:
+    """The row's streaming marker (the badge a reply streaming here shows)."""
+    return bool(win.sidebar.model.index_of(conv_id).data(StreamingRole))
 
 
 def listed(win: MainWindow, conv_id: str) -> bool:
@@ -66,9 +71,11 @@ async def grows_without_reloads(
         other.update_event(reply.id, text, GROWING)
         await wait_until(lambda t=text: texts(win)[-1] == t, WITHIN)
     assert (reloads.calls, listings.calls) == (0, 0)
+    assert marked(win, conv)  # as a reply streaming here is
     other.update_event(reply.id, text + " done", FINISHED)  # finished: as a replay shows it
     await wait_until(lambda: texts(win)[-1] == text + " done", WITHIN)
     assert reloads.calls == 0 and (row(win, conv) or Conversation("")).message_count == 4
+    await wait_until(lambda: not marked(win, conv), WITHIN)
     return conv
 
 
