@@ -6,11 +6,12 @@ SQLite: the counter ``listing_change.n``, kept by the triggers of schema 4 (ever
 or delete of a conversation or tag, and every update of a conversation's listed columns,
 ``migrations.LISTED_COLUMNS``; a draft or usage update is not one). One row by its key.
 
-PostgreSQL: no query at all. The triggers already ``NOTIFY ikgui_changes`` naming the
-table a statement wrote; the change listener counts the notifications that name another
-table than ``event`` (``ChangeListener.listing_version``). An appended event always
-writes its conversation's row too (``updated_at``, the message count), so it counts.
-Without a listener (it could not be made) every change counts.
+PostgreSQL: no query at all. The triggers ``NOTIFY ikgui_changes`` naming the table a
+statement wrote (``conversation_unlisted`` when it wrote none of the listed columns, since
+schema 4); the change listener counts the notifications but ``event`` and
+``conversation_unlisted`` ones (``ChangeListener.listing_version``). An appended event
+always writes its conversation's row too (``updated_at``, the message count), so it
+counts. Without a listener (it could not be made) every change counts.
 """
 
 from __future__ import annotations

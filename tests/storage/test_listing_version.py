@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from ikgui.storage import PeeweeStore, open_store
+from ikgui.storage.migrations import MIGRATIONS
+from ikgui.storage.pg_migrations import PG_MIGRATIONS
 from tests.storage.conftest import BOTH, open_kind
 from tests.storage.helpers import add_conversation
 from tests.support.waiting import wait_for
@@ -96,12 +98,29 @@ def test_every_change_a_listing_shows_moves_the_listing_version(
         assert moves(store, change), name
 
 
-def test_a_draft_or_usage_saved_elsewhere_leaves_the_sqlite_listing_version(
-    db_path: Path,
+def test_a_draft_or_usage_saved_elsewhere_leaves_the_listing_version(
+    store: PeeweeStore, other: PeeweeStore
 ) -> None:
-    """(On PostgreSQL every conversation write counts: its notification names the table.)"""
-    with open_store(db_path) as store, open_store(db_path) as other:
-        add_conversation(other, "c1", title="One")
-        assert not moves(store, lambda: other.update_conversation("c1", draft="half a thought"))
-        assert not moves(store, lambda: other.add_usage("c1", 10, 20, 0.5))
+    add_conversation(other, "c1", title="One")
+    assert not moves(store, lambda: other.update_conversation("c1", draft="half a thought"))
+    assert not moves(store, lambda: other.add_usage("c1", 10, 20, 0.5))
+    assert moves(store, lambda: other.update_conversation("c1", title="Uno", draft=""))
+
+
+@pytest.mark.parametrize("kind", BOTH)
+def test_a_database_from_before_schema_4_keeps_its_rows_and_counts_once_upgraded(
+    kind: str, db_path: Path, request: pytest.FixtureRequest
+) -> None:
+    location: Path | str = db_path
+    if kind == "postgresql":
+        location = request.getfixturevalue("pg_url")
+        before: tuple[object, ...] = PG_MIGRATIONS[:3]
+    else:
+        before = MIGRATIONS[:3]
+    with open_store(location, migrations=before) as old:
+        add_conversation(old, "c1", title="One", tags=["a"])
+        assert old.schema_version() == 3
+    with open_store(location) as store, open_store(location) as other:
+        assert store.schema_version() == 4 and store.list_conversations()[0].tags == ("a",)
         assert moves(store, lambda: other.update_conversation("c1", title="Uno"))
+        assert not moves(store, lambda: other.update_conversation("c1", draft="typed"))
