@@ -129,3 +129,22 @@ async def test_a_reply_growing_on_another_machine_reloads_no_sidebar_postgresql(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     await checked(pg_window, lambda: open_store(pg_url), wire_server, qtbot, monkeypatch)
+
+
+async def test_the_streaming_mark_of_a_reply_written_elsewhere_follows_the_open_conversation(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    conv = await first_exchange(window, wire_server, qtbot)
+    with open_store(Path(window.store.path)) as other:  # type: ignore[attr-defined]
+        now = time.time()
+        other.insert_conversation(Conversation("another", created_at=now, updated_at=now))
+        other.append_event(conv, "user", "asked elsewhere")
+        reply = other.append_event(conv, "assistant", "growing", GROWING)
+        await wait_until(lambda: marked(window, conv), WITHIN)
+        window.open_conversation("another")
+        await wait_until(lambda: not marked(window, conv), WITHIN)  # not followed any more
+        assert not marked(window, "another")
+        window.open_conversation(conv)
+        await wait_until(lambda: marked(window, conv), WITHIN)
+        other.update_event(reply.id, "grown", FINISHED)
+        await wait_until(lambda: not marked(window, conv), WITHIN)
