@@ -4,7 +4,7 @@ another process: its ``update_event`` saves, about once a second).
 
 SQLite: the counter ``listing_change.n``, kept by the triggers of schema 4 (every insert
 or delete of a conversation or tag, and every update of a conversation's listed columns,
-``migrations.LISTED_COLUMNS``; a draft or usage update is not one). One row by its key.
+``migrations._V4_LISTED``; a draft or usage update is not one). One row by its key.
 
 PostgreSQL: no query at all. The triggers ``NOTIFY ikgui_changes`` naming the table a
 statement wrote (``conversation_unlisted`` when it wrote none of the listed columns, since
@@ -16,16 +16,19 @@ counts. Without a listener (it could not be made) every change counts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from peewee import Database
 
 from ikgui.storage.prepared import execute_sql
 
+if TYPE_CHECKING:
+    from ikgui.storage.dialect import Dialect
+
 _SQLITE = "SELECT n FROM listing_change WHERE id = 1"
 
 
-def read(dialect: Any, db: Database) -> int:
+def read(dialect: Dialect, db: Database) -> int:
     """The listing version on ``db`` (inside the store's read)."""
     if dialect.kind == "postgresql":
         version = int(dialect.data_version(db))  # (starts the listener)

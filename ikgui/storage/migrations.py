@@ -131,9 +131,10 @@ def _v3_pinned(conn: sqlite3.Connection) -> None:
     )
 
 
-#: The conversation columns a listing shows (the sidebar, ``ikgui conv list``): a write
-#: to any of them counts as a change of the listing; a draft or usage update does not.
-LISTED_COLUMNS = (
+#: The conversation columns a listing shows (the sidebar, ``ikgui conv list``), frozen as
+#: of version 4: a write to any of them counts as a change of the listing; a draft or
+#: usage update does not.
+_V4_LISTED = (
     "parent_id, fork_event_id, agent, provider, model, title, title_by_user, status, "
     "trashed_at, updated_at, message_count, pinned"
 )
@@ -151,7 +152,7 @@ def _v4_listing_change(conn: sqlite3.Connection) -> None:
     triggers = {
         "conversation_listed_insert": "AFTER INSERT ON conversation",
         "conversation_listed_delete": "AFTER DELETE ON conversation",
-        "conversation_listed_update": f"AFTER UPDATE OF {LISTED_COLUMNS} ON conversation",
+        "conversation_listed_update": f"AFTER UPDATE OF {_V4_LISTED} ON conversation",
         "tag_listed_insert": "AFTER INSERT ON tag",
         "tag_listed_delete": "AFTER DELETE ON tag",
         "tag_listed_update": "AFTER UPDATE ON tag",

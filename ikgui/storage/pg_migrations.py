@@ -182,7 +182,7 @@ _V3 = (
     "CREATE INDEX conversation_pinned ON conversation (updated_at, id) WHERE pinned = 1",
 )
 
-#: A conversation's columns a listing shows, as SQLite's ``migrations.LISTED_COLUMNS``.
+#: A conversation's columns a listing shows, as SQLite's version 4.
 _V4_LISTED = (
     "parent_id, fork_event_id, agent, provider, model, title, title_by_user, status, "
     "trashed_at, updated_at, message_count, pinned"
