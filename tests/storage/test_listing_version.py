@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.storage import PeeweeStore, open_store
+from ikgui.storage import PeeweeStore, migrations, open_store, pg_migrations
 from ikgui.storage.migrations import MIGRATIONS
+from ikgui.storage.models import ConversationRow
 from ikgui.storage.pg_migrations import PG_MIGRATIONS
 from tests.storage.conftest import BOTH, open_kind
 from tests.storage.helpers import add_conversation
@@ -128,9 +129,6 @@ def test_a_database_from_before_schema_4_keeps_its_rows_and_counts_once_upgraded
 
 def test_every_conversation_column_is_listed_or_known_to_be_unlisted() -> None:
     """A column added later must be put in a new version's trigger, or here, on purpose."""
-    from ikgui.storage import migrations, pg_migrations
-    from ikgui.storage.models import ConversationRow
-
     unlisted = {"id", "draft", "tokens_input", "tokens_output", "cost", "created_at"}
     listed = {c.strip() for c in migrations._V4_LISTED.split(",")}
     assert listed == {c.strip() for c in pg_migrations._V4_LISTED.split(",")}
