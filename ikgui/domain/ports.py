@@ -154,6 +154,14 @@ class Store(Protocol):
         """A number that changes whenever another connection commits (for polling)."""
         ...
 
+    def listing_version(self) -> int:
+        """A number that changes when another connection may have changed what a listing
+        of conversations shows (one added, removed, renamed, pinned, trashed, re-tagged,
+        given an event...), and NOT when only the content of existing events changed (a
+        reply growing elsewhere). Cheap: read whenever ``data_version`` moved. It may
+        also move with this connection's own writes."""
+        ...
+
     def send_lock(self, conv_id: str) -> SendLock:
         """The lock held from a user message's append until its reply is finished."""
         ...

@@ -15,6 +15,7 @@ from peewee import Database, PeeweeException
 
 from ikgui.domain.errors import StorageError
 from ikgui.domain.ports import SendLock
+from ikgui.storage import listing_version
 from ikgui.storage.dialect import Dialect
 
 
@@ -117,6 +118,11 @@ class StoreConnection:
         """A number that changes when another connection commits (cheap change polling)."""
         with self._reading() as db:
             return self.dialect.data_version(db)
+
+    def listing_version(self) -> int:
+        """A number that changes when another connection may have changed a listing."""
+        with self._reading() as db:
+            return listing_version.read(self.dialect, db)
 
     def send_lock(self, conv_id: str) -> SendLock:
         return self.dialect.send_lock(conv_id)

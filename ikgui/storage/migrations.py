@@ -131,8 +131,43 @@ def _v3_pinned(conn: sqlite3.Connection) -> None:
     )
 
 
+#: The conversation columns a listing shows (the sidebar, ``ikgui conv list``), frozen as
+#: of version 4: a write to any of them counts as a change of the listing; a draft or
+#: usage update does not.
+_V4_LISTED = (
+    "parent_id, fork_event_id, agent, provider, model, title, title_by_user, status, "
+    "trashed_at, updated_at, message_count, pinned"
+)
+_BUMP_LISTING = "UPDATE listing_change SET n = n + 1 WHERE id = 1"
+
+
+def _v4_listing_change(conn: sqlite3.Connection) -> None:
+    """A counter of listing changes, kept by triggers: a window polling for another
+    process's writes re-reads its sidebar only when it moved (a reply growing elsewhere
+    updates events only, and leaves it alone)."""
+    conn.execute(
+        "CREATE TABLE listing_change (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL)"
+    )
+    conn.execute("INSERT INTO listing_change (id, n) VALUES (1, 0)")
+    triggers = {
+        "conversation_listed_insert": "AFTER INSERT ON conversation",
+        "conversation_listed_delete": "AFTER DELETE ON conversation",
+        "conversation_listed_update": f"AFTER UPDATE OF {_V4_LISTED} ON conversation",
+        "tag_listed_insert": "AFTER INSERT ON tag",
+        "tag_listed_delete": "AFTER DELETE ON tag",
+        "tag_listed_update": "AFTER UPDATE ON tag",
+    }
+    for name, when in triggers.items():
+        conn.execute(f"CREATE TRIGGER {name} {when} BEGIN {_BUMP_LISTING}; END")
+
+
 #: Every migration this version knows, oldest first.
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_bounded_index, _v3_pinned)
+MIGRATIONS: tuple[Migration, ...] = (
+    _v1_initial,
+    _v2_bounded_index,
+    _v3_pinned,
+    _v4_listing_change,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

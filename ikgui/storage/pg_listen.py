@@ -5,7 +5,10 @@ conversation, event or tag. :class:`ChangeListener` waits for those notification
 daemon thread (``Connection.notifies`` blocks in libpq's socket wait, it never queries
 the tables) and bumps :attr:`ChangeListener.version` for each one that another process or
 machine sent: the store's ``data_version()``. Its own writes (the store registers its
-connections' backend pids) do not count.
+connections' backend pids) do not count. :attr:`ChangeListener.listing_version` counts
+only those that may change a listing: not ``event`` (a reply growing elsewhere writes
+events only) nor ``conversation_unlisted`` (a draft, the usage); the store's
+``listing_version()``.
 
 When the connection is lost (the server restarted, the network went away) it reconnects
 with back-off, and bumps the version once connected again: what was written meanwhile
@@ -25,6 +28,8 @@ from psycopg.conninfo import make_conninfo
 log = logging.getLogger(__name__)
 
 CHANNEL = "ikgui_changes"
+#: Payloads of writes that change no listing (anything else may).
+UNLISTED = frozenset({"event", "conversation_unlisted"})
 #: Seconds between reconnection attempts: doubling from the first to the last.
 FIRST_DELAY = 0.2
 MAX_DELAY = 5.0
@@ -56,6 +61,8 @@ class ChangeListener:
         self._connect_timeout = max(1, round(connect_timeout))
         #: Bumped on every change another backend announced, and on every (re)connect.
         self.version = 0
+        #: Bumped as ``version``, except for changes no listing shows (``UNLISTED``).
+        self.listing_version = 0
         #: Whether the LISTEN connection is up now.
         self.connected = False
         #: Called on the listener's thread after each bump (the window queues a signal).
@@ -150,11 +157,13 @@ class ChangeListener:
                 if self._stop.is_set():
                     return
                 if not self.is_own(note.pid):
-                    self._bump()
+                    self._bump(listing=note.payload not in UNLISTED)
 
-    def _bump(self) -> None:
+    def _bump(self, *, listing: bool = True) -> None:
         with self._lock:
             self.version += 1
+            if listing:
+                self.listing_version += 1
         callback = self.on_change
         if callback is None:
             return

@@ -1,12 +1,14 @@
 """The PostgreSQL schema: frozen DDL per version, numbered as SQLite's (1 initial, 2 the
-bounded search index, 3 pinned), recorded in ``ikgui_meta``.
+bounded search index, 3 pinned, 4 listing changes), recorded in ``ikgui_meta``.
 
 The tables and columns are SQLite's (``models.py`` serves both; a test keeps all three in
 step), with PostgreSQL's types: ``double precision`` times, ``bigint`` identity ids.
 Search is a ``tsvector`` column generated from each event (``ikgui_event_search``: the
 searchable kinds' text, bounded, nothing while a reply streams; the rule of SQLite's
 ``event_text`` view) with a GIN index, and an expression GIN index on titles. Triggers
-``NOTIFY ikgui_changes`` after every statement that writes a conversation, event or tag.
+``NOTIFY ikgui_changes`` after every statement that writes a conversation, event or tag,
+the payload naming the table (since 4, ``conversation_unlisted`` for a statement that
+writes none of the conversation columns a listing shows: a draft, the usage).
 
 Every pending version runs in ONE transaction that first takes an advisory lock, so two
 processes starting at once never both migrate, and a failure leaves the database as it
@@ -180,6 +182,23 @@ _V3 = (
     "CREATE INDEX conversation_pinned ON conversation (updated_at, id) WHERE pinned = 1",
 )
 
+#: A conversation's columns a listing shows, as SQLite's version 4.
+_V4_LISTED = (
+    "parent_id, fork_event_id, agent, provider, model, title, title_by_user, status, "
+    "trashed_at, updated_at, message_count, pinned"
+)
+_V4 = (
+    """CREATE FUNCTION ikgui_notify_as() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_notify('ikgui_changes', TG_ARGV[0]); RETURN NULL; END $$""",
+    "DROP TRIGGER conversation_notify ON conversation",
+    f"""CREATE TRIGGER conversation_notify
+        AFTER INSERT OR DELETE OR UPDATE OF {_V4_LISTED} ON conversation
+        FOR EACH STATEMENT EXECUTE FUNCTION ikgui_notify()""",
+    """CREATE TRIGGER conversation_unlisted_notify
+        AFTER UPDATE OF draft, tokens_input, tokens_output, cost, created_at ON conversation
+        FOR EACH STATEMENT EXECUTE FUNCTION ikgui_notify_as('conversation_unlisted')""",
+)
+
 
 def _runner(statements: Sequence[str]) -> PgMigration:
     def run(cursor: Any) -> None:
@@ -190,7 +209,12 @@ def _runner(statements: Sequence[str]) -> PgMigration:
 
 
 #: Every migration this version knows, oldest first (as ``migrations.MIGRATIONS``).
-PG_MIGRATIONS: tuple[PgMigration, ...] = (_runner(_V1), _runner(_V2), _runner(_V3))
+PG_MIGRATIONS: tuple[PgMigration, ...] = (
+    _runner(_V1),
+    _runner(_V2),
+    _runner(_V3),
+    _runner(_V4),
+)
 
 
 def newer_schema_error(where: str, found: int, known: int) -> StorageError:

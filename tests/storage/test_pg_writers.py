@@ -176,4 +176,4 @@ def test_two_processes_opening_a_new_database_at_once_migrate_it_once(pg_url: st
             p.stdin.close()
         versions = [p.stdout.read().strip() for p in openers if p.stdout is not None]
         assert [p.wait(timeout=60) for p in openers] == [0, 0]
-    assert versions == ["3", "3"]
+    assert versions == ["4", "4"]

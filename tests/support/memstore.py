@@ -177,6 +177,9 @@ class MemoryStore:
         # Changes only when *another* connection commits; nothing else shares this one.
         return 1
 
+    def listing_version(self) -> int:
+        return 1  # (as ``data_version``: no other connection)
+
     def _conversation(self, conv_id: str) -> Conversation:
         conv = self._conversations.get(conv_id)
         if conv is None:

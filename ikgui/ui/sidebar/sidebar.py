@@ -94,6 +94,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._search_timer = _timer(self, SEARCH_DELAY_MS, self._run_search, single=True)
         _timer(self, TIMES_REFRESH_MS, self._refresh_times, single=False).start()
         self._version = store.data_version()
+        self._listed = store.listing_version()
         self._fill_tags()
         self.model.fetchMore(QModelIndex())  # the first page, before the first paint
         self._update_placeholder()
@@ -234,12 +235,16 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         dialog.open()
 
     def poll(self) -> bool:
-        """Reload if another connection changed the database since the last look."""
+        """Whether another connection changed the database since the last look; reloads
+        only if what the sidebar lists may have changed (not for a reply growing)."""
         version = self._store.data_version()
         if version == self._version:
             return False
         self._version = version
-        self.reload()
+        listed = self._store.listing_version()
+        if listed != self._listed:
+            self._listed = listed
+            self.reload()
         return True
 
     def menu_for(self, index: QModelIndex) -> QMenu | None:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from ikgui.domain import elsewhere
 from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.window.elsewhere_mark import ElsewhereMark
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -61,6 +62,8 @@ class DraftsAndPolling(QObject):
         self._draft_waits = False
         #: When the poll last saw the database change (``time.monotonic()``).
         self._quiet_since = time.monotonic()
+        #: The sidebar's streaming marker for a reply written elsewhere.
+        self.elsewhere_mark = ElsewhereMark(window)
 
     def start_polling(self) -> None:
         self._poll_timer.start()
@@ -146,11 +149,12 @@ class DraftsAndPolling(QObject):
                 self.save_draft()
             if not changed:
                 self._check_writer()
-                return
-            self._quiet_since = time.monotonic()
-            if session.saved and not session.streaming:
-                self._take_in()
-                window.chrome.refresh()
+            else:
+                self._quiet_since = time.monotonic()
+                if session.saved and not session.streaming:
+                    self._take_in()
+                    window.chrome.refresh()
+            self.elsewhere_mark.update()
         except DatabaseUnreachable as exc:
             window.statusBar().showMessage(away(exc.where), POLL_MS + 500)
         except IkguiError as exc:
