@@ -20,7 +20,9 @@ from pytestqt.qtbot import QtBot
 
 import ikgui
 from ikgui.domain.events import Conversation
+from ikgui.domain.timefmt import day_bounds
 from ikgui.storage import open_store
+from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
 from ikgui.ui.sidebar.sidebar_rows import HeaderRole
 from tests.ui.test_send_start import ROOTS, fill, statements
@@ -144,4 +146,33 @@ def test_a_page_reads_the_parents_of_its_forks_in_one_query(tmp_path: Path, qtbo
         assert [f.id for f in forks if f is not None] == ["fork-0600", "fork-0596"]
     finally:
         bar.model.pages_held = True  # (no page read after the store is closed)
+        store.close()
+
+
+def test_the_short_header_lookup_agrees_with_the_header_role_across_midnight(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    store = open_store(tmp_path / "ikgui.db")
+    start = day_bounds(time.time())[0] + 23.5 * 3600  # half an hour before midnight
+    now = [start]
+    try:
+        with store.transaction():
+            for n in range(30):
+                at = start - n * 2 * 3600
+                conv = Conversation(f"conv-{n:03d}", created_at=at, updated_at=at)
+                store.insert_conversation(conv)
+        model = ConversationListModel(store, clock=lambda: now[0])
+        model.fetch_all()
+
+        def headers(ask: Any) -> list[str | None]:
+            return [ask(model.index(row, 0)) for row in range(model.rowCount())]
+
+        before = headers(model.header_at)
+        assert before == headers(lambda index: model.data(index, HeaderRole))
+        assert before[0] == "Today"
+        now[0] = start + 3600  # past midnight: today's rows are yesterday's
+        after = headers(model.header_at)
+        assert after == headers(lambda index: model.data(index, HeaderRole))
+        assert after[0] == "Yesterday" and after != before
+    finally:
         store.close()
