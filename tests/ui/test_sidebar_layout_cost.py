@@ -176,3 +176,32 @@ def test_the_short_header_lookup_agrees_with_the_header_role_across_midnight(
         assert after[0] == "Yesterday" and after != before
     finally:
         store.close()
+
+
+def test_a_new_row_selected_in_a_hidden_list_lays_out_no_row_until_shown(
+    tmp_path: Path, qtbot: QtBot
+) -> None:
+    fill(tmp_path / "ikgui.db")
+    store = open_store(tmp_path / "ikgui.db")
+    try:
+        bar = loaded_sidebar(store, qtbot)
+        view = bar.view
+        view.verticalScrollBar().setValue(view.verticalScrollBar().maximum())
+        bar.hide()  # a narrow window collapses the list
+        at = time.time()
+        store.insert_conversation(Conversation("conv-new", created_at=at, updated_at=at))
+        with python_calls() as calls:  # what a send start does to the list
+            bar.refresh_conversation("conv-new")
+            bar.set_current("conv-new")
+            qtbot.wait(20)  # (the view's own timers too)
+        assert calls["sizeHint"] == 0, calls["sizeHint"]
+        bar.show()
+        qtbot.waitExposed(bar)
+        current = view.currentIndex()
+        assert bar.model.conversation(current).id == "conv-new"  # type: ignore[union-attr]
+        assert current.row() == 0
+        assert view.viewport().rect().contains(view.visualRect(current))  # scrolled to it
+        assert view.verticalScrollBar().value() == 0
+    finally:
+        bar.model.pages_held = True
+        store.close()

@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QShowEvent,
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
 
@@ -33,6 +34,10 @@ class ConversationTreeView(QTreeView):
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
     tag_clicked = Signal(str)  # a tag chip on a row was clicked
     pin_key_pressed = Signal()  # Ctrl+P: pin (or unpin) the selected rows
+    # (class defaults: the base class's constructor already lays the view out)
+    _laid_out_once = False  # laid out while shown at least once
+    _layout_when_shown = False
+    _scroll_when_shown = False
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -150,6 +155,33 @@ class ConversationTreeView(QTreeView):
         if index.isValid():
             self.menu_requested.emit(index, where)
             event.accept()
+
+    def scroll_to_current(self) -> None:
+        """Scroll the current row into view; while the list is hidden (a narrow window),
+        when it is shown."""
+        if self.isVisible():
+            self.scrollTo(self.currentIndex())
+        else:
+            self._scroll_when_shown = True
+
+    def doItemsLayout(self) -> None:
+        """Lay every loaded row out, but not while the list is hidden (a narrow window):
+        Qt would at each new or moved row (a send), for a list nobody sees; it is laid
+        out when shown. (A list never shown, e.g. in tests, is laid out as usual.)"""
+        if self._laid_out_once and not self.isVisible():
+            self._layout_when_shown = True
+            return
+        self._laid_out_once = self._laid_out_once or self.isVisible()
+        super().doItemsLayout()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._layout_when_shown:
+            self._layout_when_shown = False
+            super().doItemsLayout()
+        if self._scroll_when_shown:
+            self._scroll_when_shown = False
+            self.scrollTo(self.currentIndex())
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
