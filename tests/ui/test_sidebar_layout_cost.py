@@ -16,6 +16,7 @@ from types import FrameType
 from typing import Any
 
 from PySide6.QtCore import QModelIndex
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 import ikgui
@@ -184,8 +185,17 @@ def test_a_new_row_selected_in_a_hidden_list_lays_out_no_row_until_shown(
     fill(tmp_path / "ikgui.db")
     store = open_store(tmp_path / "ikgui.db")
     try:
-        bar = loaded_sidebar(store, qtbot)
+        window = QWidget()  # the list in a window, as the main window holds it
+        qtbot.addWidget(window)
+        bar = ConversationSidebar(store)
+        QHBoxLayout(window).addWidget(bar)
+        window.resize(300, 720)
+        window.show()
+        qtbot.waitExposed(window)
+        bar.model.fetch_all()
+        bar.model.pages_held = True
         view = bar.view
+        view.doItemsLayout()
         view.verticalScrollBar().setValue(view.verticalScrollBar().maximum())
         bar.hide()  # a narrow window collapses the list
         at = time.time()
@@ -196,7 +206,7 @@ def test_a_new_row_selected_in_a_hidden_list_lays_out_no_row_until_shown(
             qtbot.wait(20)  # (the view's own timers too)
         assert calls["sizeHint"] == 0, calls["sizeHint"]
         bar.show()
-        qtbot.waitExposed(bar)
+        qtbot.wait(20)
         current = view.currentIndex()
         assert bar.model.conversation(current).id == "conv-new"  # type: ignore[union-attr]
         assert current.row() == 0

@@ -35,7 +35,6 @@ class ConversationTreeView(QTreeView):
     tag_clicked = Signal(str)  # a tag chip on a row was clicked
     pin_key_pressed = Signal()  # Ctrl+P: pin (or unpin) the selected rows
     # (class defaults: the base class's constructor already lays the view out)
-    _laid_out_once = False  # laid out while shown at least once
     _layout_when_shown = False
     _scroll_when_shown = False
 
@@ -165,13 +164,13 @@ class ConversationTreeView(QTreeView):
             self._scroll_when_shown = True
 
     def doItemsLayout(self) -> None:
-        """Lay every loaded row out, but not while the list is hidden (a narrow window):
-        Qt would at each new or moved row (a send), for a list nobody sees; it is laid
-        out when shown. (A list never shown, e.g. in tests, is laid out as usual.)"""
-        if self._laid_out_once and not self.isVisible():
+        """Lay every loaded row out, but not while the list is hidden in a shown window
+        (a narrow one): Qt would at each new or moved row (a send), for a list nobody
+        sees; it is laid out when shown. (A list outside a shown window, e.g. in tests,
+        is laid out as usual.)"""
+        if not self.isVisible() and self.window().isVisible():
             self._layout_when_shown = True
             return
-        self._laid_out_once = self._laid_out_once or self.isVisible()
         super().doItemsLayout()
 
     def showEvent(self, event: QShowEvent) -> None:
