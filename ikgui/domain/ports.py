@@ -43,6 +43,11 @@ class Store(Protocol):
 
     def get_conversation(self, conv_id: str) -> Conversation | None: ...
 
+    def get_conversations(self, conv_ids: Sequence[str]) -> dict[str, Conversation]:
+        """``get_conversation`` of many, in one query (those that do not exist are left
+        out): e.g. the parents of a page of the sidebar's rows."""
+        ...
+
     def find_by_suffix(self, ref: str) -> list[str]:
         """Ids equal to ``ref`` or ending with it (any status), sorted."""
         ...

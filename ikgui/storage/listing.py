@@ -113,6 +113,15 @@ def by_ids(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
     return {c.id: c for c in found}
 
 
+def by_ids_chunked(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
+    """``by_ids`` for any number of ids: one query per ``CHILDREN_CHUNK`` of them."""
+    ids = list(dict.fromkeys(conv_ids))
+    found: dict[str, Conversation] = {}
+    for start in range(0, len(ids), CHILDREN_CHUNK):
+        found.update(by_ids(db, ids[start : start + CHILDREN_CHUNK]))
+    return found
+
+
 def children(db: Database, conv_id: str) -> list[Conversation]:
     return _conversations(_CHILDREN(db, conv_id).fetchall())
 

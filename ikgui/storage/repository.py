@@ -67,6 +67,12 @@ class PeeweeStore(EventStore):
         with self._reading() as db:
             return listing.by_id(db, conv_id)
 
+    def get_conversations(self, conv_ids: Sequence[str]) -> dict[str, Conversation]:
+        if not conv_ids:
+            return {}
+        with self._reading() as db:
+            return listing.by_ids_chunked(db, conv_ids)
+
     def find_by_suffix(self, ref: str) -> list[str]:
         if not ref:
             return []

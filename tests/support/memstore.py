@@ -207,6 +207,10 @@ class MemoryStore:
         conv = self._conversations.get(conv_id)
         return replace(conv) if conv is not None else None
 
+    def get_conversations(self, conv_ids: Sequence[str]) -> dict[str, Conversation]:
+        found = (self._conversations.get(conv_id) for conv_id in conv_ids)
+        return {conv.id: replace(conv) for conv in found if conv is not None}
+
     def find_by_suffix(self, ref: str) -> list[str]:
         if not ref:
             return []

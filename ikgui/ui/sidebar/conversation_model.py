@@ -164,6 +164,15 @@ class ConversationListModel(ConversationTree):
             return False
         return all(t in conv.tags for t in self._tags)
 
+    def _read_parents(self, convs: list[Conversation]) -> None:
+        """The parents of ``convs`` that are neither loaded nor known yet, in one query
+        (``_is_top`` then asks no more of the store)."""
+        wanted = {c.parent for c in convs if c.parent is not None}
+        wanted = {p for p in wanted if p not in self._by_id and p not in self._parents}
+        if wanted:
+            found = self._store.get_conversations(sorted(wanted))
+            self._parents.update((p, found.get(p)) for p in wanted)
+
     def _lookup(self, conv_id: str) -> Conversation | None:
         node = self._by_id.get(conv_id)
         if node is not None:
@@ -232,7 +241,9 @@ class ConversationListModel(ConversationTree):
         pins: list[Conversation] = []
         if not self._pins_read:
             self._pins_read = True
-            pins = [c for c in self._pins() if c.id not in self._by_id and self._is_top(c)]
+            pins = self._pins()
+            self._read_parents(pins)
+            pins = [c for c in pins if c.id not in self._by_id and self._is_top(c)]
         added: list[Conversation] = []
         while not added and not self._exhausted:
             # Pages grow with what is loaded (a quarter of it): each page makes the view
@@ -251,6 +262,7 @@ class ConversationListModel(ConversationTree):
             self._exhausted = len(page) < size
             if page:
                 self._cursor = sort_key(page[-1])
+            self._read_parents(page)
             added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
         if pins or added:
             self._forks.read(c.id for c in pins + added)

@@ -283,7 +283,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             self.view.selectionModel().setCurrentIndex(
                 index, QItemSelectionModel.SelectionFlag.ClearAndSelect
             )
-            self.view.scrollTo(index)
+            self.view.scroll_to_current()
         finally:
             self.model.pages_held = held
 

@@ -159,6 +159,9 @@ class ConversationDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self._editing = QPersistentModelIndex()  # the row under the inline editor
         self._fonts: tuple[QFont, _Fonts] | None = None
+        #: A tree row's two sizes (without, with a header) for ``_size_font``.
+        self._size_font: QFont | None = None
+        self._sizes = (QSize(), QSize())
 
     def fonts(self, font: QFont) -> _Fonts:
         """The fonts and metrics for ``font``, made once (every row asks, often)."""
@@ -168,10 +171,22 @@ class ConversationDelegate(QStyledItemDelegate):
 
     # -- geometry -------------------------------------------------------------------------
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> Any:
-        """Rows differ in height only by a header or a snippet: no other lookups (the
-        view asks every loaded row once per layout)."""
-        fonts = self.fonts(option.font)
-        return QSize(option.rect.width(), fonts.row_h + extra_height(index, fonts))
+        """Rows differ in height only by a header or a snippet: the view asks every loaded
+        row once per layout, so a tree's row costs one lookup of its header (no font
+        metrics, no text, no other role)."""
+        model = index.model()
+        if not isinstance(model, ConversationTree):
+            fonts = self.fonts(option.font)
+            return QSize(option.rect.width(), fonts.row_h + extra_height(index, fonts))
+        font = option.font
+        if font != self._size_font:
+            self._size_font = QFont(font)
+            fonts = self.fonts(font)
+            self._sizes = (QSize(-1, fonts.row_h), QSize(-1, fonts.row_h + fonts.header_h))
+        size = self._sizes[1 if model.header_at(index) else 0]
+        width = option.rect.width()
+        # The view's layout asks with no width (-1): the made size as it is.
+        return size if width == -1 else QSize(width, size.height())
 
     # -- painting --------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:

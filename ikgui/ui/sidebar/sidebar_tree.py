@@ -185,9 +185,23 @@ class ConversationTree(QAbstractItemModel):
 
     def header_at(self, index: AnyIndex) -> str | None:
         """``data(index, HeaderRole)`` without the trip through Qt (the delegate's size
-        hints ask it of every row at each layout)."""
-        node = self._nodes.get(index.internalId()) if index.isValid() else None
-        return self._header(node) if node is not None and node.conv is not None else None
+        hints ask it of every row at each layout: the short path, no other calls when the
+        groups are known). An invalid index's id is the root's: no header."""
+        node = self._nodes.get(index.internalId())
+        if node is None or node.parent is not self._root:
+            return None
+        groups, conv, row = self._groups, node.conv, node.row
+        now = self._clock()
+        mine = groups.get(node.key)
+        if mine is None or mine[0] is not conv or not self._day[0] <= now < self._day[1]:
+            return self._header(node)
+        if row == 0:
+            return mine[1]
+        above = self._root.children[row - 1]  # type: ignore[index]
+        theirs = groups.get(above.key)
+        if theirs is None or theirs[0] is not above.conv:
+            return self._header(node)
+        return None if theirs[1] == mine[1] else mine[1]
 
     # -- group headers ----------------------------------------------------------------------
     def _group(self, node: Node, now: float) -> str:

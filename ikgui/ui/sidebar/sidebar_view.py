@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QShowEvent,
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
 
@@ -33,6 +34,9 @@ class ConversationTreeView(QTreeView):
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
     tag_clicked = Signal(str)  # a tag chip on a row was clicked
     pin_key_pressed = Signal()  # Ctrl+P: pin (or unpin) the selected rows
+    # (class defaults: the base class's constructor already lays the view out)
+    _layout_when_shown = False
+    _scroll_when_shown = False
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -150,6 +154,33 @@ class ConversationTreeView(QTreeView):
         if index.isValid():
             self.menu_requested.emit(index, where)
             event.accept()
+
+    def scroll_to_current(self) -> None:
+        """Scroll the current row into view; while the list is hidden (a narrow window),
+        when it is shown."""
+        if self.isVisible():
+            self.scrollTo(self.currentIndex())
+        else:
+            self._scroll_when_shown = True
+
+    def doItemsLayout(self) -> None:
+        """Lay every loaded row out, but not while the list is hidden in a shown window
+        (a narrow one): Qt would at each new or moved row (a send), for a list nobody
+        sees; it is laid out when shown. (A list outside a shown window, e.g. in tests,
+        is laid out as usual.)"""
+        if not self.isVisible() and self.window().isVisible():
+            self._layout_when_shown = True
+            return
+        super().doItemsLayout()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._layout_when_shown:
+            self._layout_when_shown = False
+            super().doItemsLayout()
+        if self._scroll_when_shown:
+            self._scroll_when_shown = False
+            self.scrollTo(self.currentIndex())
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
