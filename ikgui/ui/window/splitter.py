@@ -34,9 +34,10 @@ class MainSplitter(QSplitter):
 
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
-        if self.count() < 2 or self.widget(0).isHidden():
+        first = self.widget(0)
+        if self.count() < 2 or first is None or first.isHidden():
             return hint
-        collapsible = least_width(self.widget(0)) + self.handleWidth()
+        collapsible = least_width(first) + self.handleWidth()
         return QSize(max(0, hint.width() - collapsible), hint.height())
 
 
@@ -48,6 +49,8 @@ def sized_by_current_page(stack: QStackedWidget) -> Callable[[], None]:
     def follow() -> None:
         for index in range(stack.count()):
             page = stack.widget(index)
+            if page is None:
+                continue
             own = kept.setdefault(id(page), page.sizePolicy().horizontalPolicy())
             policy = page.sizePolicy()
             shown = index == stack.currentIndex()
