@@ -21,6 +21,7 @@ from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
 from ikgui.ui.prompt.prompt_editor import PromptEditor
 from ikgui.ui.transcript.scrollback import ScrollbackView
+from ikgui.ui.window.splitter import sized_by_current_page
 
 if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel
@@ -51,6 +52,7 @@ class ConversationPane(QWidget):
         self.stack = QStackedWidget(self)
         self.stack.setObjectName("centreStack")
         self.stack.addWidget(self.scrollback)
+        self._fit_stack = sized_by_current_page(self.stack)  # the hidden welcome: no minimum
         self.feedback = make_plain(QLabel())  # server and model text: never HTML
         self.feedback.setObjectName("commandFeedback")
         self.feedback.setAccessibleName("Command result")
@@ -111,6 +113,7 @@ class ConversationPane(QWidget):
             self._welcome.setup_requested.connect(self.setup_requested)
             self._welcome.demo_requested.connect(self.demo_requested)
             self.stack.addWidget(self._welcome)
+            self._fit_stack()
         return self._welcome
 
     def show_welcome(self, welcome: bool) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QToolBar
+from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
@@ -43,6 +43,7 @@ from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.splitter import MainSplitter
 from ikgui.ui.window.startup import TailFirstStart
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ class MainWindow(QMainWindow):
         self.prompt.set_commands((c.name, c.description, c.usage) for c in self.session.registry)
         self.working = WorkingPromptPanel(self)
 
-        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter = MainSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.sidebar)
         self.splitter.addWidget(pane)

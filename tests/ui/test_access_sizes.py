@@ -149,7 +149,7 @@ def clipped(window: MainWindow) -> list[str]:
     bad = [
         f"{type(w).__name__} {w.objectName()!r}"
         for w in window.findChildren(QWidget)
-        if w.isVisible() and not w.isWindow() and not inside(w, window)
+        if w.isVisible() and not w.isWindow() and w.window() is window and not inside(w, window)
     ]
     toolbar = window.toolbar_actions.toolbar
     for action in toolbar.actions():

@@ -75,6 +75,7 @@ class WindowDialogs:
         dialog = BranchesView(window.store, conv_id or window.current_id, window)
         dialog.open_requested.connect(window.open_conversation)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.resize(dialog.size().boundedTo(window.size()))  # 800×600: not past the window
         dialog.show()
         window.branches_view = dialog
         return dialog
