@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from ikgui.ui import style
 
@@ -43,3 +44,10 @@ def app_styled(theme: str) -> Iterator[QApplication]:
                 hints.unsetColorScheme()
             for key, value in properties.items():
                 app.setProperty(key, value)
+
+
+def gone(window: QWidget) -> None:
+    """Delete a closed window now: restoring the style afterwards must not reach its
+    widgets (they would lay out again over a closed store)."""
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

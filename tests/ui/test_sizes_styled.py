@@ -20,7 +20,7 @@ from ikgui.ui.window.splitter import least_width
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
-from tests.ui.styled import app_styled
+from tests.ui.styled import app_styled, gone
 from tests.ui.test_access_sizes import clipped, inside
 from tests.ui.test_window import closed, opened, reply, settle, type_and_send, write_config
 
@@ -149,6 +149,7 @@ async def test_styled_at_800_by_600_every_state_fits(
             if getattr(win, "branches_view", None) is not None:
                 win.branches_view.close()
             await closed(win)
+            gone(win)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -163,6 +164,7 @@ async def test_styled_first_run_welcome_fits_at_800_by_600(
             assert_fits(win)
         finally:
             await closed(win)
+            gone(win)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
@@ -177,8 +179,10 @@ async def test_styled_window_restored_at_800_by_600_opens_at_that_size(
         win = await opened(home_dir)
         await at_800_by_600(win)
         await closed(win)
+        gone(win)
         win = await opened(home_dir)
         try:
             assert_fits(win)
         finally:
             await closed(win)
+            gone(win)
