@@ -38,7 +38,7 @@ from ikgui.storage.copy_sync import (
     sync_tags,
 )
 from ikgui.storage.models import ConversationRow, EventRow
-from ikgui.storage.prepared import execute_sql
+from ikgui.storage.prepared import chunks, execute_sql
 
 BATCH = 2000
 #: ``progress(what, done, total)``: called after each batch ("events", 40000, 1000000).
@@ -214,9 +214,8 @@ def _copy_events(
 
 
 def _rows_by_id(source: Database, ids: array[int], batch: int) -> Iterator[list[tuple[Any, ...]]]:
-    for start in range(0, len(ids), batch):
-        chunk = ids[start : start + batch].tolist()
-        query = EventRow.select(*_fields(EventRow)).where(EventRow.id.in_(chunk))
+    for chunk in chunks(ids, batch):
+        query = EventRow.select(*_fields(EventRow)).where(EventRow.id.in_(list(chunk)))
         yield list(query.order_by(EventRow.id).tuples().execute(source))
 
 
@@ -234,7 +233,7 @@ def _refuse_other_history(
         return None  # empty: the common case
     created = ConversationRow.created_at
     ours = list(ConversationRow.select(ConversationRow.id, created).tuples().execute(source))
-    for page in _chunks(ours, batch):
+    for page in chunks(ours, batch):
         theirs = dict(
             ConversationRow.select(ConversationRow.id, created)
             .where(ConversationRow.id.in_([row[0] for row in page]))
@@ -260,11 +259,6 @@ def _refuse_other_history(
             elif there[len(at) :] != side.fingerprint(row):
                 todo.append(row[0])
     return todo
-
-
-def _chunks(rows: list[Any], size: int) -> Iterator[list[Any]]:
-    for start in range(0, len(rows), size):
-        yield rows[start : start + size]
 
 
 def _clash(what: str) -> StorageError:

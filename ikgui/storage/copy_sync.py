@@ -28,7 +28,7 @@ from typing import Any, cast
 from peewee import ColumnBase, Database, Field, Model, fn
 
 from ikgui.storage.models import ConversationRow, EventRow, TagRow
-from ikgui.storage.prepared import execute_sql
+from ikgui.storage.prepared import chunks, execute_sql
 
 #: Does something to the destination's search index for the rows with these ids.
 Index = Callable[[Database, list[Any]], None]
@@ -147,19 +147,18 @@ def sync_tags(source: Database, dest: Database, conv_ids: Sequence[str], batch: 
     columns = (TagRow.id, TagRow.conversation, TagRow.name)
     want = set(TagRow.select(*columns).tuples().execute(source))
     have: set[tuple[Any, ...]] = set()
-    for start in range(0, len(conv_ids), batch):
-        chunk = list(conv_ids[start : start + batch])
-        query = TagRow.select(*columns).where(TagRow.conversation.in_(chunk))
+    for chunk in chunks(conv_ids, batch):
+        query = TagRow.select(*columns).where(TagRow.conversation.in_(list(chunk)))
         have.update(query.tuples().execute(dest))
     pairs_wanted = {row[1:] for row in want}
     pairs_had = {row[1:] for row in have}
     gone = sorted(row[0] for row in have - want)
     new = sorted(want - have)
     with dest.atomic():
-        for start in range(0, len(gone), batch):
-            TagRow.delete().where(TagRow.id.in_(gone[start : start + batch])).execute(dest)
-        for start in range(0, len(new), batch):
-            _add_tags(dest, new[start : start + batch])
+        for ids in chunks(gone, batch):
+            TagRow.delete().where(TagRow.id.in_(list(ids))).execute(dest)
+        for rows in chunks(new, batch):
+            _add_tags(dest, list(rows))
     return Synced(
         added=len(pairs_wanted - pairs_had),
         updated=len(pairs_had - pairs_wanted),

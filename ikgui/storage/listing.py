@@ -28,7 +28,7 @@ from ikgui.storage.models import (
     conversation_from_fields,
     conversation_from_row,
 )
-from ikgui.storage.prepared import Prepared, execute
+from ikgui.storage.prepared import Prepared, chunks, execute
 
 _Row = ConversationRow
 
@@ -115,10 +115,9 @@ def by_ids(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
 
 def by_ids_chunked(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
     """``by_ids`` for any number of ids: one query per ``CHILDREN_CHUNK`` of them."""
-    ids = list(dict.fromkeys(conv_ids))
     found: dict[str, Conversation] = {}
-    for start in range(0, len(ids), CHILDREN_CHUNK):
-        found.update(by_ids(db, ids[start : start + CHILDREN_CHUNK]))
+    for chunk in chunks(list(dict.fromkeys(conv_ids)), CHILDREN_CHUNK):
+        found.update(by_ids(db, chunk))
     return found
 
 
@@ -130,10 +129,8 @@ def children_of(db: Database, conv_ids: Sequence[str]) -> dict[str, list[Convers
     """The direct forks of each of ``conv_ids``, oldest first, in one query per
     ``CHILDREN_CHUNK`` parents (every one of ``conv_ids`` is a key)."""
     found: dict[str, list[Conversation]] = {conv_id: [] for conv_id in conv_ids}
-    ids = list(found)
-    for start in range(0, len(ids), CHILDREN_CHUNK):
-        rows = _CHILDREN_OF(db, *ids[start : start + CHILDREN_CHUNK]).fetchall()
-        for conv in _conversations(rows):
+    for chunk in chunks(list(found), CHILDREN_CHUNK):
+        for conv in _conversations(_CHILDREN_OF(db, *chunk).fetchall()):
             found[conv.parent or ""].append(conv)
     return found
 
