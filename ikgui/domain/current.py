@@ -80,8 +80,19 @@ class OpenConversation(PromptEditing):
         """Whether the conversation on screen is a closed branch (read-only)."""
         return self.saved and closing.is_closed(self.conversation)
 
+    @property
+    def trashed(self) -> bool:
+        """Whether the conversation on screen is in the Trash (read-only)."""
+        return self.saved and closing.is_trashed(self.conversation)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the conversation on screen takes no input (closed, or in the Trash)."""
+        return self.saved and closing.is_read_only(self.conversation)
+
     def ensure_open(self) -> None:
-        """Refuse input to a closed branch (see :mod:`ikgui.domain.closing`)."""
+        """Refuse input to a closed branch or a conversation in the Trash (see
+        :mod:`ikgui.domain.closing`)."""
         if self.saved:
             closing.refuse_closed(self.conversation)
 
@@ -383,9 +394,14 @@ class OpenConversation(PromptEditing):
         victims = [v for v in victims if v.status != STATUS_KILLED]
         if not victims:
             raise UserError(f"Conversation already closed: {target.id}")
-        killer = self.conversation.id
         content = f"Closed {len(victims)} conversations" if cascade else f"Closed {target.id}"
-        data = {"target": target.id, "killed_by": killer, "cascade": cascade, "count": len(victims)}
+        data = {
+            "target": target.id,
+            "killed_by": closing.BY_USER,  # who; ``from``: where the command was given
+            "from": self.conversation.id,
+            "cascade": cascade,
+            "count": len(victims),
+        }
         with self.store.transaction():
             for victim in victims:
                 self.store.update_conversation(victim.id, status=STATUS_KILLED)

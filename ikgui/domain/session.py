@@ -115,8 +115,19 @@ class Session:
         """Whether the open conversation is a closed branch (read-only until reopened)."""
         return self.current.closed
 
+    @property
+    def trashed(self) -> bool:
+        """Whether the open conversation is in the Trash (read-only until restored)."""
+        return self.current.trashed
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the open conversation takes no input (closed, or in the Trash)."""
+        return self.current.read_only
+
     def ensure_open(self) -> None:
-        """Raise ``ClosedError`` if the open conversation is a closed branch."""
+        """Raise ``ClosedError`` (``TrashedError``) if the open conversation is a closed
+        branch (in the Trash)."""
         self.current.ensure_open()
 
     @property
