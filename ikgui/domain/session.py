@@ -25,6 +25,7 @@ from typing import Any
 from ikgui.domain.commands import CommandResult, Registry
 from ikgui.domain.context import Message
 from ikgui.domain.context_diff import last_request
+from ikgui.domain.crashed import being_written
 from ikgui.domain.current import Listener, OpenConversation
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Event
@@ -282,8 +283,10 @@ class Session:
         return self.current.fork_point()
 
     def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
-        """Create a child of the current conversation and switch to it."""
-        if self.streaming:
+        """Create a child of the current conversation and switch to it. Refused while a
+        reply streams into it, here or in another process (``ikgui run -c``, another
+        window: it holds the send lock), which would fork at a reply still growing."""
+        if self.streaming or (self.saved and being_written(self.store, self.conversation.id)):
             raise UserError("Cannot fork while a reply is streaming")
         return self.current.fork(at_event, prompt)
 
