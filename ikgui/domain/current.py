@@ -123,7 +123,7 @@ class OpenConversation(PromptEditing):
         self.conversation = self._blank(agent)
         self.saved = False
         self.state = ReplayState()
-        self._staged_prompt = None
+        self._staged_prompt = self.set_aside_prompt = None
         self.announce(ConversationSwitched(self.conversation.id))
         return self.conversation
 
@@ -132,11 +132,14 @@ class OpenConversation(PromptEditing):
         conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
+        previous = self.conversation.id
         self.conversation = conv
         self.saved = True
         self.state = write_ops.replayed(self, conv_id)
         self.show_live_text()
         self._staged_prompt = None
+        if conv.id != previous:
+            self.set_aside_prompt = None  # (the window keeps it with its conversation)
         self.announce(ConversationSwitched(conv.id))
         return conv
 
@@ -332,8 +335,13 @@ class OpenConversation(PromptEditing):
         return self.append(Kind.REWIND, "", data)
 
     def clear(self) -> Event:
+        """Empty the context; an unsaved edit of the working prompt ends with it (set
+        aside, see :mod:`ikgui.domain.prompt_edits`): the prompt it edited is gone."""
+        edit = self.staged_prompt
         settings = {"model": self.state.model, "system": self.state.system_override}
-        return self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+        event = self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+        self.set_aside(edit)
+        return event
 
     # -- forks -------------------------------------------------------------------
     def fork_point(self) -> int | None:

@@ -249,6 +249,10 @@ class Session:
     def revert_prompt(self) -> None:
         self.current.revert_prompt()
 
+    def take_set_aside_prompt(self) -> str | None:
+        """The unsaved prompt edit the last ``/clear`` ended, once (``None``: none)."""
+        return self.current.take_set_aside()
+
     def edit_prompt(self, text: str) -> Event | None:
         return self.current.edit_prompt(text)
 
