@@ -61,6 +61,8 @@ class WorkingPromptController(QObject):
         self._choice = str(window.services.ui_state.value(CHOICE_KEY, "", type=str))
         #: The drafts known to be stored (so that clearing one costs nothing otherwise).
         self._drafts: set[str] = set()
+        #: Whether the open conversation has an edit a Clear ended ("Restore unsaved edit").
+        self._set_aside = False
 
     def prompt_before(self, event_id: int) -> str | None:
         """The working prompt before event ``event_id`` changed it (the cards' "before";
@@ -74,7 +76,7 @@ class WorkingPromptController(QObject):
             session.prompt_mode in ("line", "json")
             or bool(session.state.working_prompt)
             or session.prompt_edited
-            or not self.window.working.restore_edit_button.isHidden()
+            or self._set_aside
         )
 
     def _set_choice(self, choice: str) -> None:
@@ -155,7 +157,7 @@ class WorkingPromptController(QObject):
         if draft is not None and draft != session.state.working_prompt:
             window.working.show_prompt(draft)
             session.stage_prompt(draft)
-        window.working.restore_edit_button.setVisible(state.contains(self._set_aside_key()))
+        self._set_aside = state.contains(self._set_aside_key())
         self.refresh()
 
     def refresh(self) -> None:
@@ -165,7 +167,9 @@ class WorkingPromptController(QObject):
         edit = session.take_set_aside_prompt()
         if edit is not None:  # a Clear ended it: kept behind "Restore unsaved edit"
             window.services.ui_state.setValue(self._set_aside_key(), edit)
-            window.working.restore_edit_button.setVisible(True)
+            self._set_aside = True
+        writable = not (session.read_only or window.read_only)  # (its editor is read-only)
+        window.working.restore_edit_button.setVisible(self._set_aside and writable)
         if not session.prompt_edited:
             window.working.show_prompt(session.state.working_prompt)
             self._forget_draft()
@@ -182,7 +186,7 @@ class WorkingPromptController(QObject):
         state, key = window.services.ui_state, self._set_aside_key()
         edit = str(state.value(key, "", type=str)) if state.contains(key) else None
         state.remove(key)
-        window.working.restore_edit_button.setVisible(False)
+        self._set_aside = False
         if edit is not None:
             window.working.editor.setPlainText(edit)  # as typed: staged, drafted, shown
             window.working.editor.setFocus()
