@@ -9,13 +9,23 @@ calls, an error) and the branch's own lifecycle events are not input and pass.
 Reopening is an event too: ``agent_reopened`` in the branch's parent (where its
 ``agent_killed`` is), so the log says when a branch was closed and when reopened, and
 ``ikgui conv reopen``, ``/reopen`` and the window's Reopen button do the same thing.
+
+A conversation in the Trash is read-only by the same rule (issue 20, item 4): what it
+took would go for good with it when the Trash is emptied. Restoring it (``ikgui conv
+restore``, the Trash view, the window's Restore) makes it take input again.
+
+``agent_killed.killed_by`` says who closed the branch (``user``: the user's ``/kill``,
+``ikgui conv kill`` or the window's Close branch) and ``from`` the conversation the
+command was given in; events written before said only that conversation's id in
+``killed_by``, which :func:`closed_by` reads as the user (nothing else closed branches).
+The same holds for ``agent_reopened.reopened_by``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from ikgui.domain.errors import ClosedError, UserError
+from ikgui.domain.errors import ClosedError, TrashedError, UserError
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Conversation, Kind
 from ikgui.domain.facts import ConversationChanged, EventAppended
 from ikgui.domain.ids import resolve_ref
@@ -38,15 +48,46 @@ NOT_INPUT = frozenset(
 )
 
 
+#: Who closes or reopens a branch today: the user (``/kill``, ``ikgui conv kill``, the
+#: window's menus). Agents that close their sub-agents would say their own name.
+BY_USER = "user"
+
+
 def is_closed(conv: Conversation) -> bool:
     return conv.status == STATUS_KILLED
 
 
+def is_trashed(conv: Conversation) -> bool:
+    return conv.trashed_at is not None
+
+
+def is_read_only(conv: Conversation) -> bool:
+    """Whether ``conv`` takes no input: a closed branch, or in the Trash."""
+    return is_closed(conv) or is_trashed(conv)
+
+
 def refuse_closed(conv: Conversation, kind: str | None = None) -> None:
-    """Raise ``ClosedError`` if ``conv`` is closed and ``kind`` (default: any input) is
-    input: the one rule of what a closed branch takes."""
-    if is_closed(conv) and kind not in NOT_INPUT:
+    """Raise ``TrashedError`` if ``conv`` is in the Trash, ``ClosedError`` if it is
+    closed, and ``kind`` (default: any input) is input: the one rule of what a read-only
+    conversation takes. The Trash is said first: restoring is the first step back."""
+    if kind in NOT_INPUT:
+        return
+    if is_trashed(conv):
+        raise TrashedError(conv.id)
+    if is_closed(conv):
         raise ClosedError(conv.id)
+
+
+def closed_by(data: dict[str, Any]) -> str:
+    """Who closed a branch, from its ``agent_killed`` event's data (or who reopened it,
+    from ``agent_reopened``'s): an old event held a conversation id there, which was
+    always the user's doing."""
+    who = data.get("killed_by", data.get("reopened_by"))
+    return who if who in _WHO else BY_USER
+
+
+#: The values ``killed_by``/``reopened_by`` hold since issue 20.
+_WHO = frozenset({BY_USER})
 
 
 def reopen(current: OpenConversation, ref: str | None) -> Conversation:
@@ -58,7 +99,7 @@ def reopen(current: OpenConversation, ref: str | None) -> Conversation:
     if target is None or not is_closed(target):
         raise UserError(f"Conversation is not closed: {target_id}")
     home = target.parent or target.id
-    data = {"target": target.id, "reopened_by": current.conversation.id}
+    data = {"target": target.id, "reopened_by": BY_USER, "from": current.conversation.id}
     with store.transaction():
         store.update_conversation(target.id, status=STATUS_ACTIVE)
         event = store.append_event(home, Kind.AGENT_REOPENED, f"Reopened {target.id}", data)

@@ -44,7 +44,7 @@ class Target(Protocol):
     def saved(self) -> bool: ...
 
     @property
-    def closed(self) -> bool: ...
+    def read_only(self) -> bool: ...
 
     def ensure_open(self) -> None: ...
 
@@ -173,7 +173,7 @@ class Registry(Generic[T]):
     def enabled(self, target: T, name: str) -> bool:
         """Whether ``name`` can act now (an unknown name cannot)."""
         command = self._by_name.get(name)
-        if command is None or (target.closed and not command.when_closed):
+        if command is None or (target.read_only and not command.when_closed):
             return False
         return command.enabled(target)
 
@@ -208,8 +208,8 @@ class Registry(Generic[T]):
 
     @staticmethod
     def _finish(target: T, command: Command[T], line: str, result: CommandResult) -> CommandResult:
-        if target.closed:
-            return result  # a closed branch's log takes nothing (shown, not stored)
+        if target.read_only:
+            return result  # a closed branch's (trashed one's) log takes nothing: shown only
         if not command.own_event and result.store and (target.saved or result.materialize):
             data = {"input": line, "ok": True, "command": command.name, **result.data}
             target.append(Kind.COMMAND, result.output, data)

@@ -80,8 +80,19 @@ class OpenConversation(PromptEditing):
         """Whether the conversation on screen is a closed branch (read-only)."""
         return self.saved and closing.is_closed(self.conversation)
 
+    @property
+    def trashed(self) -> bool:
+        """Whether the conversation on screen is in the Trash (read-only)."""
+        return self.saved and closing.is_trashed(self.conversation)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the conversation on screen takes no input (closed, or in the Trash)."""
+        return self.saved and closing.is_read_only(self.conversation)
+
     def ensure_open(self) -> None:
-        """Refuse input to a closed branch (see :mod:`ikgui.domain.closing`)."""
+        """Refuse input to a closed branch or a conversation in the Trash (see
+        :mod:`ikgui.domain.closing`)."""
         if self.saved:
             closing.refuse_closed(self.conversation)
 
@@ -112,7 +123,7 @@ class OpenConversation(PromptEditing):
         self.conversation = self._blank(agent)
         self.saved = False
         self.state = ReplayState()
-        self._staged_prompt = None
+        self._staged_prompt = self.set_aside_prompt = None
         self.announce(ConversationSwitched(self.conversation.id))
         return self.conversation
 
@@ -121,11 +132,14 @@ class OpenConversation(PromptEditing):
         conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
+        previous = self.conversation.id
         self.conversation = conv
         self.saved = True
         self.state = write_ops.replayed(self, conv_id)
         self.show_live_text()
         self._staged_prompt = None
+        if conv.id != previous:
+            self.set_aside_prompt = None  # (the window keeps it with its conversation)
         self.announce(ConversationSwitched(conv.id))
         return conv
 
@@ -321,8 +335,13 @@ class OpenConversation(PromptEditing):
         return self.append(Kind.REWIND, "", data)
 
     def clear(self) -> Event:
+        """Empty the context; an unsaved edit of the working prompt ends with it (set
+        aside, see :mod:`ikgui.domain.prompt_edits`): the prompt it edited is gone."""
+        edit = self.staged_prompt
         settings = {"model": self.state.model, "system": self.state.system_override}
-        return self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+        event = self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+        self.set_aside(edit)
+        return event
 
     # -- forks -------------------------------------------------------------------
     def fork_point(self) -> int | None:
@@ -383,9 +402,14 @@ class OpenConversation(PromptEditing):
         victims = [v for v in victims if v.status != STATUS_KILLED]
         if not victims:
             raise UserError(f"Conversation already closed: {target.id}")
-        killer = self.conversation.id
         content = f"Closed {len(victims)} conversations" if cascade else f"Closed {target.id}"
-        data = {"target": target.id, "killed_by": killer, "cascade": cascade, "count": len(victims)}
+        data = {
+            "target": target.id,
+            "killed_by": closing.BY_USER,  # who; ``from``: where the command was given
+            "from": self.conversation.id,
+            "cascade": cascade,
+            "count": len(victims),
+        }
         with self.store.transaction():
             for victim in victims:
                 self.store.update_conversation(victim.id, status=STATUS_KILLED)

@@ -2,7 +2,8 @@
 
 - ``IkguiError``: base of everything the user may be shown.
   - ``UserError`` (exit 1): not found, ambiguous ref, nothing to continue, refused action.
-    - ``NotFoundError``, ``AmbiguousRefError``, ``ClosedError`` (a closed branch)
+    - ``NotFoundError``, ``AmbiguousRefError``, ``ClosedError`` (a closed branch),
+      ``TrashedError`` (in the Trash)
   - ``UsageError`` (exit 2): a malformed command or argument.
   - ``ProviderError`` (exit 3): the model could not be reached or refused. Its
     ``message`` is the command line's sentence; ``window_text`` the window's (the same
@@ -49,6 +50,16 @@ class ClosedError(UserError):
         super().__init__(f"Conversation is closed: {conv_id}")
         self.conv_id = conv_id
         self.hint = f"Hint: reopen it with /reopen or `ikgui conv reopen {conv_id}`"
+
+
+class TrashedError(UserError):
+    """A conversation in the Trash is read-only until it is restored: what it is sent
+    would be deleted for good with it when the Trash is emptied."""
+
+    def __init__(self, conv_id: str) -> None:
+        super().__init__(f"Conversation is in the Trash: {conv_id}")
+        self.conv_id = conv_id
+        self.hint = f"Hint: restore it with `ikgui conv restore {conv_id}`"
 
 
 class AmbiguousRefError(UserError):

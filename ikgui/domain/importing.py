@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ikgui.domain.closing import BY_USER
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import new_id, normalize_tag, shown
@@ -271,7 +272,9 @@ class _Importer:
             data["target_event_id"] = self.event_map.get(data["target_event_id"], -1)
         if kind == Kind.FORK and "fork_event_id" in data:
             data["fork_event_id"] = self.map_bound(data["fork_event_id"])
-        for key in ("child_id", "parent_id", "target", "killed_by"):
+        for key in ("child_id", "parent_id", "target", "killed_by", "reopened_by", "from"):
+            if key.endswith("_by") and data.get(key) == BY_USER:
+                continue  # who (since issue 20), not a conversation that may be called so
             if isinstance(data.get(key), str) and data[key] in self.id_map:
                 data[key] = self.id_map[data[key]]
         return data

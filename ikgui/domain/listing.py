@@ -58,11 +58,16 @@ def format_listing(conversations: Sequence[Conversation | ListingRow], now: floa
     return "\n".join(lines)
 
 
+#: How a state reads in a listing: a branch closed with ``/kill`` is "closed", the word
+#: of ``conv tree`` and the window (``killed`` is only its stored status).
+_STATE_WORDS = {STATUS_KILLED: "closed"}
+
+
 def _title(conv: Conversation | ListingRow) -> str:
     title = one_line(conv.title or "-")
     status = STATUS_TRASHED if conv.trashed_at is not None else conv.status  # visible_status
     if status != STATUS_ACTIVE:
-        title = f"{title} [{status}]"
+        title = f"{title} [{_STATE_WORDS.get(status, status)}]"
     if conv.pinned:
         title = f"{title} [pinned]"
     return title

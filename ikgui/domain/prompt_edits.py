@@ -1,6 +1,10 @@
 """The working prompt's unsaved edit (SPEC §7, issue 11): typing stages it, Save or the
 next send records it as one ``prompt_edit`` notice, Revert drops it; a change of
-whitespace only is no edit. Mixed into :class:`~ikgui.domain.current.OpenConversation`."""
+whitespace only is no edit. Mixed into :class:`~ikgui.domain.current.OpenConversation`.
+
+``/clear`` ends an unsaved edit too (issue 20, item 7): the next send must not record
+into the fresh context an edit of a prompt the clear emptied. The edit is set aside
+(``set_aside_prompt``), never sent by itself, for the window to offer it back."""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ from ikgui.domain.replay import ReplayState
 class PromptEditing:
     state: ReplayState
     _staged_prompt: str | None
+    #: The unsaved edit the last ``/clear`` ended (``None``: none), until taken.
+    set_aside_prompt: str | None = None
 
     if TYPE_CHECKING:  # OpenConversation's
 
@@ -41,6 +47,18 @@ class PromptEditing:
     def revert_prompt(self) -> None:
         """Drop the uncommitted edit."""
         self._staged_prompt = None
+
+    def set_aside(self, edit: str | None) -> None:
+        """End the uncommitted edit ``edit`` (what ``staged_prompt`` was) without
+        recording it: kept in ``set_aside_prompt`` for the user to restore."""
+        self._staged_prompt = None
+        if edit is not None:
+            self.set_aside_prompt = edit
+
+    def take_set_aside(self) -> str | None:
+        """The edit set aside by the last ``/clear`` (once: it is forgotten here)."""
+        edit, self.set_aside_prompt = self.set_aside_prompt, None
+        return edit
 
     def commit_prompt(self, data: dict[str, Any] | None = None) -> Event | None:
         """Record the staged edit as one notice, if it differs from the recorded prompt

@@ -25,6 +25,7 @@ from typing import Any
 from ikgui.domain.commands import CommandResult, Registry
 from ikgui.domain.context import Message
 from ikgui.domain.context_diff import last_request
+from ikgui.domain.crashed import being_written
 from ikgui.domain.current import Listener, OpenConversation
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Event
@@ -115,8 +116,19 @@ class Session:
         """Whether the open conversation is a closed branch (read-only until reopened)."""
         return self.current.closed
 
+    @property
+    def trashed(self) -> bool:
+        """Whether the open conversation is in the Trash (read-only until restored)."""
+        return self.current.trashed
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the open conversation takes no input (closed, or in the Trash)."""
+        return self.current.read_only
+
     def ensure_open(self) -> None:
-        """Raise ``ClosedError`` if the open conversation is a closed branch."""
+        """Raise ``ClosedError`` (``TrashedError``) if the open conversation is a closed
+        branch (in the Trash)."""
         self.current.ensure_open()
 
     @property
@@ -237,6 +249,10 @@ class Session:
     def revert_prompt(self) -> None:
         self.current.revert_prompt()
 
+    def take_set_aside_prompt(self) -> str | None:
+        """The unsaved prompt edit the last ``/clear`` ended, once (``None``: none)."""
+        return self.current.take_set_aside()
+
     def edit_prompt(self, text: str) -> Event | None:
         return self.current.edit_prompt(text)
 
@@ -271,8 +287,10 @@ class Session:
         return self.current.fork_point()
 
     def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
-        """Create a child of the current conversation and switch to it."""
-        if self.streaming:
+        """Create a child of the current conversation and switch to it. Refused while a
+        reply streams into it, here or in another process (``ikgui run -c``, another
+        window: it holds the send lock), which would fork at a reply still growing."""
+        if self.streaming or (self.saved and being_written(self.store, self.conversation.id)):
             raise UserError("Cannot fork while a reply is streaming")
         return self.current.fork(at_event, prompt)
 

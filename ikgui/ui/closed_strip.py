@@ -1,5 +1,7 @@
 """The strip above the prompt of a closed branch: "This branch is closed", a Reopen
-button, and the prompt editor disabled while it shows (issue 12, item 4).
+button, and the prompt editor disabled while it shows (issue 12, item 4). A
+conversation in the Trash shows it too, as "In the Trash" with Restore (issue 20,
+item 4): it is read-only by the same rule until it is restored.
 
 It is its own small widget, not the start-up banner: a closed branch is a state of the
 conversation on screen, shown as long as it lasts, while the banner says what to start
@@ -22,12 +24,15 @@ if TYPE_CHECKING:
 
 TEXT = "This branch is closed. Reopen it to continue the conversation here."
 PROMPT_CLOSED = "This branch is closed: Reopen it to write here."
+TRASHED_TEXT = "In the Trash. Restore it to continue the conversation here."
+PROMPT_TRASHED = "In the Trash: Restore it to write here."
 
 
 class ClosedStrip(QFrame):
-    """Shown while the conversation on screen is a closed branch."""
+    """Shown while the conversation on screen is a closed branch, or in the Trash."""
 
     reopen_requested = Signal()
+    restore_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -45,9 +50,37 @@ class ClosedStrip(QFrame):
         self.button.setAccessibleName("Reopen this branch")
         self.button.setToolTip("Reopen this branch so it takes messages again (/reopen)")
         set_icon(self.button, "restore")
-        self.button.clicked.connect(self.reopen_requested)
+        self.button.clicked.connect(self._clicked)
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
+        #: What the strip says now: ``closed`` (Reopen) or ``trashed`` (Restore).
+        self.state = "closed"
         self.hide()
+
+    def show_state(self, state: str | None) -> None:
+        """``closed``, ``trashed``, or ``None`` (hidden)."""
+        self.setHidden(state is None)
+        if state is None or state == self.state:
+            return
+        self.state = state
+        trashed = state == "trashed"
+        self.label.setText(TRASHED_TEXT if trashed else TEXT)
+        self.setAccessibleName("In the Trash" if trashed else "This branch is closed")
+        self.button.setText("Restore" if trashed else "Reopen")
+        self.button.setObjectName("restoreButton" if trashed else "reopenButton")
+        self.button.setAccessibleName(
+            "Restore this conversation from the Trash" if trashed else "Reopen this branch"
+        )
+        self.button.setToolTip(
+            "Move this conversation out of the Trash so it takes messages again"
+            if trashed
+            else "Reopen this branch so it takes messages again (/reopen)"
+        )
+
+    def _clicked(self) -> None:
+        if self.state == "trashed":
+            self.restore_requested.emit()
+        else:
+            self.reopen_requested.emit()
 
 
 class ClosedPresenter:
@@ -58,15 +91,21 @@ class ClosedPresenter:
         self.strip = strip
         self._placeholder = window.prompt.placeholderText()
         strip.reopen_requested.connect(self.reopen)
+        strip.restore_requested.connect(self.restore)
 
     def refresh(self) -> None:
         """After the chrome's refresh (which enables Send when nothing streams)."""
         window = self.window
-        closed = window.session.closed
-        self.strip.setHidden(not closed)
-        if window.prompt.isEnabled() == closed:
+        session = window.session
+        state = "trashed" if session.trashed else "closed" if session.closed else None
+        closed = state is not None
+        self.strip.show_state(state)
+        placeholder = PROMPT_TRASHED if state == "trashed" else PROMPT_CLOSED
+        if window.prompt.isEnabled() == closed or (
+            closed and window.prompt.placeholderText() != placeholder
+        ):
             window.prompt.setEnabled(not closed)
-            window.prompt.setPlaceholderText(PROMPT_CLOSED if closed else self._placeholder)
+            window.prompt.setPlaceholderText(placeholder if closed else self._placeholder)
             window.working.editor.setReadOnly(closed or window.read_only)
         selector = window.toolbar_actions.model_selector
         if closed:
@@ -77,3 +116,7 @@ class ClosedPresenter:
 
     def reopen(self) -> None:
         self.window.commands.run("reopen")
+
+    def restore(self) -> None:
+        """Out of the Trash, as the Trash view's Restore does (the sidebar follows)."""
+        self.window.commands.run("restore", conversation=self.window.current_id)

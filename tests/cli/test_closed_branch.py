@@ -49,7 +49,7 @@ def test_conv_reopen_restores_it_and_replay_agrees(cli: Cli, local: WireServer) 
         ("agent_killed", f"Closed {child}"),
         ("agent_reopened", f"Reopened {child}"),
     ]
-    assert root_log[-1]["data"] == {"target": child, "reopened_by": child}
+    assert root_log[-1]["data"] == {"target": child, "reopened_by": "user", "from": child}
 
     local.route("/v1/chat/completions", sse_reply("Second", " answer"))
     assert cli.ok("run", "-c", child, "more").out == "Second answer\n"

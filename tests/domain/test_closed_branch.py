@@ -82,7 +82,7 @@ def test_reopen_records_an_event_and_replay_agrees() -> None:
     assert stored is not None and stored.status == STATUS_ACTIVE
     (event,) = [e for e in session.store.events(root) if e.kind == Kind.AGENT_REOPENED]
     assert event.content == f"Reopened {child}"
-    assert event.data == {"target": child, "reopened_by": child}
+    assert event.data == {"target": child, "reopened_by": "user", "from": child}
     asyncio.run(session.execute("hello again"))
     assert session.state.scrollback[-1].content == "back again"
     fresh = replay_conversation(session.store, child)

@@ -21,7 +21,7 @@ def test_the_table_lines_up_its_columns() -> None:
         "ID                AGENT      MSGS   UPDATED  TITLE",
         "chat-a1           coder      0      now      First [pinned]",
         "research-long-id  -          12345  2h ago   -",
-        "chat-b2           -          0      3d ago   Gone [killed]",
+        "chat-b2           -          0      3d ago   Gone [closed]",
         "chat-c3           -          0      5m ago   Binned [trashed]",
         "chat-d4           a\\x1b[2Jb  0      11d ago  line\\x0aone ⟨U+202E⟩evil",
     ]

@@ -95,6 +95,24 @@ def test_a_second_send_and_a_fork_are_refused_while_streaming() -> None:
     assert len(provider.requests) == 1
 
 
+def test_a_fork_is_refused_while_another_process_streams_here() -> None:
+    """Another process (``ikgui run -c``, another window) holds the conversation's send
+    lock while its reply grows: ``/fork`` would branch at a reply still growing (issue
+    20, item 8), so it is refused as a fork during this session's own stream is."""
+    store = MemoryStore()
+    session = make_session(store, ScriptedProvider(text_reply("never")), Clock())
+    session.append(Kind.USER, "hello")
+    conv = session.conversation.id
+    elsewhere = store.send_lock(conv)
+    assert elsewhere.acquire()
+    with pytest.raises(UserError, match="Cannot fork while a reply is streaming"):
+        session.fork()
+    assert session.conversation.id == conv and store.children(conv) == []
+    elsewhere.release()
+    session.fork()
+    assert session.conversation.parent == conv
+
+
 def test_stop_keeps_what_arrived() -> None:
     store, pause = MemoryStore(), Pause()
     session = make_session(store, paused_at(10, pause), Clock())

@@ -1,6 +1,10 @@
 """Drives the working-prompt panel (issue 11): when it shows, its unsaved edit and the
 draft that keeps it across conversations and restarts, Save/Revert, and the history.
 
+An unsaved edit that Clear ended (issue 20, item 7: the domain sets it aside) is kept
+as a draft of its own, per conversation and across restarts, behind "Restore unsaved
+edit": restored, it is an unsaved edit again; it is never sent by itself.
+
 The panel is shown when it has something to do — the agent drafts prompts (``line`` or
 ``json`` mode) or the conversation has a working prompt or an unsaved edit — and
 collapsed to a slim toggle otherwise. The user's own choice (the toggle, Ctrl+Shift+P)
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
 #: unsaved edit of each conversation (``…/_unsaved`` for one not stored yet).
 CHOICE_KEY = "working_prompt/panel"
 DRAFT_KEY = "working_prompt/drafts/{}"
+#: ``ui_state`` key of the edit a Clear ended, per conversation.
+SET_ASIDE_KEY = "working_prompt/cleared/{}"
 SEND_TIP = "Send (Enter)"
 SEND_SAVES_TIP = "Send (Enter) — also saves your working-prompt edit: the assistant is told"
 
@@ -46,6 +52,7 @@ class WorkingPromptController(QObject):
         panel.revert_requested.connect(self.revert)
         panel.history_requested.connect(self.show_history)
         panel.toggle_requested.connect(self.toggle)
+        panel.restore_edit_requested.connect(self.restore_set_aside)
         panel.show_context_requested.connect(window.show_context)
         window.scrollback.prompt_restore_requested.connect(self.restore_text)
         window.scrollback.set_prompt_lookup(self.prompt_before)
@@ -54,6 +61,8 @@ class WorkingPromptController(QObject):
         self._choice = str(window.services.ui_state.value(CHOICE_KEY, "", type=str))
         #: The drafts known to be stored (so that clearing one costs nothing otherwise).
         self._drafts: set[str] = set()
+        #: Whether the open conversation has an edit a Clear ended ("Restore unsaved edit").
+        self._set_aside = False
 
     def prompt_before(self, event_id: int) -> str | None:
         """The working prompt before event ``event_id`` changed it (the cards' "before";
@@ -67,6 +76,7 @@ class WorkingPromptController(QObject):
             session.prompt_mode in ("line", "json")
             or bool(session.state.working_prompt)
             or session.prompt_edited
+            or self._set_aside
         )
 
     def _set_choice(self, choice: str) -> None:
@@ -147,17 +157,40 @@ class WorkingPromptController(QObject):
         if draft is not None and draft != session.state.working_prompt:
             window.working.show_prompt(draft)
             session.stage_prompt(draft)
+        self._set_aside = state.contains(self._set_aside_key())
         self.refresh()
 
     def refresh(self) -> None:
         """After any change: the recorded prompt unless the user is editing it."""
         window = self.window
         session = window.session
+        edit = session.take_set_aside_prompt()
+        if edit is not None:  # a Clear ended it: kept behind "Restore unsaved edit"
+            window.services.ui_state.setValue(self._set_aside_key(), edit)
+            self._set_aside = True
+        writable = not (session.read_only or window.read_only)  # (its editor is read-only)
+        window.working.restore_edit_button.setVisible(self._set_aside and writable)
         if not session.prompt_edited:
             window.working.show_prompt(session.state.working_prompt)
             self._forget_draft()
         self._show_state()
         self.apply_visibility()
+
+    def _set_aside_key(self) -> str:
+        session = self.window.session
+        return SET_ASIDE_KEY.format(session.conversation.id if session.saved else "_unsaved")
+
+    def restore_set_aside(self) -> None:
+        """ "Restore unsaved edit": the edit a Clear ended is an unsaved edit again."""
+        window = self.window
+        state, key = window.services.ui_state, self._set_aside_key()
+        edit = str(state.value(key, "", type=str)) if state.contains(key) else None
+        state.remove(key)
+        self._set_aside = False
+        if edit is not None:
+            window.working.editor.setPlainText(edit)  # as typed: staged, drafted, shown
+            window.working.editor.setFocus()
+        self.refresh()
 
     def _forget_draft(self) -> None:
         """Drop the open conversation's stored draft, if it has one (this runs after every

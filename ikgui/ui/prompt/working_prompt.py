@@ -69,6 +69,8 @@ class WorkingPromptPanel(QWidget):
     show_context_requested = Signal()
     history_requested = Signal()
     toggle_requested = Signal()  # collapse / expand
+    #: "Restore unsaved edit": the edit a Clear ended, back in the editor.
+    restore_edit_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -165,6 +167,16 @@ class WorkingPromptPanel(QWidget):
         row.addWidget(self.save_button)
         self.unsaved_row.setVisible(False)
         layout.addWidget(self.unsaved_row)
+        self.restore_edit_button = QPushButton("Restore unsaved edit", box)
+        self.restore_edit_button.setObjectName("workingPromptRestoreEdit")
+        self.restore_edit_button.setAccessibleName("Restore the unsaved edit")
+        self.restore_edit_button.setToolTip(
+            "Clear ended the prompt edit you had not saved: put it back in the editor "
+            "(the assistant is told only when you save or send)"
+        )
+        self.restore_edit_button.setVisible(False)
+        self.restore_edit_button.clicked.connect(self.restore_edit_requested)
+        layout.addWidget(self.restore_edit_button, 0, Qt.AlignmentFlag.AlignRight)
         self.context_button = QPushButton("Show context")
         self.context_button.setObjectName("showContextButton")
         self.context_button.setAccessibleName("Show context")

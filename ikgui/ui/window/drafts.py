@@ -52,6 +52,7 @@ class DraftsAndPolling(QObject):
         self._draft_timer.setInterval(DRAFT_MS)
         self._draft_timer.timeout.connect(self.save_draft)
         window.prompt.textChanged.connect(self._draft_timer.start)
+        window.prompt.submitted.connect(lambda _text: self.sent())
         self._soon_timer = QTimer(self)
         self._soon_timer.setSingleShot(True)
         self._soon_timer.setInterval(SOON_MS)
@@ -96,6 +97,16 @@ class DraftsAndPolling(QObject):
         else:
             self._draft_waits = False
             window.services.ui_state.setValue("draft_unsaved", text)
+
+    def sent(self) -> None:
+        """The editor's text was sent (or run): its draft ends now, before the send
+        stores a new conversation. A draft saved while the text was typed slowly would
+        otherwise outlive it (in the window's state file, for a new conversation: its
+        "New conversation · draft" row, which one more Enter would send twice), and a
+        debounced save still due would land after the send. A line refused and put
+        back in the editor is a draft again (its text changed)."""
+        self._draft_timer.stop()
+        self.save_draft()  # (the editor is empty: submit clears it before it says so)
 
     def _write_draft(self, text: str) -> None:
         """A database server that does not answer is no error here: the text stays in
