@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView
 
 from ikgui.ui.sidebar.sidebar_tree import ConversationTree
 
-#: Pins or unpins the selected rows (shown in the context menu as "Pin\tCtrl+P").
+#: Pins or unpins the selected rows (the context menu shows the key beside "Pin").
 PIN_KEY = QKeySequence("Ctrl+P")
 
 
