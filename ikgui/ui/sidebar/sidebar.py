@@ -73,6 +73,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
     unpin_requested = _Signal(list)
     tag_rename_requested = _Signal(str, str)  # old, new (onto a tag in use: a merge)
     tag_delete_requested = _Signal(str)
+    tag_undo_requested = _Signal()  # reverse the last rename, merge or delete of a tag
     reopen_requested = _Signal(str)  # reopen a closed branch (``/reopen``)
 
     def __init__(
@@ -85,6 +86,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._current: str | None = None
         self._tag_dialog: TagEditorDialog | None = None
         self.manage_dialog = None
+        self.tag_undo = None
         self.pinning = False
         self.tags_shown: dict[str, tuple[str, ...]] = {}  # each tag editor's starting tags
         self._search_error = ""
