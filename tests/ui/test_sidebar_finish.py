@@ -12,14 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRect
+from PySide6.QtGui import QColor, QImage, QKeySequence, QPalette
+from PySide6.QtWidgets import QMenu, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole
 
 
 @pytest.fixture
@@ -84,3 +85,70 @@ def test_menus_show_keys_beside_titles_never_an_escaped_tab(
     for menu in (one, several):
         for action in menu.actions():
             assert "\\x09" not in action.text() and "\t" not in action.text()
+
+
+def _option(bar: ConversationSidebar, index: QModelIndex) -> QStyleOptionViewItem:
+    option = QStyleOptionViewItem()
+    bar.view.initViewItemOption(option)
+    option.rect = bar.view.visualRect(index)
+    return option
+
+
+def _inked(image: QImage, rect: QRect, ground: QColor) -> int:
+    """How many pixels of ``rect`` differ clearly from the row's ``ground``."""
+    return sum(
+        1
+        for y in range(rect.top(), rect.bottom() + 1)
+        for x in range(rect.left(), rect.right() + 1)
+        if max(
+            abs(image.pixelColor(x, y).red() - ground.red()),
+            abs(image.pixelColor(x, y).green() - ground.green()),
+            abs(image.pixelColor(x, y).blue() - ground.blue()),
+        )
+        > 60
+    )
+
+
+def test_a_rows_date_stays_beside_its_chips_and_a_pinned_row_shows_a_pin(
+    qtbot: QtBot, store: SqliteStore
+) -> None:
+    """Issue 20, item 19: many tags on a narrow row leave the date whole (chips give way,
+    then the agent); a pinned row has a pin glyph at the right of its title."""
+    tags = ("research", "writing", "career", "ideas", "longer-tag-name")
+    add(store, "chat-tags", 10, *tags, agent="a-rather-long-agent-name")
+    add(store, "chat-pins", 20, agent="writer")
+    add(store, "chat-none", 30, agent="writer")
+    store.set_pinned(["chat-pins"], True)
+    bar = shown(qtbot, store, width=250)
+    bar.view.clearSelection()
+    bar.view.setCurrentIndex(QModelIndex())
+    delegate = bar.delegate
+    for width in (250, 320, 420):
+        bar.resize(width, 600)
+        qtbot.waitUntil(lambda w=width: bar.width() == w)
+        index = bar.model.reveal("chat-tags")
+        option = _option(bar, index)
+        laid = delegate.layout_of(option, index).line
+        date = str(index.data(RelativeTimeRole))
+        assert laid.text.endswith(date) and not laid.date.isEmpty()
+        assert option.rect.contains(laid.date)
+        assert laid.chips, "some chips still fit"
+        assert laid.date.right() < laid.chips[0].rect.left()
+        image = bar.view.viewport().grab().toImage()
+        ground = bar.view.palette().color(QPalette.ColorRole.Base)
+        assert _inked(image, laid.date, ground) > 8  # the date is painted there
+
+    bar.resize(320, 600)
+    qtbot.waitUntil(lambda: bar.width() == 320)
+    pinned, plain = bar.model.reveal("chat-pins"), bar.model.reveal("chat-none")
+    pinned_option, plain_option = _option(bar, pinned), _option(bar, plain)
+    pin = delegate.layout_of(pinned_option, pinned).pin
+    assert pin is not None and delegate.layout_of(plain_option, plain).pin is None
+    pinned_rect, plain_rect = QRect(pinned_option.rect), QRect(plain_option.rect)
+    assert pinned_rect.contains(pin)
+    image = bar.view.viewport().grab().toImage()
+    ground = bar.view.palette().color(QPalette.ColorRole.Base)
+    # the same place on a row with the same title, not pinned (headers differ: bottoms)
+    same_place = pin.translated(0, plain_rect.bottom() - pinned_rect.bottom())
+    assert _inked(image, pin, ground) > 10
+    assert _inked(image, same_place, ground) == 0

@@ -59,9 +59,9 @@ def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
     add("renameAction", "Rename", "rename", lambda: bar.start_rename(cid), "F2")
     add("tagsAction", "Tags…", "tags", lambda: bar.edit_tags(cid))
     if bar.pinning and conv.pinned:
-        add("unpinAction", "Unpin", "", lambda: bar.unpin_requested.emit([cid]), "Ctrl+P")
+        add("unpinAction", "Unpin", "pin", lambda: bar.unpin_requested.emit([cid]), "Ctrl+P")
     elif bar.pinning:
-        add("pinAction", "Pin", "", lambda: bar.pin_requested.emit([cid]), "Ctrl+P")
+        add("pinAction", "Pin", "pin", lambda: bar.pin_requested.emit([cid]), "Ctrl+P")
     add("forkAction", "Fork", "fork", lambda: bar.fork_requested.emit(cid))
     add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
     if conv.parent is not None and conv.status != STATUS_KILLED:
@@ -96,9 +96,9 @@ def selection_menu(bar: ConversationSidebar, convs: Sequence[Conversation]) -> Q
                 lambda _=False, t=tag: bar.retag_many_requested.emit(ids, [f"-{t}"])
             )
     if bar.pinning and all(c.pinned for c in convs):
-        add("unpinAction", f"Unpin {n}", "", lambda: bar.unpin_requested.emit(ids), "Ctrl+P")
+        add("unpinAction", f"Unpin {n}", "pin", lambda: bar.unpin_requested.emit(ids), "Ctrl+P")
     elif bar.pinning:
-        add("pinAction", f"Pin {n}", "", lambda: bar.pin_requested.emit(ids), "Ctrl+P")
+        add("pinAction", f"Pin {n}", "pin", lambda: bar.pin_requested.emit(ids), "Ctrl+P")
     add("exportAction", f"Export {n}…", "export", lambda: bar.export_many_requested.emit(ids))
     menu.addSeparator()
     add("trashAction", f"Move {n} to Trash", "trash", lambda: bar.trash_many(ids), "Del")
