@@ -87,6 +87,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._tag_dialog: TagEditorDialog | None = None
         self.manage_dialog = None
         self.tag_undo = None
+        #: Whether the "New conversation" row stands above the list (the window's): an
+        #: empty list then says nothing more (not "No conversations yet" under it).
+        self.new_row_shown = False
         self.pinning = False
         self.tags_shown: dict[str, tuple[str, ...]] = {}  # each tag editor's starting tags
         self._search_error = ""
@@ -202,6 +205,11 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         """Select and reveal ``conv_id``'s row (no ``conversation_activated``)."""
         self._current = conv_id
         self._select(conv_id)
+
+    def show_new_row(self, shown: bool) -> None:
+        if shown != self.new_row_shown:
+            self.new_row_shown = shown
+            self._update_placeholder()
 
     def set_streaming(self, conv_id: str, streaming: bool) -> None:
         self.model.set_streaming(conv_id, streaming)
@@ -376,6 +384,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             text = _EMPTY_TRASH
         elif self.model.tags:
             text = _EMPTY_TAG.format(tags=" and ".join(f"“{line(t)}”" for t in self.model.tags))
+        elif self.new_row_shown:
+            text = ""  # the new conversation's row is the one thing to see
         else:
             text = _EMPTY_LIST
         self.view.set_placeholder(text)
