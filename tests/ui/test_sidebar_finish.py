@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRect
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QImage, QKeySequence, QPalette
 from PySide6.QtWidgets import QMenu, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
@@ -20,7 +20,8 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
-from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole
+from ikgui.ui.sidebar.sidebar_rows import IdRole, RelativeTimeRole
+from tests.ui.styled import app_styled, gone
 
 
 @pytest.fixture
@@ -152,3 +153,83 @@ def test_a_rows_date_stays_beside_its_chips_and_a_pinned_row_shows_a_pin(
     same_place = pin.translated(0, plain_rect.bottom() - pinned_rect.bottom())
     assert _inked(image, pin, ground) > 10
     assert _inked(image, same_place, ground) == 0
+
+
+def _luminance(color: QColor) -> float:
+    def channel(value: float) -> float:
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    return (
+        0.2126 * channel(color.redF())
+        + 0.7152 * channel(color.greenF())
+        + 0.0722 * channel(color.blueF())
+    )
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_list_shows_a_focus_ring_in_both_themes(
+    qtbot: QtBot, store: SqliteStore, theme: str
+) -> None:
+    """Issue 20, item 17: with the keyboard in the list, its frame turns to the accent,
+    at least 3:1 against the sidebar's background (WCAG's non-text contrast)."""
+    add(store, "chat-aaaa", 10)
+    with app_styled(theme):
+        bar = ConversationSidebar(store)  # deleted here, before the style is taken off
+        bar.resize(340, 600)
+        bar.show()
+        try:
+            qtbot.waitExposed(bar)
+            bar.activateWindow()
+            qtbot.waitUntil(bar.isActiveWindow)
+            bar.search_box.setFocus()
+            qtbot.waitUntil(bar.search_box.hasFocus)
+
+            def edge() -> QColor:
+                image = bar.view.grab().toImage()
+                return image.pixelColor(0, image.height() // 2)
+
+            idle = edge()
+            bar.view.setFocus()
+            qtbot.waitUntil(bar.view.hasFocus)
+            ring = edge()
+            ground = bar.palette().color(QPalette.ColorRole.Window)
+            assert _contrast(ring, ground) >= 3.0, (ring.name(), ground.name())
+            assert _contrast(ring, idle) >= 1.5, (ring.name(), idle.name())
+        finally:
+            bar.close()
+            gone(bar)
+
+
+def test_end_reaches_the_last_conversation_in_one_read_and_home_the_first(
+    qtbot: QtBot, store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 20, item 17: End goes to the last conversation (not the end of the page
+    read), reading the rest in one keyset query; Home goes back to the first."""
+    for i in range(350):
+        add(store, f"chat-{i:04d}", 10 + i)
+    bar = shown(qtbot, store)
+    assert bar.model.rowCount() < 350
+    reads: list[object] = []
+    listing = store.list_conversations
+
+    def counted(*args: object, **kwargs: object) -> list[Conversation]:
+        reads.append(args[0] if args else kwargs.get("limit"))
+        return listing(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "list_conversations", counted)
+    bar.view.setFocus()
+    bar.view.setCurrentIndex(bar.model.index(0, 0))
+    qtbot.keyClick(bar.view, Qt.Key.Key_End)
+    assert bar.view.currentIndex().data(IdRole) == "chat-0349"
+    assert bar.model.rowCount() == 350
+    assert reads == [None]  # the rest at once: one query, from the cursor
+    rect = bar.view.visualRect(bar.view.currentIndex())
+    assert bar.view.viewport().rect().contains(rect.center())  # and shown
+    qtbot.keyClick(bar.view, Qt.Key.Key_Home)
+    assert bar.view.currentIndex().data(IdRole) == "chat-0000"
+    assert [c.id for c in bar.selected_conversations()] == ["chat-0000"]

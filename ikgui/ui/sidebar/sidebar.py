@@ -142,6 +142,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.view.menu_requested.connect(self._popup_menu)
         self.view.tag_clicked.connect(self.tag_filters.add)
         self.view.pin_key_pressed.connect(self.toggle_pins)
+        self.view.end_pressed.connect(self._load_rest)
         self.delegate.rename_committed.connect(self.rename_requested)
 
         filters = QHBoxLayout()
@@ -305,6 +306,10 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         event_id = index.data(EventIdRole) if self.searching else None
         self._current = conv.id
         self.conversation_activated.emit(conv.id, event_id)
+
+    def _load_rest(self) -> None:
+        if not self.searching:
+            self.model.fetch_rest()
 
     def _on_delete_key(self, index: QModelIndex) -> None:
         conv = index.data(ConversationRole)
