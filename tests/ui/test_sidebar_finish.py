@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
-from ikgui.ui.sidebar.sidebar_rows import IdRole, RelativeTimeRole
+from ikgui.ui.sidebar.sidebar_rows import IdRole, RelativeTimeRole, SnippetRole
 from tests.ui.styled import app_styled, gone
 
 
@@ -233,3 +233,51 @@ def test_end_reaches_the_last_conversation_in_one_read_and_home_the_first(
     qtbot.keyClick(bar.view, Qt.Key.Key_Home)
     assert bar.view.currentIndex().data(IdRole) == "chat-0000"
     assert [c.id for c in bar.selected_conversations()] == ["chat-0000"]
+
+
+def test_search_results_start_at_the_top_with_their_count_and_clearing_returns(
+    qtbot: QtBot, store: SqliteStore
+) -> None:
+    """Issue 20, item 16: results open at the top (not at the list's scroll, nor at the
+    open conversation's hit), show how many they are and whether the title or a message
+    matched; clearing the search returns the list to its scroll and selection."""
+    now = time.time()
+    for i in range(40):
+        add(store, f"chat-{i:04d}", 100 + i)
+        store.append_event(
+            f"chat-{i:04d}", "user", f"notes {i} about zymurgy", created_at=now - 100 - i
+        )
+    add(store, "chat-titl", 50, title="Zymurgy for beginners")
+    bar = shown(qtbot, store)
+    view = bar.view
+    bar.model.fetch_all()
+    middle = bar.model.index_of("chat-0025")
+    view.scrollTo(middle)
+    rect = view.visualRect(middle)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert [c.id for c in bar.selected_conversations()] == ["chat-0025"]
+    scroll = view.verticalScrollBar().value()
+    assert scroll > 0
+
+    qtbot.keyClicks(bar.search_box, "zymurgy")
+    qtbot.waitUntil(lambda: bar.searching)
+    assert bar.search_model.rowCount() == 41
+    assert view.verticalScrollBar().value() == 0  # the best hits, first
+    assert view.verticalScrollBar().maximum() > 0
+    assert bar.search_count.isVisible() and bar.search_count.text() == "41 results"
+    matched = {
+        bar.search_model.index(r, 0).data(IdRole): bar.search_model.index(r, 0).data(SnippetRole)
+        for r in range(41)
+    }
+    assert matched["chat-titl"] == "Title matches"
+    assert matched["chat-0007"].startswith("Message: ") and "zymurgy" in matched["chat-0007"]
+    assert [c.id for c in bar.selected_conversations()] == ["chat-0025"]  # marked, not sought
+
+    qtbot.keyClicks(bar.search_box, "-nothing-like-it")
+    qtbot.waitUntil(lambda: bar.search_model.rowCount() == 0)
+    assert not bar.search_count.isVisible()
+
+    qtbot.keyClick(bar.search_box, Qt.Key.Key_Escape)  # clears the search
+    assert not bar.searching and not bar.search_count.isVisible()
+    assert [c.id for c in bar.selected_conversations()] == ["chat-0025"]
+    assert view.verticalScrollBar().value() == scroll

@@ -18,6 +18,7 @@ from PySide6.QtCore import Signal as _Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QMenu,
     QToolButton,
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
-from ikgui.ui.plain import line
+from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
@@ -36,7 +37,7 @@ from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar.sidebar_menu import conversation_menu, selection_menu
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
-from ikgui.ui.sidebar.sidebar_searching import SidebarSearching
+from ikgui.ui.sidebar.sidebar_searching import SidebarSearching, results_text
 from ikgui.ui.sidebar.sidebar_selection import SidebarSelection
 from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
 from ikgui.ui.sidebar.tag_filter import TagFilterControl
@@ -93,6 +94,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.pinning = False
         self.tags_shown: dict[str, tuple[str, ...]] = {}  # each tag editor's starting tags
         self._search_error = ""
+        self._list_place = None
+        self.search_more = False  # the search found more hits than it shows
         self.model = ConversationListModel(store, self, first_page=first_page)
         self.search_model = SearchResultsModel(self.model.is_streaming, self)
         self._build()
@@ -114,6 +117,10 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.search_box.setToolTip("Full-text search (Ctrl+F)")
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
+        self.search_count = make_plain(QLabel(self))
+        _name(self.search_count, "searchCount", "Number of results")
+        self.search_count.setEnabled(False)  # the muted colour
+        self.search_count.hide()
 
         self.tag_filters = TagFilterControl(self._store, self)
         self.tag_filters.changed.connect(self._on_tags_chosen)
@@ -154,6 +161,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
         layout.addWidget(self.search_box)
+        layout.addWidget(self.search_count)
         layout.addLayout(filters)
         layout.addWidget(self.tag_filters.chips)
         layout.addWidget(self.trash.bar)
@@ -383,6 +391,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             self.manage_dialog.refresh()
 
     def _update_placeholder(self) -> None:
+        count = self.search_model.rowCount()
+        self.search_count.setVisible(self.searching and count > 0)
+        self.search_count.setText(results_text(count, self.search_more))
         if self.searching:
             text = self._search_error or _NO_MATCHES.format(query=line(self.search_model.query))
         elif self.model.trashed:
