@@ -150,7 +150,7 @@ def run(store: SqliteStore, runs: int) -> None:
     for i in range(runs):
         old, new = names[i % 2], names[(i + 1) % 2]
         start = time.perf_counter()
-        assert library.rename_tag(store, old, new) == 2000
+        assert library.rename_tag(store, old, new).count == 2000
         renamed = time.perf_counter()
         bar.reload()
         app.processEvents()
@@ -167,7 +167,7 @@ def run(store: SqliteStore, runs: int) -> None:
     row("   rename + sidebar refresh", total * 1000, TARGET_MS)
     current = names[runs % 2]
     start = time.perf_counter()
-    merged = library.rename_tag(store, current, a)
+    merged = library.rename_tag(store, current, a).count
     row(
         f"4. merge it onto '{a}' ({merged} conversations)",
         (time.perf_counter() - start) * 1000,

@@ -178,7 +178,7 @@ def cmd_tags(env: Env, args: argparse.Namespace) -> int:
 
 def cmd_tag_rename(env: Env, args: argparse.Namespace) -> int:
     merging = normalize_tag(args.new) in env.store.all_tags()
-    changed = library.rename_tag(env.store, args.old, args.new)
+    changed = library.rename_tag(env.store, args.old, args.new).count
     old, new = normalize_tag(args.old), normalize_tag(args.new)
     verb = "Merged" if merging and old != new else "Renamed"
     say(f"{verb} '{old}' into '{new}' on {changed} {_noun(changed)}")
@@ -186,7 +186,7 @@ def cmd_tag_rename(env: Env, args: argparse.Namespace) -> int:
 
 
 def cmd_tag_delete(env: Env, args: argparse.Namespace) -> int:
-    changed = library.delete_tag(env.store, args.tag)
+    changed = library.delete_tag(env.store, args.tag).count
     say(f"Removed '{normalize_tag(args.tag)}' from {changed} {_noun(changed)}")
     return 0
 

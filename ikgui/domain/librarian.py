@@ -62,18 +62,24 @@ class Library:
         """Unpin several conversations at once (one transaction)."""
         return [self.current.adopt(conv) for conv in library.unpin(self.store, conv_ids)]
 
-    def rename_tag(self, old: str, new: str) -> int:
+    def rename_tag(self, old: str, new: str) -> library.TagEdit:
         """Rename (or merge) a tag everywhere (see :func:`ikgui.domain.library.rename_tag`);
-        the conversation on screen takes its new tags. Returns how many changed."""
+        the conversation on screen takes its new tags. Returns what changed."""
         changed = library.rename_tag(self.store, old, new)
         self._reread_current()
         return changed
 
-    def delete_tag(self, name: str) -> int:
+    def delete_tag(self, name: str) -> library.TagEdit:
         """Remove a tag everywhere (see :func:`ikgui.domain.library.delete_tag`)."""
         changed = library.delete_tag(self.store, name)
         self._reread_current()
         return changed
+
+    def undo_tag_edit(self, edit: library.TagEdit) -> int:
+        """Reverse a rename, merge or delete (see :func:`ikgui.domain.library.undo_tag_edit`)."""
+        restored = library.undo_tag_edit(self.store, edit)
+        self._reread_current()
+        return restored
 
     def _reread_current(self) -> None:
         conv = self.store.get_conversation(self.current.conversation.id)

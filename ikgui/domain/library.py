@@ -7,6 +7,8 @@ they change conversation fields, never the event log.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, TreeNode
 from ikgui.domain.history import lineage
@@ -107,24 +109,75 @@ def unpin(store: Store, conv_ids: list[str]) -> list[Conversation]:
     return set_pinned(store, conv_ids, False)
 
 
-def rename_tag(store: Store, old: str, new: str) -> int:
+@dataclass(frozen=True)
+class TagEdit:
+    """A tag renamed, merged or deleted across conversations, with exactly which
+    conversations it changed, so :func:`undo_tag_edit` gives back what it took and
+    nothing more."""
+
+    old: str
+    new: str | None  # ``None``: the tag was deleted
+    #: Had ``old`` and not ``new``: now carry ``new`` instead (a delete: nothing).
+    moved: tuple[str, ...]
+    #: Had both (a merge): lost ``old``, kept ``new`` as they had it.
+    merged: tuple[str, ...] = ()
+    #: Whether ``new`` was in use (a merge), even on none of the same conversations.
+    merging: bool = False
+
+    @property
+    def count(self) -> int:
+        """How many conversations had ``old``."""
+        return len(self.moved) + len(self.merged)
+
+    def describe(self) -> str:
+        """What it did, for an Undo entry: "rename of 'a' to 'b'"."""
+        if self.new is None:
+            return f"delete of '{self.old}'"
+        if self.merging:
+            return f"merge of '{self.old}' into '{self.new}'"
+        return f"rename of '{self.old}' to '{self.new}'"
+
+
+def rename_tag(store: Store, old: str, new: str) -> TagEdit:
     """Rename the tag ``old`` to ``new`` on every conversation (Trash included) in one
-    transaction; onto a tag in use it is a merge. Returns how many conversations had it."""
+    transaction; onto a tag in use it is a merge. Returns what changed, for an undo."""
     source, target = normalize_tag(old), normalize_tag(new)
-    changed = store.rename_tag(source, target)
-    if not changed:
-        raise UserError(f"No conversation has the tag '{source}'")
-    return changed
+    with store.transaction():  # who had which tag is read where it is changed
+        having = store.tagged(source)
+        if not having:
+            raise UserError(f"No conversation has the tag '{source}'")
+        both = set(store.tagged(target)) if target != source else set()
+        store.rename_tag(source, target)
+    return TagEdit(
+        source,
+        target,
+        tuple(c for c in having if c not in both),
+        tuple(c for c in having if c in both),
+        merging=bool(both),
+    )
 
 
-def delete_tag(store: Store, name: str) -> int:
-    """Remove the tag ``name`` from every conversation in one transaction; returns how
-    many had it."""
+def delete_tag(store: Store, name: str) -> TagEdit:
+    """Remove the tag ``name`` from every conversation in one transaction; returns what
+    changed, for an undo."""
     tag = normalize_tag(name)
-    changed = store.delete_tag(tag)
-    if not changed:
-        raise UserError(f"No conversation has the tag '{tag}'")
-    return changed
+    with store.transaction():
+        having = store.tagged(tag)
+        if not having:
+            raise UserError(f"No conversation has the tag '{tag}'")
+        store.delete_tag(tag)
+    return TagEdit(tag, None, tuple(having))
+
+
+def undo_tag_edit(store: Store, edit: TagEdit) -> int:
+    """Reverse ``edit`` in one transaction: the conversations it moved get ``old`` back
+    instead of ``new``, those it merged get ``old`` back beside the ``new`` they already
+    had; no other conversation changes. Returns how many got ``old`` back (those deleted
+    for good since are skipped)."""
+    with store.transaction():
+        if edit.new is not None and edit.new != edit.old and edit.moved:
+            store.remove_tag(edit.moved, edit.new)
+        return store.add_tag([*edit.moved, *edit.merged], edit.old)
 
 
 def descendants(store: Store, conv_id: str) -> list[Conversation]:

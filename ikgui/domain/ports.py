@@ -216,3 +216,17 @@ class Store(Protocol):
         """Remove ``name`` from every conversation in one transaction; returns how many
         had it."""
         ...
+
+    def tagged(self, name: str) -> list[str]:
+        """The ids of the conversations carrying ``name`` (the Trash included), sorted."""
+        ...
+
+    def add_tag(self, conv_ids: Sequence[str], name: str) -> int:
+        """Give ``name`` to those of ``conv_ids`` that exist and lack it (one transaction);
+        returns how many got it."""
+        ...
+
+    def remove_tag(self, conv_ids: Sequence[str], name: str) -> int:
+        """Take ``name`` from those of ``conv_ids`` that have it (one transaction); returns
+        how many had it."""
+        ...

@@ -256,6 +256,18 @@ class PeeweeStore(EventStore):
         with self._writing() as db:
             return tags_sql.delete(db, name)
 
+    def tagged(self, name: str) -> list[str]:
+        with self._reading() as db:
+            return tags_sql.holders(db, name)
+
+    def add_tag(self, conv_ids: Sequence[str], name: str) -> int:
+        with self._writing() as db:
+            return tags_sql.add(db, conv_ids, name)
+
+    def remove_tag(self, conv_ids: Sequence[str], name: str) -> int:
+        with self._writing() as db:
+            return tags_sql.remove(db, conv_ids, name)
+
 
 class SqliteStore(PeeweeStore):
     """The store on one SQLite file (``read_only``: why writes are refused, if they are)."""

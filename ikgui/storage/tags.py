@@ -15,7 +15,11 @@ from typing import Any
 from peewee import Database, Expression, fn
 
 from ikgui.storage.models import ConversationRow, TagRow
-from ikgui.storage.prepared import execute_query
+from ikgui.storage.prepared import chunks, execute_query
+
+#: Ids per statement when tagging a list of conversations (well under SQLite's 999
+#: parameters).
+BATCH = 500
 
 
 def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
@@ -85,3 +89,38 @@ def rename(db: Database, old: str, new: str) -> int:
 def delete(db: Database, name: str) -> int:
     """Remove the tag ``name`` from every conversation; returns how many had it."""
     return int(TagRow.delete().where(TagRow.name == name).execute(db))
+
+
+def holders(db: Database, name: str) -> list[str]:
+    """The ids of the conversations carrying ``name`` (the Trash included), sorted."""
+    query = (
+        TagRow.select(TagRow.conversation).where(TagRow.name == name).order_by(TagRow.conversation)
+    )
+    return [str(r[0]) for r in execute_query(db, query).fetchall()]
+
+
+def add(db: Database, conv_ids: Sequence[str], name: str) -> int:
+    """Give ``name`` to each conversation of ``conv_ids`` that exists and lacks it;
+    returns how many got it."""
+    added = 0
+    for chunk in chunks(sorted(set(conv_ids)), BATCH):
+        present = ConversationRow.select(ConversationRow.id).where(ConversationRow.id.in_(chunk))
+        having = TagRow.select(TagRow.conversation).where(
+            (TagRow.name == name) & TagRow.conversation.in_(chunk)
+        )
+        kept = {str(r[0]) for r in execute_query(db, present).fetchall()}
+        kept -= {str(r[0]) for r in execute_query(db, having).fetchall()}
+        if kept:
+            rows = [{TagRow.conversation: c, TagRow.name: name} for c in sorted(kept)]
+            TagRow.insert_many(rows).execute(db)
+        added += len(kept)
+    return added
+
+
+def remove(db: Database, conv_ids: Sequence[str], name: str) -> int:
+    """Take ``name`` from each conversation of ``conv_ids``; returns how many had it."""
+    removed = 0
+    for chunk in chunks(sorted(set(conv_ids)), BATCH):
+        where = (TagRow.name == name) & TagRow.conversation.in_(chunk)
+        removed += int(TagRow.delete().where(where).execute(db))
+    return removed

@@ -49,6 +49,7 @@ ICON_NAMES = (
     "copy",
     "warning",
     "sidebar",
+    "pin",
 )
 
 #: The sizes an icon lists as available (it is drawn at whatever size is asked for).

@@ -21,7 +21,7 @@ def _store() -> MemoryStore:
 
 def test_rename_normalizes_both_names_and_merges() -> None:
     store = _store()
-    assert library.rename_tag(store, "#WORK", " Api ") == 2
+    assert library.rename_tag(store, "#WORK", " Api ").count == 2
     assert store.tag_counts() == [("api", 2)]
     with pytest.raises(UserError, match="No conversation has the tag 'work'"):
         library.rename_tag(store, "work", "job")
@@ -32,7 +32,7 @@ def test_rename_normalizes_both_names_and_merges() -> None:
 
 def test_delete_refuses_an_unused_tag() -> None:
     store = _store()
-    assert library.delete_tag(store, "Work") == 2
+    assert library.delete_tag(store, "Work").count == 2
     with pytest.raises(UserError):
         library.delete_tag(store, "work")
     assert store.tag_counts() == [("api", 1)]

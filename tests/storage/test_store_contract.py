@@ -75,16 +75,22 @@ from tests.storage.test_store_stamp import (
     test_tail_stamp_names_the_newest_own_events_newest_first,
 )
 from tests.storage.test_store_tags import (
+    test_a_delete_is_undone_on_the_conversations_that_had_the_tag,
     test_a_listing_by_several_tags_matches_all_of_them,
+    test_a_merge_is_undone_exactly_on_the_conversations_it_changed,
     test_deleting_a_tag_removes_it_everywhere_and_keeps_the_rest,
     test_renaming_a_tag_changes_every_conversation_including_the_trash,
     test_renaming_onto_a_tag_in_use_merges_without_duplicates,
     test_tag_counts_count_conversations_within_a_filter,
+    test_tags_are_given_and_taken_by_id_in_batches,
 )
 from tests.support.memstore import MemoryStore
 
 # Collected here again: these run on the ``store`` fixture below (a MemoryStore).
 PORT_TESTS = [
+    test_a_delete_is_undone_on_the_conversations_that_had_the_tag,
+    test_a_merge_is_undone_exactly_on_the_conversations_it_changed,
+    test_tags_are_given_and_taken_by_id_in_batches,
     test_add_usage_accumulates,
     test_children_are_direct_forks_oldest_first,
     test_delete_parent_and_children_together_or_detach_survivors,

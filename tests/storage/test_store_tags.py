@@ -6,6 +6,7 @@ These speak only through the Store port; ``test_store_contract`` runs them again
 
 from __future__ import annotations
 
+from ikgui.domain import library
 from ikgui.storage import SqliteStore
 from tests.storage.conftest import BOTH
 from tests.storage.helpers import add_conversation
@@ -76,3 +77,49 @@ def test_deleting_a_tag_removes_it_everywhere_and_keeps_the_rest(store: SqliteSt
     assert store.tag_counts(trashed=None) == [("ideas", 2), ("work", 4)]
     assert store.delete_tag("api") == 0
     assert {c.id: c.updated_at for c in store.list_conversations()} == before  # order kept
+
+
+def _tags(store: SqliteStore) -> dict[str, tuple[str, ...]]:
+    convs = store.list_conversations(trashed=False) + store.list_conversations(trashed=True)
+    return {c.id: c.tags for c in sorted(convs, key=lambda c: c.id)}
+
+
+def test_a_merge_is_undone_exactly_on_the_conversations_it_changed(store: SqliteStore) -> None:
+    """Issue 20, item 5: "ideas" merged into "api" and undone. chat-0003 and chat-0004 had
+    both: they keep "api" and get "ideas" back; no conversation that had only "api" gets
+    "ideas"; what was tagged between the merge and the undo stays."""
+    _seed(store)
+    before = _tags(store)
+    edit = library.rename_tag(store, "ideas", "api")
+    assert edit.merging and edit.count == 2
+    assert edit.moved == () and edit.merged == ("chat-0003", "chat-0004")
+    assert library.undo_tag_edit(store, edit) == 2
+    assert _tags(store) == before
+
+    edit = library.rename_tag(store, "work", "job")  # a rename, the Trash included
+    assert not edit.merging and edit.moved == tuple(f"chat-000{i}" for i in (1, 2, 4, 5))
+    store.set_tags("chat-0003", ["api", "ideas", "job"])  # tagged meanwhile: kept
+    library.undo_tag_edit(store, edit)
+    assert _tags(store) == {**before, "chat-0003": ("api", "ideas", "job")}
+
+
+def test_a_delete_is_undone_on_the_conversations_that_had_the_tag(store: SqliteStore) -> None:
+    _seed(store)
+    before = _tags(store)
+    edit = library.delete_tag(store, "api")
+    assert edit.new is None and edit.count == 4
+    store.delete_conversations(["chat-0005"])  # gone for good since: skipped
+    assert library.undo_tag_edit(store, edit) == 3
+    del before["chat-0005"]
+    assert _tags(store) == before
+
+
+def test_tags_are_given_and_taken_by_id_in_batches(store: SqliteStore) -> None:
+    _seed(store)
+    assert store.tagged("ideas") == ["chat-0003", "chat-0004"]
+    many = [f"chat-{i:04d}" for i in range(1, 1200)]  # more ids than one statement takes
+    assert store.add_tag(many, "later") == 5  # only those that exist
+    assert store.add_tag(many, "later") == 0
+    assert store.tagged("later") == [f"chat-000{i}" for i in range(1, 6)]
+    assert store.remove_tag(["chat-0002", "chat-0004", "chat-9999"], "later") == 2
+    assert store.tagged("later") == ["chat-0001", "chat-0003", "chat-0005"]

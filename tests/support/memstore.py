@@ -478,3 +478,22 @@ class MemoryStore:
             for conv in having:
                 conv.tags = tuple(t for t in conv.tags if t != name)
         return len(having)
+
+    def tagged(self, name: str) -> list[str]:
+        return sorted(c.id for c in self._conversations.values() if name in c.tags)
+
+    def add_tag(self, conv_ids: Sequence[str], name: str) -> int:
+        with self._writing():
+            chosen = [self._conversations.get(c) for c in sorted(set(conv_ids))]
+            lacking = [c for c in chosen if c is not None and name not in c.tags]
+            for conv in lacking:
+                conv.tags = _normalize_tags([*conv.tags, name])
+        return len(lacking)
+
+    def remove_tag(self, conv_ids: Sequence[str], name: str) -> int:
+        with self._writing():
+            chosen = [self._conversations.get(c) for c in sorted(set(conv_ids))]
+            having = [c for c in chosen if c is not None and name in c.tags]
+            for conv in having:
+                conv.tags = tuple(t for t in conv.tags if t != name)
+        return len(having)

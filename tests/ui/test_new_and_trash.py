@@ -35,6 +35,21 @@ async def saved_conversation(window: MainWindow, wire_server: WireServer, qtbot:
     return window.current_id
 
 
+async def test_a_fresh_home_shows_the_new_row_not_also_no_conversations_yet(
+    window: MainWindow,
+) -> None:
+    """Issue 20, item 19: the new conversation's row, or "No conversations yet" under it,
+    not both; the Trash view still says it is empty."""
+    await settle(window)
+    bar = window.sidebar
+    assert new_row_shown(window) and bar.model.rowCount() == 0
+    assert bar.view.placeholder == ""
+    bar.trash_toggle.setChecked(True)
+    assert not new_row_shown(window) and bar.view.placeholder == "The Trash is empty."
+    bar.trash_toggle.setChecked(False)
+    assert new_row_shown(window) and bar.view.placeholder == ""
+
+
 async def test_ctrl_n_shows_a_selected_new_row_that_goes_when_left_empty(
     window: MainWindow, wire_server: WireServer, qtbot: QtBot
 ) -> None:

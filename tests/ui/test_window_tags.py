@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QMenu, QMessageBox
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
@@ -69,6 +69,7 @@ async def test_manage_tags_renames_merges_and_deletes_everywhere(
         dialog.name_edit.setText("api")  # onto a tag in use: a merge
         assert dialog.rename_button.text() == "Merge"
         qtbot.mouseClick(dialog.rename_button, Qt.MouseButton.LeftButton)
+        _answer(dialog.confirmation, "Merge")
         assert tags_of(win)["chat-cccc"] == ("api",)
         assert tags_of(win)["chat-dddd"] == ("api", "work")
         assert sorted(dialog.counts) == ["api", "work"]  # the dialog shows the new state
@@ -91,6 +92,74 @@ async def test_manage_tags_renames_merges_and_deletes_everywhere(
         assert all("job" not in t for t in tags_of(win).values())
         assert bar.tag_filters.chosen == () and len(_rows(bar)) == 4
         assert list(dialog.counts) == ["api"]
+        dialog.close()
+    finally:
+        await closed(win)
+
+
+def _answer(box: QMessageBox | None, verb: str) -> None:
+    assert box is not None and box.isVisible()
+    yes = box.button(QMessageBox.StandardButton.Yes)
+    assert yes.text() == verb
+    yes.click()
+
+
+async def test_manage_tags_selects_the_name_confirms_a_merge_and_undoes_exactly(
+    tmp_path: Path, closed_url: str, qtbot: QtBot
+) -> None:
+    """Issue 20, item 5: a click into the pre-filled field then typing replaces the name
+    (no "ideasjobs"); a rename onto a tag in use asks first, naming both counts; the
+    selection follows the renamed tag; Ctrl+Z in the dialog reverses each change exactly
+    (a merge gives the old tag back only to the conversations that had it)."""
+    win = await seeded_window(tmp_path, closed_url)
+    try:
+        before = tags_of(win)
+        dialog = win.sidebar.open_manage_tags()
+        dialog.activateWindow()
+        await wait_until(dialog.isActiveWindow)
+        assert not dialog.undo_button.isEnabled()
+        dialog.select("ideas")
+        qtbot.mouseClick(dialog.name_edit, Qt.MouseButton.LeftButton)
+        assert QApplication.focusWidget() is dialog.name_edit
+        qtbot.keyClicks(dialog.name_edit, "jobs")
+        assert dialog.name_edit.text() == "jobs"
+        dialog.select("work")  # work (3), then picked again after a click elsewhere
+        dialog.table.setFocus()
+        qtbot.mouseClick(dialog.name_edit, Qt.MouseButton.LeftButton, pos=QPoint(4, 4))
+        qtbot.keyClicks(dialog.name_edit, "api")
+        assert dialog.name_edit.text() == "api" and dialog.rename_button.text() == "Merge"
+        qtbot.keyClick(dialog.name_edit, Qt.Key.Key_Return)
+        box = dialog.confirmation
+        assert box is not None and box.text() == "Merge “work” (3) into “api” (3)?"
+        qtbot.mouseClick(box.button(QMessageBox.StandardButton.Cancel), Qt.MouseButton.LeftButton)
+        assert tags_of(win) == before  # nothing merged without a yes
+        qtbot.keyClick(dialog.name_edit, Qt.Key.Key_Return)
+        _answer(dialog.confirmation, "Merge")
+        merged = {"chat-aaaa": ("api",), "chat-bbbb": ("api",), "chat-dddd": ("api", "ideas")}
+        assert tags_of(win) == {**before, **merged}
+        assert dialog.selected_tag() == "api" and dialog.undo_button.isEnabled()
+
+        dialog.select("ideas")  # a rename: "ideas" sorts after "api"; "zen" after both
+        dialog.name_edit.setText("zen")
+        qtbot.mouseClick(dialog.rename_button, Qt.MouseButton.LeftButton)
+        assert dialog.selected_tag() == "zen" and "api" in dialog.counts
+
+        dialog.name_edit.setFocus()
+        qtbot.keyClick(dialog.name_edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        await wait_until(lambda: "zen" not in dialog.counts)
+        assert tags_of(win) == {**before, **merged} and dialog.selected_tag() == "ideas"
+        qtbot.keyClick(dialog.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        await wait_until(lambda: "work" in dialog.counts)
+        assert tags_of(win) == before  # chat-aaaa and chat-dddd had "api" already: kept
+        assert not dialog.undo_button.isEnabled()
+        assert "Undone" in win.statusBar().currentMessage()
+
+        dialog.select("ideas")
+        qtbot.mouseClick(dialog.delete_button, Qt.MouseButton.LeftButton)
+        _answer(dialog.confirmation, "Delete")
+        assert "ideas" not in dialog.counts
+        qtbot.mouseClick(dialog.undo_button, Qt.MouseButton.LeftButton)
+        assert tags_of(win) == before
         dialog.close()
     finally:
         await closed(win)

@@ -235,9 +235,10 @@ class ConversationListModel(ConversationTree):
         if self.canFetchMore(parent):
             self._read_pages()
 
-    def _read_pages(self) -> None:
+    def _read_pages(self, whole: bool = False) -> None:
         """Read listing pages until at least one top-level row is added (or none are left);
-        the pinned conversations before the first page."""
+        the pinned conversations before the first page. ``whole``: the rest in one page
+        (one keyset query from the cursor, one insertion of rows)."""
         pins: list[Conversation] = []
         if not self._pins_read:
             self._pins_read = True
@@ -249,8 +250,8 @@ class ConversationListModel(ConversationTree):
             # Pages grow with what is loaded (a quarter of it): each page makes the view
             # lay out every loaded row again (rows differ in height: headers), so deep
             # scrolling reads fewer, larger pages.
-            size = max(self._page_size, self._scanned // 4)
-            size, self._first_page = self._first_page or size, None
+            size: int | None = max(self._page_size, self._scanned // 4)
+            size, self._first_page = (None if whole else self._first_page or size), None
             page = self._store.list_conversations(
                 size,
                 tags=self._tags,
@@ -259,7 +260,7 @@ class ConversationListModel(ConversationTree):
                 pinned=self._unpinned,
             )
             self._scanned += len(page)
-            self._exhausted = len(page) < size
+            self._exhausted = size is None or len(page) < size
             if page:
                 self._cursor = sort_key(page[-1])
             self._read_parents(page)
@@ -273,6 +274,12 @@ class ConversationListModel(ConversationTree):
         """Load every page (benchmarks, tests)."""
         while self._may_read(QModelIndex()):
             self._read_pages()
+
+    def fetch_rest(self) -> None:
+        """Load every conversation not loaded yet, in one query from the cursor (the End
+        key goes to the last conversation, not the end of the pages read)."""
+        if self._may_read(QModelIndex()):
+            self._read_pages(whole=True)
 
     # -- finding and changing rows ---------------------------------------------------------
     def reveal(self, conv_id: str) -> QModelIndex:

@@ -2,15 +2,18 @@
 the Trash); rename a tag, merge it into another (rename onto a tag in use) or delete it
 from every conversation.
 
-It only asks: ``rename_requested(old, new)`` and ``delete_requested(tag)`` go to the
-window, which changes every conversation in one transaction and refreshes the sidebar
-(which calls :meth:`ManageTagsDialog.refresh`). A delete is confirmed first, naming how
-many conversations lose the tag. Tags are shown as plain text.
+It only asks: ``rename_requested(old, new)``, ``delete_requested(tag)`` and
+``undo_requested()`` go to the window, which changes every conversation in one transaction
+and refreshes the sidebar (which calls :meth:`ManageTagsDialog.refresh`). A delete and a
+merge are confirmed first, naming how many conversations each tag has; every change can be
+undone (Undo, Ctrl+Z). Picking a tag fills the name field with it, selected, so typing
+replaces it (a click into the field selects it too). Tags are shown as plain text.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -34,8 +37,46 @@ from ikgui.ui.plain import block, line, make_plain
 from ikgui.ui.sidebar.parts import name_widget
 from ikgui.ui.sidebar.tag_filter import count_label
 
-HINT = "Rename onto a tag in use to merge the two. Changes apply to every conversation."
+HINT = (
+    "Rename onto a tag in use to merge the two. Changes apply to every conversation; "
+    "Undo (Ctrl+Z) reverses the last one."
+)
 _COLUMNS = ("Tag", "Conversations", "In the Trash")
+
+
+class _NameEdit(QLineEdit):
+    """The new-name field: its text (the chosen tag) selected whenever it gets the focus,
+    a click included, so typing replaces it rather than adding to it; Ctrl+Z with no typing
+    to undo goes to the dialog (undo the last change of a tag)."""
+
+    _select_on_click = False
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.selectAll()
+        self._select_on_click = event.reason() == Qt.FocusReason.MouseFocusReason
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        super().mousePressEvent(event)
+        if self._select_on_click:
+            self.selectAll()  # the click that focused the field: the press placed a cursor
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        if self._select_on_click:
+            self._select_on_click = False
+            self.selectAll()
+
+    def event(self, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Undo)
+            and not self.isUndoAvailable()
+        ):
+            event.ignore()  # not the field's: the dialog's Undo shortcut takes it
+            return False
+        return super().event(event)
 
 
 def _item(text: str, sort: int | str, *, number: bool = False) -> QTableWidgetItem:
@@ -50,6 +91,7 @@ def _item(text: str, sort: int | str, *, number: bool = False) -> QTableWidgetIt
 class ManageTagsDialog(QDialog):
     rename_requested = Signal(str, str)  # old, new (normalized)
     delete_requested = Signal(str)
+    undo_requested = Signal()  # reverse the last rename, merge or delete
 
     def __init__(self, store: Store, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -75,7 +117,9 @@ class ManageTagsDialog(QDialog):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._on_selected)
 
-        self.name_edit = QLineEdit(self)
+        self.undo_what: str | None = None  # what Undo reverses, told by the window
+
+        self.name_edit = _NameEdit(self)
         name_widget(self.name_edit, "tagNewName", "New tag name")
         self.name_edit.setPlaceholderText("New name (or a tag to merge into)")
         self.name_edit.textChanged.connect(self._update_buttons)
@@ -86,6 +130,12 @@ class ManageTagsDialog(QDialog):
         self.delete_button = QPushButton("Delete…", self)
         name_widget(self.delete_button, "deleteTagButton", "Delete tag")
         self.delete_button.clicked.connect(self.ask_delete)
+        self.undo_button = QPushButton("Undo", self)
+        name_widget(self.undo_button, "undoTagButton", "Undo the last change")
+        self.undo_button.clicked.connect(self.undo)
+        undo_key = QShortcut(QKeySequence.StandardKey.Undo, self)
+        undo_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        undo_key.activated.connect(self.undo)
         self.message = make_plain(QLabel(HINT, self))
         name_widget(self.message, "manageTagsMessage", "Tag status")
         self.message.setWordWrap(True)
@@ -97,6 +147,7 @@ class ManageTagsDialog(QDialog):
         edit_row.addWidget(self.name_edit, 1)
         edit_row.addWidget(self.rename_button)
         edit_row.addWidget(self.delete_button)
+        edit_row.addWidget(self.undo_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(8)
@@ -104,6 +155,7 @@ class ManageTagsDialog(QDialog):
         layout.addLayout(edit_row)
         layout.addWidget(self.message)
         layout.addWidget(buttons)
+        self.set_undo(None)
         self._update_buttons()
 
     # -- state -----------------------------------------------------------------------------
@@ -123,11 +175,20 @@ class ManageTagsDialog(QDialog):
         self._update_buttons()
 
     def select(self, tag: str) -> None:
+        """Select ``tag``'s row and scroll it into view (after a rename the list is sorted
+        again: the selection follows the tag, not the row under the pointer)."""
         for row in range(self.table.rowCount()):
             item = self.table.item(row, 0)
             if item is not None and item.data(Qt.ItemDataRole.UserRole) == tag:
                 self.table.selectRow(row)
+                self.table.scrollToItem(item)
                 return
+
+    def set_undo(self, what: str | None) -> None:
+        """What Undo reverses ("rename of 'a' to 'b'"), or ``None``: nothing to undo."""
+        self.undo_what = what
+        self.undo_button.setEnabled(what is not None)
+        self.undo_button.setToolTip(line(f"Undo the {what} (Ctrl+Z)") if what else "")
 
     def selected_tag(self) -> str | None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
@@ -167,33 +228,70 @@ class ManageTagsDialog(QDialog):
 
     # -- requests ---------------------------------------------------------------------------
     def rename(self) -> None:
+        """Rename the chosen tag; onto a tag in use, confirm the merge first."""
         tag, new = self.selected_tag(), self._new_name()
         if tag is None or new is None or new == tag:
             return
+        if new not in self.counts:
+            self._rename(tag, new)
+            return
+        box = self._question(
+            "confirmMergeTag",
+            "Merge tags",
+            f"Merge “{tag}” ({self._total(tag)}) into “{new}” ({self._total(new)})?",
+            f"Every conversation tagged “{tag}” is tagged “{new}” instead. Undo (Ctrl+Z) "
+            "gives the conversations their tags back.",
+            "Merge",
+        )
+        yes = box.button(QMessageBox.StandardButton.Yes)
+        box.buttonClicked.connect(lambda button: self._rename(tag, new) if button is yes else None)
+        box.open()
+
+    def _rename(self, tag: str, new: str) -> None:
         self.rename_requested.emit(tag, new)
         self.refresh()
         self.select(new)
+
+    def undo(self) -> None:
+        if self.undo_what is not None:
+            self.undo_requested.emit()
+            self.refresh()
+
+    def _total(self, tag: str) -> int:
+        live, gone = self.counts.get(tag, (0, 0))
+        return live + gone
+
+    def _question(self, name: str, title: str, text: str, more: str, verb: str) -> QMessageBox:
+        """A confirmation, Cancel by default, its Yes button saying ``verb``; tag names
+        are user text, shown plain."""
+        box = QMessageBox(self)
+        box.setObjectName(name)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(title)
+        box.setText(line(text))
+        box.setInformativeText(more)
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(verb)
+        box.finished.connect(box.deleteLater)
+        self.confirmation = box
+        return box
 
     def ask_delete(self) -> None:
         """Confirm, naming how many conversations lose the tag; Yes asks for the delete."""
         tag = self.selected_tag()
         if tag is None:
             return
-        live, gone = self.counts.get(tag, (0, 0))
-        box = QMessageBox(self)
-        box.setObjectName("confirmDeleteTag")
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Delete tag")
-        box.setText(line(f"Remove the tag “{tag}” from {count_label(live + gone)}?"))
-        box.setInformativeText("The conversations themselves are kept.")
-        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box = self._question(
+            "confirmDeleteTag",
+            "Delete tag",
+            f"Remove the tag “{tag}” from {count_label(self._total(tag))}?",
+            "The conversations themselves are kept. Undo (Ctrl+Z) puts the tag back.",
+            "Delete",
+        )
         yes = box.button(QMessageBox.StandardButton.Yes)
-        yes.setText("Delete")
         box.buttonClicked.connect(lambda button: self._delete(tag) if button is yes else None)
-        box.finished.connect(box.deleteLater)
-        self.confirmation = box
         box.open()
 
     def _delete(self, tag: str) -> None:

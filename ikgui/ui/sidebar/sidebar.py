@@ -18,6 +18,7 @@ from PySide6.QtCore import Signal as _Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QMenu,
     QToolButton,
@@ -28,7 +29,7 @@ from PySide6.QtWidgets import (
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
-from ikgui.ui.plain import line
+from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
@@ -36,7 +37,7 @@ from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
 from ikgui.ui.sidebar.sidebar_menu import conversation_menu, selection_menu
 from ikgui.ui.sidebar.sidebar_rows import ConversationRole, EventIdRole
 from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
-from ikgui.ui.sidebar.sidebar_searching import SidebarSearching
+from ikgui.ui.sidebar.sidebar_searching import SidebarSearching, results_text
 from ikgui.ui.sidebar.sidebar_selection import SidebarSelection
 from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
 from ikgui.ui.sidebar.tag_filter import TagFilterControl
@@ -73,6 +74,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
     unpin_requested = _Signal(list)
     tag_rename_requested = _Signal(str, str)  # old, new (onto a tag in use: a merge)
     tag_delete_requested = _Signal(str)
+    tag_undo_requested = _Signal()  # reverse the last rename, merge or delete of a tag
     reopen_requested = _Signal(str)  # reopen a closed branch (``/reopen``)
 
     def __init__(
@@ -85,9 +87,15 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._current: str | None = None
         self._tag_dialog: TagEditorDialog | None = None
         self.manage_dialog = None
+        self.tag_undo = None
+        #: Whether the "New conversation" row stands above the list (the window's): an
+        #: empty list then says nothing more (not "No conversations yet" under it).
+        self.new_row_shown = False
         self.pinning = False
         self.tags_shown: dict[str, tuple[str, ...]] = {}  # each tag editor's starting tags
         self._search_error = ""
+        self._list_place = None
+        self.search_more = False  # the search found more hits than it shows
         self.model = ConversationListModel(store, self, first_page=first_page)
         self.search_model = SearchResultsModel(self.model.is_streaming, self)
         self._build()
@@ -109,6 +117,10 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.search_box.setToolTip("Full-text search (Ctrl+F)")
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
+        self.search_count = make_plain(QLabel(self))
+        _name(self.search_count, "searchCount", "Number of results")
+        self.search_count.setEnabled(False)  # the muted colour
+        self.search_count.hide()
 
         self.tag_filters = TagFilterControl(self._store, self)
         self.tag_filters.changed.connect(self._on_tags_chosen)
@@ -137,6 +149,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.view.menu_requested.connect(self._popup_menu)
         self.view.tag_clicked.connect(self.tag_filters.add)
         self.view.pin_key_pressed.connect(self.toggle_pins)
+        self.view.end_pressed.connect(self._load_rest)
         self.delegate.rename_committed.connect(self.rename_requested)
 
         filters = QHBoxLayout()
@@ -148,6 +161,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         layout.setContentsMargins(8, 8, 4, 8)
         layout.setSpacing(6)
         layout.addWidget(self.search_box)
+        layout.addWidget(self.search_count)
         layout.addLayout(filters)
         layout.addWidget(self.tag_filters.chips)
         layout.addWidget(self.trash.bar)
@@ -200,6 +214,11 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         """Select and reveal ``conv_id``'s row (no ``conversation_activated``)."""
         self._current = conv_id
         self._select(conv_id)
+
+    def show_new_row(self, shown: bool) -> None:
+        if shown != self.new_row_shown:
+            self.new_row_shown = shown
+            self._update_placeholder()
 
     def set_streaming(self, conv_id: str, streaming: bool) -> None:
         self.model.set_streaming(conv_id, streaming)
@@ -296,6 +315,10 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._current = conv.id
         self.conversation_activated.emit(conv.id, event_id)
 
+    def _load_rest(self) -> None:
+        if not self.searching:
+            self.model.fetch_rest()
+
     def _on_delete_key(self, index: QModelIndex) -> None:
         conv = index.data(ConversationRole)
         chosen = [c for c in self.selected_conversations() if c.trashed_at is None]
@@ -368,12 +391,17 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             self.manage_dialog.refresh()
 
     def _update_placeholder(self) -> None:
+        count = self.search_model.rowCount()
+        self.search_count.setVisible(self.searching and count > 0)
+        self.search_count.setText(results_text(count, self.search_more))
         if self.searching:
             text = self._search_error or _NO_MATCHES.format(query=line(self.search_model.query))
         elif self.model.trashed:
             text = _EMPTY_TRASH
         elif self.model.tags:
             text = _EMPTY_TAG.format(tags=" and ".join(f"“{line(t)}”" for t in self.model.tags))
+        elif self.new_row_shown:
+            text = ""  # the new conversation's row is the one thing to see
         else:
             text = _EMPTY_LIST
         self.view.set_placeholder(text)

@@ -1,7 +1,8 @@
 """Paints a sidebar row from its cached roles (never the store) and hosts the inline rename.
 
 A row is two lines: the title in bold (a streaming badge at the right while a reply
-arrives); below, ``agent · N msgs · date`` and the tags as small rounded chips. Search
+arrives, a pin glyph on a pinned row); below, ``agent · N msgs · date`` and the tags as
+small rounded chips (the date always shown: chips, then the rest of the line give way). Search
 results add the matching snippet between the two. Closed branches are dimmed. The first
 row of a group (``HeaderRole``: Pinned, Today, Yesterday...) is taller: the group's
 header is painted above it. Every colour comes from the view's palette, so the light
@@ -11,6 +12,7 @@ and dark themes both read well.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
@@ -36,22 +38,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.ui.icons import icon
 from ikgui.ui.sidebar.paint_helpers import distance as _distance
 from ikgui.ui.sidebar.paint_helpers import mix as mix
 from ikgui.ui.sidebar.paint_helpers import mixed as _mixed
 from ikgui.ui.sidebar.paint_helpers import reader as _reader
 from ikgui.ui.sidebar.paint_helpers import runs as _runs
-from ikgui.ui.sidebar.sidebar_chips import CHIP_GAP, chip_layout
+from ikgui.ui.sidebar.sidebar_chips import Chip, SecondLine, second_line
 from ikgui.ui.sidebar.sidebar_rows import (
     ClosedRole,
     DetailRole,
     HeaderRole,
     IdRole,
+    PinnedRole,
     QueryRole,
+    RelativeTimeRole,
     SnippetRole,
     StreamingRole,
     TagsRole,
     TitleRole,
+    TrashedRole,
 )
 from ikgui.ui.sidebar.sidebar_tree import ConversationTree
 
@@ -132,6 +138,24 @@ class _Fonts:
         self.chip_h = self.small_fm.height() + 2
         self.header_h = HEADER_TOP + self.small_bold_fm.height() + HEADER_BOTTOM
         self.row_h = 2 * PAD_Y + self.title_fm.height() + LINE_GAP + self.chip_h
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Where a row's parts are painted (for the mouse, and to check the painting)."""
+
+    pin: QRect | None  # the pin glyph of a pinned row
+    line: SecondLine  # the detail, its date and the chips
+
+
+def pin_place(data: Callable[[int], Any], fonts: _Fonts, rect: QRect, right: int) -> QRect | None:
+    """Where a pinned row's pin glyph goes on line 1, ending at ``right`` (``None``:
+    not pinned, or in the Trash, where pins do not count)."""
+    if not data(PinnedRole) or data(TrashedRole):
+        return None
+    side = fonts.small_fm.height()
+    line_h = fonts.title_fm.height()
+    return QRect(right - side + 1, rect.top() + (line_h - side) // 2, side, side)
 
 
 def header_height(index: AnyIndex, fonts: _Fonts) -> int:
@@ -217,6 +241,7 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         line_h = fonts.title_fm.height()
         right = self._paint_badge(painter, data, fonts, rect, line_h, muted, accent)
+        right = self._paint_pin(painter, data, fonts, rect, right, muted)
         untitled = not data(Qt.ItemDataRole.EditRole)
         painter.setFont(fonts.untitled if untitled else fonts.title)
         painter.setPen(muted if untitled else text)
@@ -235,15 +260,14 @@ class ConversationDelegate(QStyledItemDelegate):
             _paint_runs(painter, fonts, line, str(snippet), words, mix(text, ground, 0.25), text)
             y += small_h + LINE_GAP
         line2 = QRect(rect.left(), y, rect.width(), fonts.chip_h)
-        chips_left = self._paint_chips(painter, data, fonts, line2, text, ground, accent)
         detail = str(data(DetailRole) or "")
         if closed:
             detail = f"closed · {detail}"
+        laid = self._second_line(data, fonts, line2, detail)
+        self._paint_chips(painter, laid.chips, fonts, text, ground, accent)
         painter.setFont(fonts.small)
         painter.setPen(muted)
-        width = max(0, chips_left - line2.left() - CHIP_GAP)
-        detail = fonts.small_fm.elidedText(detail, Qt.TextElideMode.ElideRight, width)
-        _draw_line(painter, fonts.small_fm, line2.left(), y, fonts.chip_h, detail)
+        _draw_line(painter, fonts.small_fm, line2.left(), y, fonts.chip_h, laid.text)
         painter.restore()
 
     def _row_option(
@@ -317,20 +341,25 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.drawEllipse(QRectF(left, rect.top() + (line_h - dot) / 2, dot, dot))
         return left - 8
 
+    def _second_line(
+        self, data: Callable[[int], Any], fonts: _Fonts, line: QRect, detail: str
+    ) -> SecondLine:
+        date = str(data(RelativeTimeRole) or "")
+        tags = data(TagsRole) or ()
+        return second_line(detail, date, tags, fonts.small_fm, fonts.chip_h, line)
+
     def _paint_chips(
         self,
         painter: QPainter,
-        data: Callable[[int], Any],
+        chips: list[Chip],
         fonts: _Fonts,
-        line: QRect,
         text: QColor,
         ground: QColor,
         accent: QColor,
-    ) -> int:
-        """Tag chips right-aligned on ``line`` (see ``sidebar_chips``); returns their left x."""
-        chips = chip_layout(data(TagsRole) or (), fonts.small_fm, fonts.chip_h, line)
+    ) -> None:
+        """Tag chips right-aligned on the second line (see ``sidebar_chips``)."""
         if not chips:
-            return line.right() + 1
+            return
         fill = _mixed(ground, accent, 0.16)
         ink = _mixed(text, accent, 0.35)
         painter.setFont(fonts.small)
@@ -340,21 +369,49 @@ class ConversationDelegate(QStyledItemDelegate):
             painter.drawRoundedRect(chip.rect, fonts.chip_h / 2, fonts.chip_h / 2)
             painter.setPen(ink)
             painter.drawText(chip.rect, Qt.AlignmentFlag.AlignCenter, chip.label)
-        return int(chips[0].rect.left())
+
+    def _paint_pin(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        rect: QRect,
+        right: int,
+        ink: QColor,
+    ) -> int:
+        """A pin glyph at the right of line 1 for a pinned row; returns where the title
+        must end."""
+        place = pin_place(data, fonts, rect, right)
+        if place is None:
+            return right
+        icon("pin", ink).paint(painter, place)
+        return place.left() - 6
+
+    def layout_of(self, option: QStyleOptionViewItem, index: AnyIndex) -> RowLayout:
+        """Where the row painted in ``option.rect`` puts its pin glyph, date and chips."""
+        fonts = self.fonts(option.font)
+        data = _reader(index)
+        top = PAD_Y + header_height(index, fonts)
+        rect: QRect = option.rect.adjusted(PAD_X, top, -PAD_X, -PAD_Y)
+        right = rect.right()
+        if data(StreamingRole):
+            right -= fonts.small_fm.horizontalAdvance(STREAMING_TEXT) + 7 + 5 + 8
+        y = rect.top() + fonts.title_fm.height() + LINE_GAP
+        if data(SnippetRole) is not None:
+            y += fonts.small_fm.height() + LINE_GAP
+        line = QRect(rect.left(), y, rect.width(), fonts.chip_h)
+        detail = str(data(DetailRole) or "")
+        if data(ClosedRole):
+            detail = f"closed · {detail}"
+        return RowLayout(
+            pin_place(data, fonts, rect, right), self._second_line(data, fonts, line, detail)
+        )
 
     def tag_at(self, option: QStyleOptionViewItem, index: AnyIndex, pos: QPoint) -> str | None:
         """The tag of the chip under ``pos`` in the row painted in ``option.rect``."""
         if self._editing.isValid() and self._editing == index:
             return None
-        fonts = self.fonts(option.font)
-        top = PAD_Y + header_height(index, fonts)
-        rect: QRect = option.rect.adjusted(PAD_X, top, -PAD_X, -PAD_Y)
-        y = rect.top() + fonts.title_fm.height() + LINE_GAP
-        if index.data(SnippetRole) is not None:
-            y += fonts.small_fm.height() + LINE_GAP
-        line = QRect(rect.left(), y, rect.width(), fonts.chip_h)
-        tags = index.data(TagsRole) or ()
-        for chip in chip_layout(tags, fonts.small_fm, fonts.chip_h, line):
+        for chip in self.layout_of(option, index).line.chips:
             if chip.tag is not None and chip.rect.contains(QPointF(pos)):
                 return chip.tag
         return None

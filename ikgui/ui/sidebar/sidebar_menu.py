@@ -9,8 +9,9 @@ one of its editors); the window carries it out.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
@@ -21,10 +22,22 @@ if TYPE_CHECKING:
     from ikgui.ui.sidebar.sidebar import ConversationSidebar
 
 
-def _adder(menu: QMenu) -> Callable[[str, str, str, Callable[[], None]], None]:
-    def add(name: str, text: str, icon_name: str, slot: Callable[[], None]) -> None:
+class _Add(Protocol):
+    def __call__(
+        self, name: str, text: str, icon_name: str, slot: Callable[[], None], key: str = ""
+    ) -> None: ...
+
+
+def _adder(menu: QMenu) -> _Add:
+    """Adds an entry: its title (escaped: it may hold a title or a tag) and, apart, its
+    key, which the menu shows in its own column; never one string with a tab, which the
+    escaping would show as ``\\x09``."""
+
+    def add(name: str, text: str, icon_name: str, slot: Callable[[], None], key: str = "") -> None:
         action = menu.addAction(action_text(text))
         action.setObjectName(name)
+        if key:
+            action.setShortcut(QKeySequence(key))
         if icon_name:
             set_icon(action, icon_name)
         action.triggered.connect(slot)
@@ -43,12 +56,12 @@ def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
         add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
         add("copyIdAction", f"Copy id ({cid})", "", lambda: bar.copy_id(cid))
         return menu
-    add("renameAction", "Rename\tF2", "rename", lambda: bar.start_rename(cid))
+    add("renameAction", "Rename", "rename", lambda: bar.start_rename(cid), "F2")
     add("tagsAction", "Tags…", "tags", lambda: bar.edit_tags(cid))
     if bar.pinning and conv.pinned:
-        add("unpinAction", "Unpin\tCtrl+P", "", lambda: bar.unpin_requested.emit([cid]))
+        add("unpinAction", "Unpin", "pin", lambda: bar.unpin_requested.emit([cid]), "Ctrl+P")
     elif bar.pinning:
-        add("pinAction", "Pin\tCtrl+P", "", lambda: bar.pin_requested.emit([cid]))
+        add("pinAction", "Pin", "pin", lambda: bar.pin_requested.emit([cid]), "Ctrl+P")
     add("forkAction", "Fork", "fork", lambda: bar.fork_requested.emit(cid))
     add("exportAction", "Export…", "export", lambda: bar.export_requested.emit(cid))
     if conv.parent is not None and conv.status != STATUS_KILLED:
@@ -57,7 +70,7 @@ def conversation_menu(bar: ConversationSidebar, conv: Conversation) -> QMenu:
         add("reopenAction", "Reopen branch", "restore", lambda: bar.reopen_requested.emit(cid))
     add("copyIdAction", f"Copy id ({cid})", "", lambda: bar.copy_id(cid))
     menu.addSeparator()
-    add("trashAction", "Move to Trash\tDel", "trash", lambda: bar.trash_requested.emit(cid))
+    add("trashAction", "Move to Trash", "trash", lambda: bar.trash_requested.emit(cid), "Del")
     return menu
 
 
@@ -83,10 +96,10 @@ def selection_menu(bar: ConversationSidebar, convs: Sequence[Conversation]) -> Q
                 lambda _=False, t=tag: bar.retag_many_requested.emit(ids, [f"-{t}"])
             )
     if bar.pinning and all(c.pinned for c in convs):
-        add("unpinAction", f"Unpin {n}\tCtrl+P", "", lambda: bar.unpin_requested.emit(ids))
+        add("unpinAction", f"Unpin {n}", "pin", lambda: bar.unpin_requested.emit(ids), "Ctrl+P")
     elif bar.pinning:
-        add("pinAction", f"Pin {n}\tCtrl+P", "", lambda: bar.pin_requested.emit(ids))
+        add("pinAction", f"Pin {n}", "pin", lambda: bar.pin_requested.emit(ids), "Ctrl+P")
     add("exportAction", f"Export {n}…", "export", lambda: bar.export_many_requested.emit(ids))
     menu.addSeparator()
-    add("trashAction", f"Move {n} to Trash\tDel", "trash", lambda: bar.trash_many(ids))
+    add("trashAction", f"Move {n} to Trash", "trash", lambda: bar.trash_many(ids), "Del")
     return menu

@@ -1,5 +1,6 @@
-"""The sidebar's search results: a flat list of conversations, each with the snippet of
-its best match and the id of the matching event (``None`` when only the title matched).
+"""The sidebar's search results: a flat list of conversations, each saying what matched
+(``Title matches``, or ``Message:`` and the snippet of its best match) and the id of the
+matching event (``None`` when only the title matched).
 
 It answers the same roles as :class:`ConversationListModel` plus ``SnippetRole`` and
 ``EventIdRole``; results are replaced as a whole by each query.
@@ -25,6 +26,18 @@ from ikgui.ui.sidebar.sidebar_rows import (
 )
 
 AnyIndex = QModelIndex | QPersistentModelIndex
+
+
+#: A result's second line when only its title matched (the title is the line above).
+TITLE_MATCH = "Title matches"
+MESSAGE_MATCH = "Message: "
+
+
+def match_text(hit: SearchHit) -> str:
+    """What matched: the title, or a message (with its snippet)."""
+    if hit.event_id is None:
+        return TITLE_MATCH
+    return MESSAGE_MATCH + line(hit.snippet or "")
 
 
 class SearchResultsModel(QAbstractListModel):
@@ -99,8 +112,8 @@ class SearchResultsModel(QAbstractListModel):
         hit = self.hit(index)
         if hit is None:
             return None
-        if role == SnippetRole:  # message text: on one line, bidi controls visible
-            return line(hit.snippet) if hit.snippet is not None else None
+        if role == SnippetRole:  # what matched; message text on one line, bidi visible
+            return match_text(hit)
         if role == EventIdRole:
             return hit.event_id
         if role == QueryRole:

@@ -35,6 +35,9 @@ class SidebarSelection:
     trash_many_requested: Any
     tag_rename_requested: Any
     tag_delete_requested: Any
+    tag_undo_requested: Any
+    #: What Undo in Manage tags reverses ("rename of 'a' to 'b'"), set by the window.
+    tag_undo: str | None
 
     _forget_dialog: Callable[[TagEditorDialog], None]
 
@@ -90,11 +93,19 @@ class SidebarSelection:
             dialog = ManageTagsDialog(self._store, self._widget())
             dialog.rename_requested.connect(self.tag_rename_requested)
             dialog.delete_requested.connect(self.tag_delete_requested)
+            dialog.undo_requested.connect(self.tag_undo_requested)
             dialog.finished.connect(lambda _result: setattr(self, "manage_dialog", None))
             self.manage_dialog = dialog
+        self.manage_dialog.set_undo(self.tag_undo)
         self.manage_dialog.refresh()
         self.manage_dialog.open()
         return self.manage_dialog
+
+    def set_tag_undo(self, what: str | None) -> None:
+        """What the Manage tags dialog's Undo (Ctrl+Z) reverses, or ``None``."""
+        self.tag_undo = what
+        if self.manage_dialog is not None:
+            self.manage_dialog.set_undo(what)
 
     def _extending(self) -> bool:
         """A Shift- or Ctrl-click extends the selection: it opens nothing."""

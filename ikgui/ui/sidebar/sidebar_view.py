@@ -1,7 +1,8 @@
 """The sidebar's tree view (keyboard handling: Enter activates, Delete asks to trash,
-F2 renames, Ctrl+P pins or unpins; the context-menu request; a placeholder text when the
-list is empty). Rows differ in height (a group's first row carries its header), so the
-branch arrows are drawn beside the row, below its header.
+F2 renames, Ctrl+P pins or unpins, End reaches the last conversation, loaded first; the
+context-menu request; a placeholder text when the list is empty). Rows differ in height (a
+group's first row carries its header), so the branch arrows are drawn beside the row,
+below its header.
 
 Selection is extended (Shift/Ctrl-click, Shift+arrows) for actions on several rows. A
 press on a tag chip of a row (the delegate's ``tag_at``) does not select the row: its
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView
 
 from ikgui.ui.sidebar.sidebar_tree import ConversationTree
 
-#: Pins or unpins the selected rows (shown in the context menu as "Pin\tCtrl+P").
+#: Pins or unpins the selected rows (the context menu shows the key beside "Pin").
 PIN_KEY = QKeySequence("Ctrl+P")
 
 
@@ -34,6 +35,8 @@ class ConversationTreeView(QTreeView):
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
     tag_clicked = Signal(str)  # a tag chip on a row was clicked
     pin_key_pressed = Signal()  # Ctrl+P: pin (or unpin) the selected rows
+    #: End (Ctrl+End, Shift+End): the list loads its last rows before the view goes there.
+    end_pressed = Signal()
     # (class defaults: the base class's constructor already lays the view out)
     _layout_when_shown = False
     _scroll_when_shown = False
@@ -124,6 +127,8 @@ class ConversationTreeView(QTreeView):
             self.pin_key_pressed.emit()
             event.accept()
             return
+        if not editing and event.key() == Qt.Key.Key_End:
+            self.end_pressed.emit()  # then the view moves to the (now loaded) last row
         index = self.currentIndex()
         if (
             not editing

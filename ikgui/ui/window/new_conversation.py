@@ -98,6 +98,7 @@ class NewConversationPresenter:
         typed = self._typed()
         shown = (new or typed) and not window.sidebar.model.trashed and not window.read_only
         self.row.show_state(shown, new, self.agent, typed)
+        window.sidebar.show_new_row(shown)
         empty = new and not session.state.scrollback and not window.read_only
         if empty:
             self.hint.show_text(hint_text(session.conversation.agent))

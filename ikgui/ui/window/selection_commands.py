@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog
 from ikgui.ui.plain import line as safe_line
 
 if TYPE_CHECKING:
+    from ikgui.domain.library import TagEdit
     from ikgui.ui.window.commands import WindowCommands
 
 
@@ -25,6 +26,9 @@ class SelectionCommands:
         self.commands = commands
         self.window = commands.window
         self.library = commands.session.library
+        #: The renames, merges and deletes of tags done here, the last one last: Undo in
+        #: Manage tags (Ctrl+Z) reverses them one by one.
+        self.tag_edits: list[TagEdit] = []
 
     def connect(self) -> None:
         bar = self.window.sidebar
@@ -33,6 +37,7 @@ class SelectionCommands:
         bar.export_many_requested.connect(self.export_many)
         bar.tag_rename_requested.connect(self.rename_tag)
         bar.tag_delete_requested.connect(self.delete_tag)
+        bar.tag_undo_requested.connect(self.undo_tag_edit)
         bar.pin_requested.connect(self.pin_many)
         bar.unpin_requested.connect(self.unpin_many)
         bar.pinning = True
@@ -110,16 +115,41 @@ class SelectionCommands:
         return written
 
     def rename_tag(self, old: str, new: str) -> None:
-        changed = self.commands.guard(self.library.rename_tag, old, new)
-        if changed is not None:
-            self._refresh(old, new)
-            self._status(f"Tag “{old}” is now “{new}” on {changed} {_noun(changed)}")
+        edit = self.commands.guard(self.library.rename_tag, old, new)
+        if edit is not None:
+            self._done(edit)
+            verb = "merged into" if edit.merging else "is now"
+            self._status(f"Tag “{old}” {verb} “{new}” on {edit.count} {_noun(edit.count)}")
 
     def delete_tag(self, tag: str) -> None:
-        changed = self.commands.guard(self.library.delete_tag, tag)
-        if changed is not None:
-            self._refresh(tag, None)
-            self._status(f"Tag “{tag}” removed from {changed} {_noun(changed)}")
+        edit = self.commands.guard(self.library.delete_tag, tag)
+        if edit is not None:
+            self._done(edit)
+            self._status(f"Tag “{tag}” removed from {edit.count} {_noun(edit.count)}")
+
+    def _done(self, edit: TagEdit) -> None:
+        self.tag_edits.append(edit)
+        self._refresh(edit.old, edit.new)
+        self.window.sidebar.set_tag_undo(edit.describe())
+
+    def undo_tag_edit(self) -> None:
+        """Reverse the last rename, merge or delete of a tag (exactly: only the
+        conversations it changed get their tag back)."""
+        if not self.tag_edits:
+            return
+        edit = self.tag_edits[-1]
+        if self.commands.guard(self.library.undo_tag_edit, edit) is None:
+            return
+        self.tag_edits.pop()
+        bar = self.window.sidebar
+        if edit.new is not None and not edit.merging:
+            self._refresh(edit.new, edit.old)  # a filter on the new name goes back
+        else:
+            bar.reload()
+        bar.set_tag_undo(self.tag_edits[-1].describe() if self.tag_edits else None)
+        if bar.manage_dialog is not None:
+            bar.manage_dialog.select(edit.old)
+        self._status(f"Undone: the {edit.describe()}")
 
     def _refresh(self, old: str, new: str | None) -> None:
         """Reload the sidebar; a filter on the old tag follows it (or drops it)."""
