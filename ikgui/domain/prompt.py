@@ -8,8 +8,10 @@ with spaces.
 
 ``json`` mode: the reply ends with a line ``---`` and a JSON object
 ``{"prompt": ..., "ready": bool}``; the text above ``---`` is what is shown, and the
-prompt applies only when ``ready`` is true. A reply without a valid block keeps the
-working prompt and says why (:attr:`Extraction.warning`).
+prompt applies only when ``ready`` is true. A reply without a valid block, or whose block
+leaves out ``ready`` (or has no prompt text), keeps the working prompt and says why
+(:attr:`Extraction.warning`); ``"ready": false`` is the model saying it is not done, and
+is no warning.
 """
 
 from __future__ import annotations
@@ -89,10 +91,23 @@ def extract_json(reply: str) -> Extraction:
             return Extraction(None, warning="Prompt block is not a JSON object")
         display_end = len("\n".join(lines[:index]).rstrip())
         prompt = obj.get("prompt")
-        if obj.get("ready") is True and isinstance(prompt, str):
+        ready = obj.get("ready")
+        if ready is True and isinstance(prompt, str):
             return Extraction(prompt, display_end)
-        return Extraction(None, display_end)
+        return Extraction(None, display_end, warning=_not_applied(obj, ready, prompt))
     return Extraction(None, warning=NO_BLOCK)
+
+
+def _not_applied(obj: dict[str, object], ready: object, prompt: object) -> str | None:
+    """Why a well-formed block set no prompt, unless it said so itself (``"ready":
+    false``: the model is not done, nothing to warn about)."""
+    if "ready" not in obj:
+        return 'Prompt block has no "ready": true, so its prompt was not applied'
+    if not isinstance(ready, bool):
+        return 'Prompt block\'s "ready" is not true or false, so its prompt was not applied'
+    if ready and not isinstance(prompt, str):
+        return 'Prompt block has no "prompt" text, so nothing was applied'
+    return None
 
 
 class PromptBlockGate:

@@ -96,6 +96,16 @@ def test_notice_texts() -> None:
         ("x\n---\n[1, 2]", "Prompt block is not a JSON object"),
         ('x\n---\n{"prompt": "p", "ready": true}', None),
         ('x\n---\n{"prompt": "p", "ready": false}', None),
+        # a block without "ready" is not applied, and says so (issue 20)
+        (
+            'x\n---\n{"prompt": "p"}',
+            'Prompt block has no "ready": true, so its prompt was not applied',
+        ),
+        (
+            'x\n---\n{"prompt": "p", "ready": "yes"}',
+            'Prompt block\'s "ready" is not true or false, so its prompt was not applied',
+        ),
+        ('x\n---\n{"ready": true}', 'Prompt block has no "prompt" text, so nothing was applied'),
     ],
 )
 def test_json_mode_says_why_a_reply_set_no_prompt(reply: str, warning: str | None) -> None:
