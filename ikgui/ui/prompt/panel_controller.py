@@ -48,7 +48,9 @@ class WorkingPromptController(QObject):
         panel.toggle_requested.connect(self.toggle)
         panel.show_context_requested.connect(window.show_context)
         window.scrollback.prompt_restore_requested.connect(self.restore_text)
-        window.scrollback.set_prompt_lookup(self.prompt_before)
+        window.scrollback.set_prompt_lookup(
+            self.prompt_before, lambda: window.session.state.working_prompt
+        )
         self._width = 300
         #: The user's choice ("shown", "hidden"; "": automatic), read once.
         self._choice = str(window.services.ui_state.value(CHOICE_KEY, "", type=str))
@@ -158,6 +160,7 @@ class WorkingPromptController(QObject):
             self._forget_draft()
         self._show_state()
         self.apply_visibility()
+        window.scrollback.refresh_prompt_cards()
 
     def _forget_draft(self) -> None:
         """Drop the open conversation's stored draft, if it has one (this runs after every

@@ -9,8 +9,8 @@ the edit as a draft. The panel collapses to a slim toggle when it has nothing to
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -23,10 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.ui.plain import make_plain
+from ikgui.ui.transcript.reading_column import body_font
 
 #: The width of the collapsed panel: just its toggle.
 COLLAPSED_WIDTH = 30
 TOGGLE_SHORTCUT = "Ctrl+Shift+P"
+COPY_LABEL = "Copy"
+#: What the Copy button says for a moment after a click.
+COPIED_LABEL = "Copied ✓"
 
 
 class _Editor(QPlainTextEdit):
@@ -112,8 +116,17 @@ class WorkingPromptPanel(QWidget):
         self.history_button.setAccessibleName("Prompt history")
         self.history_button.setAutoRaise(True)
         self.history_button.clicked.connect(self.history_requested)
+        # The prompt is what the user came for: one click puts it on the clipboard.
+        self.copy_button = QToolButton(self.body)
+        self.copy_button.setObjectName("workingPromptCopy")
+        self.copy_button.setText(COPY_LABEL)
+        self.copy_button.setToolTip("Copy the working prompt as it is in the editor")
+        self.copy_button.setAccessibleName("Copy the working prompt")
+        self.copy_button.setAutoRaise(True)
+        self.copy_button.clicked.connect(self.copy_prompt)
         head.addWidget(title)
         head.addStretch(1)
+        head.addWidget(self.copy_button)
         head.addWidget(self.history_button)
         self.hide_button = QToolButton(self.body)
         self.hide_button.setObjectName("workingPromptHide")
@@ -199,6 +212,17 @@ class WorkingPromptPanel(QWidget):
 
     def text(self) -> str:
         return self.editor.toPlainText()
+
+    def copy_prompt(self) -> None:
+        """Put the editor's text on the clipboard exactly (tabs, newlines and all)."""
+        QGuiApplication.clipboard().setText(self.editor.toPlainText())
+        self.copy_button.setText(COPIED_LABEL)
+        QTimer.singleShot(1500, self, lambda: self.copy_button.setText(COPY_LABEL))
+
+    def set_text_size(self, percent: int) -> None:
+        """The prompt at the transcript's text size (``percent``, as Ctrl+= / Ctrl+- set
+        it): the prompt is read next to the replies."""
+        self.editor.setFont(body_font(percent))
 
     def show_prompt(self, text: str) -> None:
         """Put ``text`` in the editor without counting it as an edit."""

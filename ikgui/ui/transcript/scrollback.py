@@ -57,6 +57,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     edit_resend_requested = Signal(object, str)  # (message id, edited text): a new branch
     retry_requested = Signal(object)
     prompt_restore_requested = Signal(object, str)  # a prompt card: its event, its text
+    text_size_changed = Signal(int)  # the body text's size, in percent
     settings_requested = Signal(str)  # an error card's "Open … settings": the page
     #: A notice's link: ``(scheme, conversation id)`` (open it, or its Branches view).
     conversation_link = Signal(str, str)
@@ -183,9 +184,32 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
             self._items.remove(item)
             self._writer.remove(item)
 
-    def set_prompt_lookup(self, before: Callable[[int], str | None]) -> None:
-        """Where the prompt cards find the prompt an event changed (the window's state)."""
+    def set_text_size(self, percent: int) -> None:
+        """The body text at ``percent`` (Ctrl+= / Ctrl+-, Settings); said to whatever
+        shows text beside the transcript (the working prompt)."""
+        ColumnMixin.set_text_size(self, percent)
+        self.text_size_changed.emit(percent)
+
+    def set_prompt_lookup(
+        self,
+        before: Callable[[int], str | None],
+        current: Callable[[], str | None] = lambda: None,
+    ) -> None:
+        """Where the prompt cards find the prompt an event changed, and the one in force
+        (the window's state)."""
         self._writer.prompt_before = before
+        self._writer.current_prompt = current
+
+    def refresh_prompt_cards(self) -> None:
+        """The working prompt may have changed: redraw the cards that became, or stopped
+        being, the version in force (only that one has no "Restore this version")."""
+        cards, current = self._writer.cards, self._writer.current_prompt()
+        for item in list(self._items):
+            drawn = cards.get(item.event.id)
+            if drawn is None or item.parts is not None:
+                continue
+            if drawn != (item.event.data.get("prompt") == current):
+                self.update_event(item.event)
 
     def item_texts(self) -> list[str]:
         """The plain text of every item in the document, in order."""

@@ -110,6 +110,12 @@ class ItemWriter:
         #: Prompt cards and command outputs the user unfolded ("Show all"), by event id:
         #: they stay whole through every rebuild while the window lives.
         self.expanded_cards: set[int] = set()
+        #: Prompt cards unfolded past their fold ("Show all"), by event id.
+        self.whole_cards: set[int] = set()
+        #: The working prompt in force (``None``: unknown): its card offers no Restore.
+        self.current_prompt: Callable[[], str | None] = lambda: None
+        #: The prompt cards drawn, by event id: whether as the version in force.
+        self.cards: dict[int, bool] = {}
         self._stream_renderer: StreamRenderer | None = None  # built on first use
         #: A conversation's title by id (fork and close notices name them; the view's
         #: owner sets it).
@@ -294,6 +300,8 @@ class ItemWriter:
         if card is None:
             return False
         colors = self.colors
+        current = card.text == self.current_prompt()
+        self.cards[event.id] = current
         write_card(
             cursor,
             card,
@@ -303,6 +311,8 @@ class ItemWriter:
             font=self.font,
             expanded=event.id in self.expanded_cards,
             first_block=first_block,
+            current=current,
+            whole=event.id in self.whole_cards,
         )
         return True
 
