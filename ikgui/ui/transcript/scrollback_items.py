@@ -113,8 +113,10 @@ def role_of(kind: str) -> str:
     return _shown_as(kind)[0]
 
 
-def display_for(event: Event, text: str | None = None) -> ItemDisplay:
-    """The display of ``event``; ``text`` overrides the body (a reply still growing)."""
+def display_for(event: Event, text: str | None = None, mend: bool = True) -> ItemDisplay:
+    """The display of ``event``; ``text`` overrides the body (a reply still growing).
+    A stopped reply's text has the inline marks it left open closed (unless not
+    ``mend``: its source, as Copy gives it)."""
     kind = event.kind
     role = role_of(kind)
     shown = describe(event)
@@ -125,6 +127,10 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         data = event.data
         if data.get("interrupted") and shown.endswith(BADGE):
             shown, badge = shown[: -len(BADGE)].rstrip(" "), BADGE
+            if mend and text is None:  # cut mid-**bold**: read as a finished reply would
+                from ikgui.ui.transcript.unfinished import close_open_marks
+
+                shown = close_open_marks(shown)
         streaming = bool(data.get("streaming"))
         model = data.get("model")
         detail = model if isinstance(model, str) else ""
@@ -156,7 +162,7 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
 
 def copy_text(event: Event) -> str:
     """What "Copy" puts on the clipboard: the item's source text, without the badge."""
-    return display_for(event).text
+    return display_for(event, mend=False).text
 
 
 def blend(base: QColor, accent: QColor, amount: float) -> QColor:

@@ -231,8 +231,11 @@ class ItemWriter:
             item.placeholder = False
         else:
             cursor.setPosition(item.frame.lastPosition())
-        role = display_for(item.event, "").role
-        cursor.insertText(reveal_bidi(text), body_formats(role, "", self.font, self.colors)[1])
+        boxed = item.live is not None and self.stream_renderer.write(item.live, text)
+        if not boxed:  # (an open code block's text goes into its box)
+            role = display_for(item.event, "").role
+            char = body_formats(role, "", self.font, self.colors)[1]
+            cursor.insertText(reveal_bidi(text), char)
         if item.shown >= STREAM_LIMIT:
             self.body.still_arriving(cursor)
         if item.live is not None:
