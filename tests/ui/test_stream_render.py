@@ -375,7 +375,12 @@ def test_an_open_code_block_streams_inside_its_box(view: ScrollbackView, step: i
     assert more.fontPointSize() == char.fontPointSize()
     streamed_box = box.frameFormat()
 
-    view.append_text(2, "```\n\nDone.")
+    last = frame.document().findBlock(box.lastPosition())
+    assert last.text() == "    return 3.14 * r * r"  # (no empty line the end would take away)
+    view.append_text(2, "``")
+    view.append_text(2, "`\n")
+    assert "```" not in view.document().toPlainText()  # the closing fence never shows
+    view.append_text(2, "\nDone.")
     final = ev(2, "assistant", opening + "    return 3.14 * r * r\n```\n\nDone.", {"model": "m"})
     view.update_event(final)
     assert view.item_frame(2) is frame

@@ -59,6 +59,7 @@ class Live:
         "blocks",
         "box",
         "box_char",
+        "box_shown",
         "budget",
         "code",
         "code_blocks",
@@ -90,6 +91,9 @@ class Live:
         #: arriving goes into (``None``: the tail is plain text), and its code's format.
         self.box: QTextFrame | None = None
         self.box_char = QTextCharFormat()
+        #: ``text[:box_shown]`` is in the box (a last line that may be the closing fence,
+        #: and a last line end, wait for what follows).
+        self.box_shown = 0
 
 
 def fits(text: str) -> bool:
@@ -133,9 +137,14 @@ class StreamRenderer:
         the caller writes it at the end of the tail, as plain text)."""
         if live.box is None or live.frozen:
             return False
-        cursor = QTextCursor(self.document)
-        cursor.setPosition(live.box.lastPosition())
-        cursor.insertText(reveal_bidi(text), live.box_char)  # (a line end: a new code line)
+        whole = live.text + text
+        end = _shown_end(whole, live.box_shown)
+        if end > live.box_shown:
+            cursor = QTextCursor(self.document)
+            cursor.setPosition(live.box.lastPosition())
+            # (a line end starts a new code line, in the format of the one before)
+            cursor.insertText(reveal_bidi(whole[live.box_shown : end]), live.box_char)
+            live.box_shown = end
         return True
 
     def open_box(self, frame: QTextFrame, live: Live) -> None:
@@ -146,10 +155,14 @@ class StreamRenderer:
         tail = live.text[live.rendered :]
         if len(tail) > RENDER_SLICE or not _open_fence(tail):
             return
+        shown = _shown_end(tail, 0)
         highlight, self.body.highlight = self.body.highlight, False  # (coloured when done)
         try:
             fragment = self.body.rendered(
-                tail.lstrip("\n"), live.event_id, live.code_blocks, continued=live.rendered > 0
+                tail[:shown].lstrip("\n"),
+                live.event_id,
+                live.code_blocks,
+                continued=live.rendered > 0,
             )
         finally:
             self.body.highlight = highlight
@@ -171,7 +184,7 @@ class StreamRenderer:
         box = boxes[-1] if boxes else None
         if box is None or box.firstPosition() < frame.firstPosition() + live.tail:
             return  # (no box came of it: the tail stays as written, until it renders)
-        live.box = box
+        live.box, live.box_shown = box, live.rendered + shown
         end = QTextCursor(self.document)
         end.setPosition(box.lastPosition())
         live.box_char = QTextCharFormat(end.block().charFormat())
@@ -261,6 +274,20 @@ def _open_fence(tail: str) -> bool:
         if fence and not was:
             opened_plain = line[:1] in ("`", "~")
     return bool(fence) and opened_plain
+
+
+def _shown_end(text: str, start: int) -> int:
+    """How much of a growing code block's ``text`` its box shows: not a last line end
+    (the line after it may close the block), nor a last line that may be the closing
+    fence, complete or not (never less than ``start``, what is shown already)."""
+    end = len(text)
+    for _ in range(2):
+        line_start = text.rfind("\n", start, end) + 1
+        last = text[line_start:end].strip()
+        if line_start == 0 or (last and not (set(last) <= {"`"} or set(last) <= {"~"})):
+            break
+        end = line_start - 1  # (the line end before it waits too)
+    return max(end, start)
 
 
 def tail_format(text: str) -> QTextBlockFormat:
