@@ -15,6 +15,7 @@ from ikgui.ui.main_window import MainWindow
 from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
+from tests.ui.styled import app_styled
 from tests.ui.test_window import (
     closed,
     opened,
@@ -346,3 +347,10 @@ async def test_the_panel_copies_its_prompt_exactly_at_the_transcript_s_text_size
     assert sizes()[0] == sizes()[1] > transcript
     window.text_zoom.actions["actionTextNormal"].trigger()
     assert sizes() == (panel, transcript)
+    with app_styled("dark"):  # a theme's style sheet keeps it too, and a change of theme
+        window.text_zoom.actions["actionTextSmaller"].trigger()
+        assert sizes()[0] == sizes()[1] < transcript
+        with app_styled("light"):
+            await settle(window)
+            assert sizes()[0] == sizes()[1] < transcript
+        window.text_zoom.actions["actionTextNormal"].trigger()

@@ -116,17 +116,8 @@ class WorkingPromptPanel(QWidget):
         self.history_button.setAccessibleName("Prompt history")
         self.history_button.setAutoRaise(True)
         self.history_button.clicked.connect(self.history_requested)
-        # The prompt is what the user came for: one click puts it on the clipboard.
-        self.copy_button = QToolButton(self.body)
-        self.copy_button.setObjectName("workingPromptCopy")
-        self.copy_button.setText(COPY_LABEL)
-        self.copy_button.setToolTip("Copy the working prompt as it is in the editor")
-        self.copy_button.setAccessibleName("Copy the working prompt")
-        self.copy_button.setAutoRaise(True)
-        self.copy_button.clicked.connect(self.copy_prompt)
         head.addWidget(title)
         head.addStretch(1)
-        head.addWidget(self.copy_button)
         head.addWidget(self.history_button)
         self.hide_button = QToolButton(self.body)
         self.hide_button.setObjectName("workingPromptHide")
@@ -184,7 +175,18 @@ class WorkingPromptPanel(QWidget):
         self.context_button.setToolTip(
             "Exactly what the model will receive next, and what changed since the last reply"
         )
-        layout.addWidget(self.context_button, 0, Qt.AlignmentFlag.AlignRight)
+        # The prompt is what the user came for: one click puts it on the clipboard.
+        self.copy_button = QPushButton(COPY_LABEL)
+        self.copy_button.setObjectName("workingPromptCopy")
+        self.copy_button.setToolTip("Copy the working prompt as it is in the editor")
+        self.copy_button.setAccessibleName("Copy the working prompt")
+        self.copy_button.clicked.connect(self.copy_prompt)
+        actions = QHBoxLayout()
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.addWidget(self.copy_button)
+        actions.addStretch(1)
+        actions.addWidget(self.context_button)
+        layout.addLayout(actions)
         self.save_button.clicked.connect(self.save_requested)
         self.revert_button.clicked.connect(self.revert_requested)
         self.context_button.clicked.connect(self.show_context_requested)
@@ -222,7 +224,11 @@ class WorkingPromptPanel(QWidget):
     def set_text_size(self, percent: int) -> None:
         """The prompt at the transcript's text size (``percent``, as Ctrl+= / Ctrl+- set
         it): the prompt is read next to the replies."""
-        self.editor.setFont(body_font(percent))
+        font = body_font(percent)
+        self.editor.setFont(font)
+        # The window's style sheet styles this editor, and each restyle (a theme change)
+        # gives it the interface font again: its size goes in its own sheet too.
+        self.editor.setStyleSheet(f"#workingPromptEditor {{ font-size: {font.pointSizeF()}pt; }}")
 
     def show_prompt(self, text: str) -> None:
         """Put ``text`` in the editor without counting it as an edit."""

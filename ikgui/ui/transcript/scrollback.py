@@ -353,6 +353,11 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self.font() != body_font(self.text_size):
+            # A restyle (a theme change) gives the font of the first style sheet's polish
+            # back: the text keeps the size the user chose.
+            self.setFont(body_font(self.text_size))
+            return
         if self._ready and event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             colors, font = Colors.from_palette(self.palette()), self.font()
             if colors == self._writer.colors and font == self._writer.font:
