@@ -128,7 +128,7 @@ def display_for(event: Event, text: str | None = None, mend: bool = True) -> Ite
         if data.get("interrupted") and shown.endswith(BADGE):
             shown, badge = shown[: -len(BADGE)].rstrip(" "), BADGE
             if mend and text is None:  # cut mid-**bold**: read as a finished reply would
-                from ikgui.ui.transcript.unfinished import close_open_marks
+                from ikgui.ui.transcript.open_marks import close_open_marks
 
                 shown = close_open_marks(shown)
         streaming = bool(data.get("streaming"))
