@@ -39,6 +39,9 @@ class Extraction:
     display_end: int | None = None
     #: Why a ``json``-mode reply set nothing although it should have (shown on the reply).
     warning: str | None = None
+    #: ``line`` mode: where the prompt's label line starts when the prompt ends the reply
+    #: (the window shows the reply up to there: the prompt has its own panel).
+    label_start: int | None = None
 
 
 def _unquote(text: str) -> str:
@@ -59,17 +62,24 @@ def extract_line(reply: str) -> Extraction:
     last = matches[-1]
     same_line = last.group(1).strip()
     parts = [same_line] if same_line else []
-    for line in reply[last.end() :].split("\n")[1:]:
+    rest = reply[last.end() :].split("\n")[1:]
+    used = 0  # the lines after the label's that the prompt takes (blank ones included)
+    for line in rest:
         if not line.strip():
             if parts:
                 break
+            used += 1
             continue
         item = _BULLET.match(line)
         if same_line and item is None:
             break  # text on the label's line is the whole prompt, bar a list below it
         parts.append(line[item.end() :].strip() if item else line.strip())
+        used += 1
     prompt = _unquote(" ".join(p for p in parts if p))
-    return Extraction(prompt or None)
+    if not prompt:
+        return Extraction(None)
+    ends = not "".join(rest[used:]).strip()
+    return Extraction(prompt, label_start=last.start() if ends else None)
 
 
 NO_BLOCK = "No prompt block found"

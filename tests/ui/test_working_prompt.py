@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Kind
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
+from ikgui.ui.transcript.scrollback_items import copy_text
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.styled import app_styled
@@ -297,11 +298,16 @@ async def test_the_prompt_is_shown_once_and_only_older_versions_offer_restore(
     version in force offered "Restore this version"."""
     await _drafted(window, wire_server, qtbot, "a lighthouse by the sea")
     drafted = window.session.state.context[-1]
-    card = texts(window)[-1].split("Here.", 1)[1]
-    assert "✎ The assistant drafted a prompt  ·  5 words  ·  in use" in card
-    assert "Show changes" in card and "Restore this version" not in card
-    assert card.count("a lighthouse by the sea") == 1  # the reply's own line, not the card
-    assert window.working.editor.toPlainText() == "a lighthouse by the sea"
+    reply, card = texts(window)[-1].split("\n", 1)
+    assert reply == "Here."  # the reply up to the prompt it ends with...
+    assert card == "✎ The assistant drafted a prompt  ·  5 words  ·  in use\nShow changes"
+    assert window.working.editor.toPlainText() == "a lighthouse by the sea"  # ...shown here
+    assert copy_text(drafted) == "Here.\n\nPrompt: a lighthouse by the sea"  # Copy: all
+    window.prompt_panel.toggle()  # the panel shut: the card shows the prompt instead
+    assert window.working.collapsed
+    assert "a lighthouse by the sea" in texts(window)[-1]
+    window.prompt_panel.toggle()
+    assert "a lighthouse by the sea" not in texts(window)[-1]
     window.working.editor.selectAll()
     window.working.editor.insertPlainText("a lighthouse by the sea, red-and-white")
     window.working.save_button.click()

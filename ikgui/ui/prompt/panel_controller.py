@@ -49,7 +49,9 @@ class WorkingPromptController(QObject):
         panel.show_context_requested.connect(window.show_context)
         window.scrollback.prompt_restore_requested.connect(self.restore_text)
         window.scrollback.set_prompt_lookup(
-            self.prompt_before, lambda: window.session.state.working_prompt
+            self.prompt_before,
+            lambda: window.session.state.working_prompt,
+            lambda: not window.working.collapsed,
         )
         self._width = 300
         #: The user's choice ("shown", "hidden"; "": automatic), read once.
@@ -86,6 +88,7 @@ class WorkingPromptController(QObject):
         panel = self.window.working
         if shown == (not panel.collapsed):
             self.action.setChecked(shown)
+            self.window.scrollback.refresh_prompt_cards()
             return
         splitter = self.window.splitter
         sizes = splitter.sizes()
@@ -95,6 +98,7 @@ class WorkingPromptController(QObject):
         self.action.setChecked(shown)
         if shown and len(sizes) == 3:
             splitter.setSizes([sizes[0], max(300, sizes[1] - self._width), self._width])
+        self.window.scrollback.refresh_prompt_cards()  # (cards unfold with the panel shut)
 
     def toggle(self) -> None:
         """The user's choice: show or hide it (remembered by the window)."""
@@ -160,7 +164,6 @@ class WorkingPromptController(QObject):
             self._forget_draft()
         self._show_state()
         self.apply_visibility()
-        window.scrollback.refresh_prompt_cards()
 
     def _forget_draft(self) -> None:
         """Drop the open conversation's stored draft, if it has one (this runs after every

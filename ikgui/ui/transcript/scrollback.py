@@ -194,21 +194,24 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self,
         before: Callable[[int], str | None],
         current: Callable[[], str | None] = lambda: None,
+        panel_open: Callable[[], bool] = lambda: True,
     ) -> None:
-        """Where the prompt cards find the prompt an event changed, and the one in force
-        (the window's state)."""
-        self._writer.prompt_before = before
-        self._writer.current_prompt = current
+        """Where the prompt cards find the prompt an event changed, the one in force and
+        whether the working-prompt panel shows it (the window's state)."""
+        writer = self._writer
+        writer.prompt_before, writer.current_prompt = before, current
+        writer.prompt_panel_open = panel_open
 
     def refresh_prompt_cards(self) -> None:
-        """The working prompt may have changed: redraw the cards that became, or stopped
-        being, the version in force (only that one has no "Restore this version")."""
-        cards, current = self._writer.cards, self._writer.current_prompt()
+        """The working prompt or its panel may have changed: redraw the cards whose look
+        follows them (the version in force has no "Restore this version"; with the panel
+        collapsed, cards show what changed)."""
+        writer = self._writer
         for item in list(self._items):
-            drawn = cards.get(item.event.id)
+            drawn = writer.cards.get(item.event.id)
             if drawn is None or item.parts is not None:
                 continue
-            if drawn != (item.event.data.get("prompt") == current):
+            if drawn != writer.card_state(item.event.id, item.event.data.get("prompt")):
                 self.update_event(item.event)
 
     def item_texts(self) -> list[str]:

@@ -109,11 +109,13 @@ class MenuMixin:
                 cards = self._writer
                 if action == "expand":
                     cards.expanded_cards.add(event_id)
+                    cards.folded_cards.discard(event_id)
                 elif action == "all":
                     cards.whole_cards.add(event_id)
                 else:
                     cards.expanded_cards.discard(event_id)
                     cards.whole_cards.discard(event_id)
+                    cards.folded_cards.add(event_id)
                 self.update_event(item.event)
         elif expanded is not None:  # a command's "Show all": the rest, in place
             if expanded in self._by_id:

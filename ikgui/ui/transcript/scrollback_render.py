@@ -114,8 +114,13 @@ class ItemWriter:
         self.whole_cards: set[int] = set()
         #: The working prompt in force (``None``: unknown): its card offers no Restore.
         self.current_prompt: Callable[[], str | None] = lambda: None
-        #: The prompt cards drawn, by event id: whether as the version in force.
-        self.cards: dict[int, bool] = {}
+        #: Whether the working-prompt panel shows the prompt: then cards are one compact
+        #: line; with the panel collapsed they show what changed (the prompt is seen once).
+        self.prompt_panel_open: Callable[[], bool] = lambda: True
+        #: Prompt cards the user folded ("Hide changes") while the panel is collapsed.
+        self.folded_cards: set[int] = set()
+        #: The prompt cards drawn, by event id: (the version in force, unfolded).
+        self.cards: dict[int, tuple[bool, bool]] = {}
         self._stream_renderer: StreamRenderer | None = None  # built on first use
         #: A conversation's title by id (fork and close notices name them; the view's
         #: owner sets it).
@@ -294,6 +299,13 @@ class ItemWriter:
         label.insertText(text, char)
         return table
 
+    def card_state(self, event_id: int, prompt: object) -> tuple[bool, bool]:
+        """How a prompt card is drawn now: (the version in force, unfolded)."""
+        unfolded = event_id in self.expanded_cards or (
+            event_id not in self.folded_cards and not self.prompt_panel_open()
+        )
+        return prompt == self.current_prompt(), unfolded
+
     def _card(self, cursor: QTextCursor, item: Item, first_block: bool) -> bool:
         """Write the prompt card of ``item`` (an edit, or a reply that drafted one)."""
         from ikgui.ui.transcript.prompt_cards import card_for, write_card
@@ -303,8 +315,8 @@ class ItemWriter:
         if card is None:
             return False
         colors = self.colors
-        current = card.text == self.current_prompt()
-        self.cards[event.id] = current
+        current, expanded = self.card_state(event.id, card.text)
+        self.cards[event.id] = (current, expanded)
         write_card(
             cursor,
             card,
@@ -312,7 +324,7 @@ class ItemWriter:
             accent=colors.accent("prompt"),
             link_color=colors.link,
             font=self.font,
-            expanded=event.id in self.expanded_cards,
+            expanded=expanded,
             first_block=first_block,
             current=current,
             whole=event.id in self.whole_cards,
