@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ikgui.domain.errors import AmbiguousRefError, NotFoundError, UserError
+from ikgui.domain.plainline import plain_line
 from ikgui.domain.ports import Store
 from ikgui.domain.safetext import one_line
 
@@ -68,11 +69,9 @@ def resolve_ref(store: Store, ref: str) -> str:
 
 
 def auto_title(text: str) -> str:
-    """The first user message, whitespace collapsed, cut to 50 characters plus ``...``."""
-    collapsed = " ".join(text.split())
-    if len(collapsed) > TITLE_LENGTH:
-        return collapsed[:TITLE_LENGTH] + "..."
-    return collapsed
+    """The first user message as words (its Markdown taken off, whitespace collapsed,
+    :func:`~ikgui.domain.plainline.plain_line`), cut to 50 characters plus ``...``."""
+    return plain_line(text, TITLE_LENGTH, "...")
 
 
 def normalize_tags(tags: Iterable[str]) -> list[str]:

@@ -8,8 +8,10 @@ with spaces.
 
 ``json`` mode: the reply ends with a line ``---`` and a JSON object
 ``{"prompt": ..., "ready": bool}``; the text above ``---`` is what is shown, and the
-prompt applies only when ``ready`` is true. A reply without a valid block keeps the
-working prompt and says why (:attr:`Extraction.warning`).
+prompt applies only when ``ready`` is true. A reply without a valid block, or whose block
+leaves out ``ready`` (or has no prompt text), keeps the working prompt and says why
+(:attr:`Extraction.warning`); ``"ready": false`` is the model saying it is not done, and
+is no warning.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ class Extraction:
     display_end: int | None = None
     #: Why a ``json``-mode reply set nothing although it should have (shown on the reply).
     warning: str | None = None
+    #: ``line`` mode: where the prompt's label line starts when the prompt ends the reply
+    #: (the window shows the reply up to there: the prompt has its own panel).
+    label_start: int | None = None
 
 
 def _unquote(text: str) -> str:
@@ -57,17 +62,24 @@ def extract_line(reply: str) -> Extraction:
     last = matches[-1]
     same_line = last.group(1).strip()
     parts = [same_line] if same_line else []
-    for line in reply[last.end() :].split("\n")[1:]:
+    rest = reply[last.end() :].split("\n")[1:]
+    used = 0  # the lines after the label's that the prompt takes (blank ones included)
+    for line in rest:
         if not line.strip():
             if parts:
                 break
+            used += 1
             continue
         item = _BULLET.match(line)
         if same_line and item is None:
             break  # text on the label's line is the whole prompt, bar a list below it
         parts.append(line[item.end() :].strip() if item else line.strip())
+        used += 1
     prompt = _unquote(" ".join(p for p in parts if p))
-    return Extraction(prompt or None)
+    if not prompt:
+        return Extraction(None)
+    ends = not "".join(rest[used:]).strip()
+    return Extraction(prompt, label_start=last.start() if ends else None)
 
 
 NO_BLOCK = "No prompt block found"
@@ -89,10 +101,23 @@ def extract_json(reply: str) -> Extraction:
             return Extraction(None, warning="Prompt block is not a JSON object")
         display_end = len("\n".join(lines[:index]).rstrip())
         prompt = obj.get("prompt")
-        if obj.get("ready") is True and isinstance(prompt, str):
+        ready = obj.get("ready")
+        if ready is True and isinstance(prompt, str):
             return Extraction(prompt, display_end)
-        return Extraction(None, display_end)
+        return Extraction(None, display_end, warning=_not_applied(obj, ready, prompt))
     return Extraction(None, warning=NO_BLOCK)
+
+
+def _not_applied(obj: dict[str, object], ready: object, prompt: object) -> str | None:
+    """Why a well-formed block set no prompt, unless it said so itself (``"ready":
+    false``: the model is not done, nothing to warn about)."""
+    if "ready" not in obj:
+        return 'Prompt block has no "ready": true, so its prompt was not applied'
+    if not isinstance(ready, bool):
+        return 'Prompt block\'s "ready" is not true or false, so its prompt was not applied'
+    if ready and not isinstance(prompt, str):
+        return 'Prompt block has no "prompt" text, so nothing was applied'
+    return None
 
 
 class PromptBlockGate:

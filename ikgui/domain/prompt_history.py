@@ -37,7 +37,10 @@ RESTORED_FROM = "restored_from"
 DIFF_WORDS_LIMIT = 4000
 
 DiffOp = Literal["equal", "insert", "delete"]
-_TOKENS = re.compile(r"\s+|[^\s]+")
+#: Spaces, words, and each punctuation mark alone: "sea" → "sea, red-and-white" keeps
+#: "sea" and inserts ", red-and-white" (a word and its comma are not one token).
+_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+_WORDS = re.compile(r"\w+(?:[-'’]\w+)*")
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,8 @@ def word_diff(old: str, new: str) -> list[tuple[DiffOp, str]]:
 
 
 def diff_counts(runs: Sequence[tuple[DiffOp, str]]) -> tuple[int, int]:
-    """How many words were inserted and deleted."""
-    inserted = sum(len(text.split()) for op, text in runs if op == "insert")
-    deleted = sum(len(text.split()) for op, text in runs if op == "delete")
+    """How many words were inserted and deleted (punctuation is no word; a hyphenated
+    word is one)."""
+    inserted = sum(len(_WORDS.findall(text)) for op, text in runs if op == "insert")
+    deleted = sum(len(_WORDS.findall(text)) for op, text in runs if op == "delete")
     return inserted, deleted

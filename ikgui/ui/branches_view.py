@@ -1,12 +1,14 @@
 """The Branches view (issue 12 item 3): the current conversation's place in its fork
-tree — its parent, its siblings, its own forks — each with the message it branched at
-(the fork point, as an excerpt). Opened from the toolbar's Branches action and from the
-Branches link of a fork or close notice; a double-click, Enter or **Open** opens the
-chosen conversation (``open_requested``). Titles and excerpts are plain text items."""
+tree — its parent, its siblings, its own forks and every fork under those, indented —
+each with the message it branched at (the fork point, one line of words) and closed
+branches marked closed. Opened from the toolbar's Branches action and from the Branches
+link of a fork or close notice; a double-click, Enter or **Open** opens the chosen
+conversation (``open_requested``). Titles and excerpts are plain text items."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -20,13 +22,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.branches import CHILD, PARENT, THIS, Branch, branch_family
+from ikgui.domain.branches import (
+    CHILD,
+    DESCENDANT,
+    PARENT,
+    SIBLING,
+    SIBLING_FORK,
+    THIS,
+    Branch,
+    branch_family,
+)
 from ikgui.domain.events import STATUS_KILLED
 from ikgui.domain.ports import Store
 from ikgui.ui.plain import line, make_plain, tooltip
 
 _COLUMNS = ("Conversation", "Relation", "Branched at", "Id")
-_RELATION = {PARENT: "parent", THIS: "this one", CHILD: "fork", "sibling": "sibling"}
+_RELATION = {
+    PARENT: "parent",
+    THIS: "this one",
+    CHILD: "fork",
+    DESCENDANT: "fork of a fork",
+    SIBLING: "sibling",
+    SIBLING_FORK: "sibling's fork",
+}
+#: A closed branch's label and relation are dimmed, besides saying "(closed)".
+_CLOSED = " (closed)"
 _ID_ROLE = int(Qt.ItemDataRole.UserRole)
 _RESIZE = (
     QHeaderView.ResizeMode.Stretch,
@@ -39,7 +59,7 @@ _RESIZE = (
 def _label(branch: Branch) -> str:
     conv = branch.conversation
     title = line(conv.title) if conv.title else "Untitled"
-    closed = " (closed)" if conv.status == STATUS_KILLED else ""
+    closed = _CLOSED if conv.status == STATUS_KILLED else ""
     return f"{title}{closed}"
 
 
@@ -78,10 +98,12 @@ class BranchesView(QDialog):
         self.show_family(store, conv_id)
 
     def show_family(self, store: Store, conv_id: str) -> None:
-        """List ``conv_id``'s parent, siblings and forks, the parent holding the others."""
+        """List ``conv_id``'s parent, siblings and forks with everything under them, each
+        under the one it was forked from."""
         self.tree.clear()
         family = branch_family(store, conv_id)
-        top: QTreeWidgetItem | None = None
+        # The item last placed at each depth: a branch hangs under the one a level up.
+        path: list[QTreeWidgetItem] = []
         this: QTreeWidgetItem | None = None
         for branch in family:
             relation = _RELATION[branch.relation]
@@ -90,15 +112,16 @@ class BranchesView(QDialog):
             item.setData(0, _ID_ROLE, branch.conversation.id)
             item.setToolTip(0, tooltip(_label(branch)))
             item.setToolTip(2, tooltip(branch.fork_point))
-            if branch.relation == PARENT:
-                self.tree.addTopLevelItem(item)
-                top = item
-            elif branch.relation == CHILD and this is not None:
-                this.addChild(item)
-            elif top is not None:
-                top.addChild(item)
+            if branch.conversation.status == STATUS_KILLED:
+                dim = self.palette().color(QPalette.ColorRole.PlaceholderText)
+                for column in range(len(_COLUMNS)):
+                    item.setForeground(column, dim)
+            del path[branch.depth :]
+            if path:
+                path[-1].addChild(item)
             else:
                 self.tree.addTopLevelItem(item)
+            path.append(item)
             if branch.relation == THIS:
                 this = item
                 font = item.font(0)

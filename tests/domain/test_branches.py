@@ -80,3 +80,41 @@ async def test_the_branches_command() -> None:
     output = await session.execute("/branches")
     assert output.startswith("parent: Painting with oils")
     assert "this: ↳ Painting with oils · branch 1 *" in output
+
+
+async def test_the_family_is_the_whole_subtree_with_plain_fork_points_and_closed_marks() -> None:
+    """Issue 20 item 11: grandchildren were left out, fork points printed ``\\x0a\\x0a``
+    and raw Markdown."""
+    store = MemoryStore()
+    session = Session(store, Settings(), registry=default_registry())
+    session.append(Kind.USER, "Painting with oils")
+    session.append(Kind.ASSISTANT, "## Oils\n\nThey **dry slowly**:\n\n```\nlinseed\n```")
+    root = session.conversation.id
+    first = session.fork().id
+    session.append(Kind.USER, "What about *acrylics*?")
+    grandchild = session.fork().id
+    session.append(Kind.USER, "And gouache?")
+    great = session.fork().id
+    session.open(root)
+    sibling = session.fork().id
+    session.append(Kind.USER, "Watercolours")
+    nephew = session.fork().id
+    await session.execute("/kill")  # closes the nephew, back to the sibling
+    session.open(first)
+
+    family = branch_family(store, first)
+    assert [(b.relation, b.conversation.id, b.depth) for b in family] == [
+        ("parent", root, 0),
+        ("this", first, 1),
+        ("child", grandchild, 2),
+        ("descendant", great, 3),
+        ("sibling", sibling, 1),
+        ("sibling's fork", nephew, 2),
+    ]
+    by_id = {b.conversation.id: b for b in family}
+    assert by_id[first].fork_point == "Reply: Oils They dry slowly: linseed"
+    assert by_id[grandchild].fork_point == "You: What about acrylics?"
+    assert by_id[nephew].conversation.status == "killed"
+    lines = format_branches(family).splitlines()
+    assert lines[3].startswith("      descendant: ") and great in lines[3]
+    assert lines[5].startswith("    sibling's fork: ") and "[closed]" in lines[5]

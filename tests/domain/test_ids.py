@@ -33,8 +33,28 @@ def test_id_collisions_regenerate_then_give_up() -> None:
 def test_auto_title() -> None:
     assert auto_title("  hello \n  world ") == "hello world"
     long = "word " * 20
-    assert auto_title(long) == ("word " * 10)[:50] + "..."
+    assert auto_title(long) == ("word " * 10)[:50].rstrip() + "..."
     assert len(auto_title("x" * 50)) == 50
+
+
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        (
+            "```python\nprint('hello')\n```\nWhy does this fail?",
+            "print('hello') Why does this fail?",
+        ),
+        ("```\nls -la\n```", "ls -la"),
+        ("## Plan\n\n- **bold** step\n- `code` step", "Plan bold step code step"),
+        ("See [the docs](https://example.com/a_b) and ![a fox](fox.png)", "See the docs and a fox"),
+        ("> quoted *words* here", "quoted words here"),
+        ("keep snake_case and 2 * 3", "keep snake_case and 2 * 3"),
+    ],
+)
+def test_an_automatic_title_is_words_without_markdown(message: str, title: str) -> None:
+    """Issue 20 item 12: a first message that starts with code gave "```p…"."""
+    assert auto_title(message) == title
+    assert "```" not in auto_title("```py\n" + "x = 1\n" * 30 + "```")
 
 
 def test_tags_are_normalized_and_validated() -> None:

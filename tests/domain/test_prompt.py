@@ -96,6 +96,16 @@ def test_notice_texts() -> None:
         ("x\n---\n[1, 2]", "Prompt block is not a JSON object"),
         ('x\n---\n{"prompt": "p", "ready": true}', None),
         ('x\n---\n{"prompt": "p", "ready": false}', None),
+        # a block without "ready" is not applied, and says so (issue 20)
+        (
+            'x\n---\n{"prompt": "p"}',
+            'Prompt block has no "ready": true, so its prompt was not applied',
+        ),
+        (
+            'x\n---\n{"prompt": "p", "ready": "yes"}',
+            'Prompt block\'s "ready" is not true or false, so its prompt was not applied',
+        ),
+        ('x\n---\n{"ready": true}', 'Prompt block has no "prompt" text, so nothing was applied'),
     ],
 )
 def test_json_mode_says_why_a_reply_set_no_prompt(reply: str, warning: str | None) -> None:
@@ -115,3 +125,25 @@ def test_gate_holds_back_the_json_block_however_it_is_cut() -> None:
         assert _gated("json", chunks) == "A cat!\n- item\n--\nmore\n"
     assert _gated("line", [reply]) == reply
     assert _gated("off", list(reply)) == reply
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown"),
+    [
+        ("Here.\n\nPrompt: a cat", "Here.\n\n"),
+        ("Here.\n\n**Prompt:**\n\na cat,\nwatercolor\n\n", "Here.\n\n"),
+        ("Prompt: a cat", ""),
+        ("Here.\n\nPrompt:\n- a cat\n- a hat\n", "Here.\n\n"),
+    ],
+)
+def test_line_mode_says_where_a_final_prompt_starts(reply: str, shown: str) -> None:
+    """Issue 20 item 18: the window shows the reply up to a prompt that ends it (the
+    prompt is in its panel, not three times over)."""
+    result = extract(reply, "line")
+    assert result.prompt is not None and result.label_start is not None
+    assert reply[: result.label_start] == shown
+
+
+def test_line_mode_keeps_a_prompt_followed_by_more_text_in_place() -> None:
+    result = extract("Prompt: a cat\n\nShall I go on?", "line")
+    assert result.prompt == "a cat" and result.label_start is None

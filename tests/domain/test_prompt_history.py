@@ -98,3 +98,14 @@ def test_last_request_is_what_the_newest_reply_answered() -> None:
     folded = line_diff(long_old, long_old + "\nnew")
     assert folded[0] == ("skipped", "98 unchanged lines") and folded[-1] == ("insert", "new")
     assert len(folded) == 4
+
+
+def test_word_diff_treats_punctuation_apart() -> None:
+    """Issue 20 item 18: "sea" → "sea, red-and-white" is an insertion, not a replacement."""
+    assert word_diff("a lighthouse by the sea", "a lighthouse by the sea, red-and-white") == [
+        ("equal", "a lighthouse by the sea"),
+        ("insert", ", red-and-white"),
+    ]
+    runs = word_diff("a cat.", "a black cat!")
+    assert ("insert", "black ") in runs and ("delete", ".") in runs and ("insert", "!") in runs
+    assert diff_counts(word_diff("sea", "sea, red-and-white")) == (1, 0)

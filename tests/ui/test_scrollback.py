@@ -89,7 +89,7 @@ def test_every_kind_shows_its_text_and_role(view: ScrollbackView) -> None:
         "It is 4.",
         'calc({"x": 2})',
         "4",
-        "✎ You edited the prompt\np\nRestore this version",
+        "✎ You edited the prompt  ·  1 word\nShow changes   Restore this version",
         "⚑ start",
         "⚑ mark",
         "Rewound to start",

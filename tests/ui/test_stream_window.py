@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
 from ikgui.ui.transcript.scrollback import ScrollbackView
+from ikgui.ui.transcript.scrollback_items import copy_text
 from ikgui.ui.transcript.stream_render import warm_up
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
@@ -75,5 +76,36 @@ async def test_the_window_warms_the_renderer_up_after_its_first_paint(
         await window.first_paint.wait()
         await wait_until(lambda: bool(warmed))
         assert warmed == [window.scrollback]
+    finally:
+        await closed(window)
+
+
+async def test_a_stopped_reply_reads_like_a_finished_one(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """Issue 20 item 15: a stopped reply kept its raw ``**``."""
+    from PySide6.QtCore import Qt
+
+    pieces = ["Intro.\n\nSome **bold** and **unfinished", *[" words" for _ in range(200)]]
+    wire_server.route("/v1/chat/completions", reply(*pieces, pause=0.05))
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    window = await opened(home)
+    try:
+        await type_and_send(qtbot, window, "talk")
+        scrollback = window.scrollback
+        await wait_until(lambda: "unfinished words" in scrollback.document().toPlainText())
+        qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+        await quiet(window)
+        stored = window.session.store.events(window.current_id)[-1]
+        assert stored.data.get("interrupted") is True
+        text = scrollback.item_texts()[-1]
+        assert text.startswith("Intro.\nSome bold and unfinished words") and text.endswith(
+            "(stopped)"
+        )
+        assert "**" not in scrollback.document().toPlainText()
+        assert window.scrollback.item_frame(stored.id) is not None
+        assert copy_text(stored).startswith("Intro.\n\nSome **bold** and **unfinished")
+        assert not copy_text(stored).rstrip().endswith("**")  # Copy gives the source
     finally:
         await closed(window)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtWidgets import QComboBox, QLineEdit, QTreeView
 from pytestqt.qtbot import QtBot
 
@@ -214,7 +214,11 @@ async def test_editing_the_working_prompt_gives_exactly_one_notice(
     await settle(window)
     assert not window.working.indicator.isVisible()
     notices = [t for t in texts(window) if t.startswith("✎ You edited the prompt")]
-    assert len(notices) == 1 and "a tabby\u2009sparkly cat in a hat" in notices[0]
+    assert len(notices) == 1 and "+4 −1 words" in notices[0]
+    edit = window.session.state.context[-1]
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:expand/{edit.id}"))
+    notices = [t for t in texts(window) if t.startswith("✎ You edited the prompt")]
+    assert "a tabby\u2009sparkly cat in a hat" in notices[0]
     stored = [e.content for e in window.session.state.context if e.kind == Kind.PROMPT_EDIT]
     assert stored == ['[user edited prompt to: "a sparkly cat in a hat"]']  # what the model reads
     editor.setFocus()

@@ -9,13 +9,19 @@ from pathlib import Path
 from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
+from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.events import Kind
+from ikgui.domain.session import Session
+from ikgui.domain.settings import Settings
+from ikgui.storage import SqliteStore
 from ikgui.ui.branches_view import BranchesView
 from ikgui.ui.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
+from tests.ui.test_sidebar import db_path, store
 from tests.ui.test_window import reply, settle, texts, type_and_send, window
 
-__all__ = ["closed_url", "window", "wire_server", "wire_server_session"]
+__all__ = ["closed_url", "db_path", "store", "window", "wire_server", "wire_server_session"]
 
 
 async def _forked(window: MainWindow, wire_server: WireServer, qtbot: QtBot) -> str:
@@ -128,3 +134,40 @@ async def test_notices_redrawn_after_shutdown_do_not_raise(
         apply_style(app, "light")
         win.close()
         win.deleteLater()
+
+
+async def test_the_branches_view_shows_the_whole_subtree_plain_fork_points_and_closed(
+    store: SqliteStore, qtbot: QtBot
+) -> None:
+    """Issue 20 item 11: "Branched at" printed ``\\x0a\\x0a`` and raw Markdown, closed
+    branches were not marked and grandchildren were left out."""
+    session = Session(store, Settings(), registry=default_registry())
+    session.append(Kind.USER, "Painting with oils")
+    session.append(Kind.ASSISTANT, "## Oils\n\nThey **dry slowly**, see [this](https://x.y).")
+    root = session.conversation.id
+    first = session.fork().id
+    session.append(Kind.USER, "What about `acrylics`?")
+    grandchild = session.fork().id
+    session.append(Kind.USER, "And gouache?")
+    great = session.fork().id
+    await session.execute("/kill")  # closes it (and opens its parent, the grandchild)
+    session.open(root)
+    sibling = session.fork().id
+
+    view = BranchesView(store, first)
+    qtbot.addWidget(view)
+    view.show()
+    assert view.ids() == [root, first, grandchild, great, sibling]
+    this = view.tree.currentItem()
+    assert this is not None and this.text(3) == first
+    assert this.text(2) == "Reply: Oils They dry slowly, see this."
+    child = this.child(0)
+    assert child is not None and child.text(3) == grandchild
+    assert child.text(2) == "You: What about acrylics?"
+    deeper = child.child(0)
+    assert deeper is not None and deeper.text(3) == great
+    assert deeper.text(0).endswith("(closed)") and deeper.text(1) == "fork of a fork"
+    for item in (this, child, deeper):
+        assert "\\x0a" not in item.text(2) and "**" not in item.text(2) and "#" not in item.text(2)
+    assert deeper.foreground(0).color() != this.foreground(0).color()  # dimmed
+    view.close()

@@ -13,8 +13,10 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Kind
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
+from ikgui.ui.transcript.scrollback_items import copy_text
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
+from tests.ui.styled import app_styled
 from tests.ui.test_window import (
     closed,
     opened,
@@ -198,6 +200,12 @@ async def test_show_context_shows_what_changed_since_the_last_reply(
     assert '+ [user edited prompt to: "a black cat"]' in changes
     assert '+ [current prompt: "a black cat"]' in changes
     assert "+ Here." in changes  # the reply is new context since it was asked
+    from PySide6.QtWidgets import QLabel
+
+    heading = dialog.findChildren(QLabel)[0].text()
+    session = window.session
+    model = session.model or "default model"
+    assert heading.startswith(f"What the model ({session.provider} · {model}) receives next")
     dialog.close()
 
 
@@ -233,6 +241,7 @@ async def test_an_edit_notice_is_a_card_with_the_words_changed_and_restore(
     edit = window.session.state.context[-1]
     assert edit.kind == Kind.PROMPT_EDIT
     assert texts(window)[-1].startswith("✎ You edited the prompt")
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:expand/{edit.id}"))
     runs = _card_runs(window, edit.id)
     assert ("tabby", True, True) in runs  # deleted: struck out
     assert ("black", False, True) in runs  # inserted: on a green ground
@@ -254,10 +263,14 @@ async def test_a_long_card_is_folded_until_show_all(
     window.session.edit_prompt(long)
     await settle(window)
     edit = window.session.state.context[-1]
-    card = texts(window)[-1]
-    assert "Show all" in card and "word199" not in card
+    assert "word0" not in texts(window)[-1]  # compact: the panel shows the prompt
     window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:expand/{edit.id}"))
+    card = texts(window)[-1]
+    assert "Show all" in card and "word0" in card and "word199" not in card
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:all/{edit.id}"))
     assert "word199" in texts(window)[-1] and "Show all" not in texts(window)[-1]
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:collapse/{edit.id}"))
+    assert "word0" not in texts(window)[-1] and "Show changes" in texts(window)[-1]
 
 
 async def test_a_json_reply_without_a_prompt_block_says_so(
@@ -276,3 +289,74 @@ async def test_a_json_reply_without_a_prompt_block_says_so(
         assert win.session.state.working_prompt == ""
     finally:
         await closed(win)
+
+
+async def test_the_prompt_is_shown_once_and_only_older_versions_offer_restore(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """Issue 20 item 18: the prompt was shown three times (reply, card, panel), and the
+    version in force offered "Restore this version"."""
+    await _drafted(window, wire_server, qtbot, "a lighthouse by the sea")
+    drafted = window.session.state.context[-1]
+    reply, card = texts(window)[-1].split("\n", 1)
+    assert reply == "Here."  # the reply up to the prompt it ends with...
+    assert card == "✎ The assistant drafted a prompt  ·  5 words  ·  in use\nShow changes"
+    assert window.working.editor.toPlainText() == "a lighthouse by the sea"  # ...shown here
+    assert copy_text(drafted) == "Here.\n\nPrompt: a lighthouse by the sea"  # Copy: all
+    window.prompt_panel.toggle()  # the panel shut: the card shows the prompt instead
+    assert window.working.collapsed
+    assert "a lighthouse by the sea" in texts(window)[-1]
+    window.prompt_panel.toggle()
+    assert "a lighthouse by the sea" not in texts(window)[-1]
+    window.working.editor.selectAll()
+    window.working.editor.insertPlainText("a lighthouse by the sea, red-and-white")
+    window.working.save_button.click()
+    await settle(window)
+    edit = window.session.state.context[-1]
+    card = texts(window)[-1]
+    assert card.startswith("✎ You edited the prompt  ·  +1 −0 words  ·  in use")
+    assert "Restore this version" not in card and "red-and-white" not in card
+    # the draft is no longer in use: its card offers Restore now
+    assert "Restore this version" in window.scrollback.item_texts()[-2]
+    window.scrollback.anchorClicked.emit(QUrl(f"ikgui-prompt:expand/{edit.id}"))
+    runs = _card_runs(window, edit.id)
+    assert (", red-and-white", False, True) in runs  # an insertion, nothing struck out
+    assert not any(struck for _, struck, _ in runs)
+    window.working.history_button.click()
+    dialog = window.prompt_panel.history_dialog
+    assert isinstance(dialog, PromptHistoryDialog)
+    assert dialog.list.currentRow() == 0 and dialog.restore_button.isHidden()
+    dialog.list.setCurrentRow(1)
+    assert not dialog.restore_button.isHidden()
+    dialog.close()
+    assert drafted.id != edit.id
+
+
+async def test_the_panel_copies_its_prompt_exactly_at_the_transcript_s_text_size(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """Issue 20 item 18: a Copy button on the panel; its text as large as the replies'."""
+    await _drafted(window, wire_server, qtbot, "a cat")
+    exact = "a cat,\twatercolour\n\n  second line  "
+    window.working.editor.setPlainText(exact)
+    QGuiApplication.clipboard().clear()
+    window.working.copy_button.click()
+    assert QGuiApplication.clipboard().text() == exact
+    assert window.working.copy_button.text() == "Copied ✓"
+
+    def sizes() -> tuple[float, float]:
+        return window.working.editor.font().pointSizeF(), window.scrollback.font().pointSizeF()
+
+    panel, transcript = sizes()
+    assert panel == transcript
+    window.text_zoom.actions["actionTextLarger"].trigger()
+    assert sizes()[0] == sizes()[1] > transcript
+    window.text_zoom.actions["actionTextNormal"].trigger()
+    assert sizes() == (panel, transcript)
+    with app_styled("dark"):  # a theme's style sheet keeps it too, and a change of theme
+        window.text_zoom.actions["actionTextSmaller"].trigger()
+        assert sizes()[0] == sizes()[1] < transcript
+        with app_styled("light"):
+            await settle(window)
+            assert sizes()[0] == sizes()[1] < transcript
+        window.text_zoom.actions["actionTextNormal"].trigger()

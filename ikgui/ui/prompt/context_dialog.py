@@ -52,7 +52,8 @@ class ContextDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(
             plain_label(
-                f"What {line(provider)} / {line(model or 'its default model')} receives next, "
+                f"What the model ({line(provider)} · {line(model or 'default model')}) "
+                "receives next, "
                 "before your new message: the system prompt, the history with notices, and "
                 "the current working prompt last."
             )

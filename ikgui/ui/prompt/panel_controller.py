@@ -55,7 +55,11 @@ class WorkingPromptController(QObject):
         panel.restore_edit_requested.connect(self.restore_set_aside)
         panel.show_context_requested.connect(window.show_context)
         window.scrollback.prompt_restore_requested.connect(self.restore_text)
-        window.scrollback.set_prompt_lookup(self.prompt_before)
+        window.scrollback.set_prompt_lookup(
+            self.prompt_before,
+            lambda: window.session.state.working_prompt,
+            lambda: not window.working.collapsed,
+        )
         self._width = 300
         #: The user's choice ("shown", "hidden"; "": automatic), read once.
         self._choice = str(window.services.ui_state.value(CHOICE_KEY, "", type=str))
@@ -94,6 +98,7 @@ class WorkingPromptController(QObject):
         panel = self.window.working
         if shown == (not panel.collapsed):
             self.action.setChecked(shown)
+            self.window.scrollback.refresh_prompt_cards()
             return
         splitter = self.window.splitter
         sizes = splitter.sizes()
@@ -103,6 +108,7 @@ class WorkingPromptController(QObject):
         self.action.setChecked(shown)
         if shown and len(sizes) == 3:
             splitter.setSizes([sizes[0], max(300, sizes[1] - self._width), self._width])
+        self.window.scrollback.refresh_prompt_cards()  # (cards unfold with the panel shut)
 
     def toggle(self) -> None:
         """The user's choice: show or hide it (remembered by the window)."""

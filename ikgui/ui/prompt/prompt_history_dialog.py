@@ -87,7 +87,7 @@ class PromptHistoryDialog(QDialog):
             self.list.setCurrentRow(0)
         else:
             self.copy_button.setEnabled(False)
-            self.restore_button.setEnabled(False)
+            self.restore_button.setVisible(False)
 
     def _build_bottom(self, layout: QVBoxLayout) -> None:
         self.full = QPlainTextEdit(self)  # the version as it is, for reading and copying
@@ -119,7 +119,8 @@ class PromptHistoryDialog(QDialog):
             return
         write_diff(QTextCursor(self.diff.document()), word_diff(version.previous, version.text))
         self.full.setPlainText(version.text)
-        self.restore_button.setEnabled(version.text != self._current)
+        # The version in force has nothing to restore: no button rather than a dead one.
+        self.restore_button.setVisible(version.text != self._current)
 
     def _copy(self) -> None:
         version = self.selected()

@@ -9,8 +9,8 @@ the edit as a draft. The panel collapses to a slim toggle when it has nothing to
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -23,10 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.ui.plain import make_plain
+from ikgui.ui.transcript.reading_column import body_font
 
 #: The width of the collapsed panel: just its toggle.
 COLLAPSED_WIDTH = 30
 TOGGLE_SHORTCUT = "Ctrl+Shift+P"
+COPY_LABEL = "Copy"
+#: What the Copy button says for a moment after a click.
+COPIED_LABEL = "Copied ✓"
 
 
 class _Editor(QPlainTextEdit):
@@ -183,7 +187,18 @@ class WorkingPromptPanel(QWidget):
         self.context_button.setToolTip(
             "Exactly what the model will receive next, and what changed since the last reply"
         )
-        layout.addWidget(self.context_button, 0, Qt.AlignmentFlag.AlignRight)
+        # The prompt is what the user came for: one click puts it on the clipboard.
+        self.copy_button = QPushButton(COPY_LABEL)
+        self.copy_button.setObjectName("workingPromptCopy")
+        self.copy_button.setToolTip("Copy the working prompt as it is in the editor")
+        self.copy_button.setAccessibleName("Copy the working prompt")
+        self.copy_button.clicked.connect(self.copy_prompt)
+        actions = QHBoxLayout()
+        actions.setContentsMargins(0, 0, 0, 0)
+        actions.addWidget(self.copy_button)
+        actions.addStretch(1)
+        actions.addWidget(self.context_button)
+        layout.addLayout(actions)
         self.save_button.clicked.connect(self.save_requested)
         self.revert_button.clicked.connect(self.revert_requested)
         self.context_button.clicked.connect(self.show_context_requested)
@@ -211,6 +226,21 @@ class WorkingPromptPanel(QWidget):
 
     def text(self) -> str:
         return self.editor.toPlainText()
+
+    def copy_prompt(self) -> None:
+        """Put the editor's text on the clipboard exactly (tabs, newlines and all)."""
+        QGuiApplication.clipboard().setText(self.editor.toPlainText())
+        self.copy_button.setText(COPIED_LABEL)
+        QTimer.singleShot(1500, self, lambda: self.copy_button.setText(COPY_LABEL))
+
+    def set_text_size(self, percent: int) -> None:
+        """The prompt at the transcript's text size (``percent``, as Ctrl+= / Ctrl+- set
+        it): the prompt is read next to the replies."""
+        font = body_font(percent)
+        self.editor.setFont(font)
+        # The window's style sheet styles this editor, and each restyle (a theme change)
+        # gives it the interface font again: its size goes in its own sheet too.
+        self.editor.setStyleSheet(f"#workingPromptEditor {{ font-size: {font.pointSizeF()}pt; }}")
 
     def show_prompt(self, text: str) -> None:
         """Put ``text`` in the editor without counting it as an edit."""

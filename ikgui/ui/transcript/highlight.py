@@ -213,12 +213,15 @@ class LateHighlighter(QObject):
             self._timer.start()
 
     def step(self) -> None:
-        """One slice of :data:`SLICE_MS`."""
+        """One slice of :data:`SLICE_MS`, and at least one token whatever the clock says
+        (a busy machine's slice may be over before it starts: colouring still ends)."""
         deadline = perf_counter() + SLICE_MS / 1000
         cursor = QTextCursor(self.document)
         cursor.beginEditBlock()
+        first = True
         try:
-            while self.batches and perf_counter() < deadline:
+            while self.batches and (first or perf_counter() < deadline):
+                first = False
                 batch = self.batches[-1]
                 job = batch[0]
                 if not job.alive() or job.advance(cursor, lambda: perf_counter() >= deadline):

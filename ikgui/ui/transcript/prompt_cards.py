@@ -1,8 +1,11 @@
-"""Prompt cards (issue 11, item 3): a prompt edit, and a reply that drafted a prompt, show
-what changed as a readable card — "✎ You edited the prompt" with the inserted and deleted
-words marked, folded when long, and "Restore this version". What the model receives is
-unchanged (the stored ``[user edited prompt to: "…"]``). A ``json``-mode reply that set no
-prompt says why in a small warning line.
+"""Prompt cards (issue 11, item 3): a prompt edit, and a reply that drafted a prompt, say
+so in one compact line — "✎ You edited the prompt · +2 −1 words" — with "Show changes"
+and "Restore this version" (not on the version in force: there is nothing to restore).
+The prompt itself is shown once, in the working-prompt panel (issue 20 item 18); "Show
+changes" unfolds the card to the inserted and deleted words marked (folded again when
+long, until "Show all"). What the model receives is unchanged (the stored ``[user edited
+prompt to: "…"]``). A ``json``-mode reply that set no prompt says why in a small warning
+line.
 
 Everything is plain text with character formats; links use the ``ikgui-prompt:`` scheme
 (handled by :mod:`ikgui.ui.transcript.scrollback_menu`).
@@ -16,7 +19,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.prompt_history import RESTORED_FROM, DiffOp, word_diff
+from ikgui.domain.prompt_history import RESTORED_FROM, DiffOp, diff_counts, word_diff
 from ikgui.domain.safetext import reveal_bidi
 from ikgui.ui.prompt.diff_text import THIN_SPACE, run_format
 
@@ -62,14 +65,25 @@ def link(action: str, event_id: int) -> str:
 
 
 def parse_link(url: QUrl | str) -> tuple[str, int] | None:
-    """``("restore" | "expand", event id)`` for a prompt card's link."""
+    """``("restore" | "expand" | "all" | "collapse", event id)`` for a prompt card's link."""
     text = url.toString() if isinstance(url, QUrl) else url
     if not text.startswith(f"{SCHEME}:"):
         return None
     action, _, number = text[len(SCHEME) + 1 :].partition("/")
-    if action not in ("restore", "expand") or not number.isdigit():
+    if action not in ("restore", "expand", "all", "collapse") or not number.isdigit():
         return None
     return action, int(number)
+
+
+def change_summary(card: PromptCard) -> str:
+    """``+2 −1 words`` (a first version: ``12 words``; emptied: ``emptied``)."""
+    if not card.text:
+        return "emptied"
+    inserted, deleted = diff_counts(card.runs)
+    if all(op == "equal" for op, _ in card.runs):
+        count = len(card.text.split())
+        return f"{count} word" if count == 1 else f"{count} words"
+    return f"+{inserted} −{deleted} words"
 
 
 def _small(font: QFont, scale: float = 0.9) -> float:
@@ -86,8 +100,11 @@ def write_card(
     font: QFont,
     expanded: bool,
     first_block: bool,
+    current: bool = False,
+    whole: bool = False,
 ) -> None:
-    """The card's title line, its diff (folded unless ``expanded``) and its links."""
+    """The card's line (its title and how much changed) and links; ``expanded``: its diff
+    too (folded unless ``whole``). ``current``: the version in force (no Restore)."""
     title = QTextCharFormat()
     title.setFontWeight(QFont.Weight.Bold)
     title.setFontPointSize(_small(font, 0.85))
@@ -99,29 +116,45 @@ def write_card(
     else:
         cursor.insertBlock(heading, title)
     cursor.insertText(card.title, title)
-    cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-    budget = None if expanded else FOLD_CHARS
-    previous: DiffOp = "equal"
-    for op, text in card.runs:
-        shown = text if budget is None else text[:budget]
-        fmt = run_format(op)
-        fmt.setFontPointSize(_small(font, 0.95))
-        if previous == "delete" and op == "insert":
-            cursor.insertText(THIN_SPACE, run_format("equal"))
-        cursor.insertText(reveal_bidi(shown), fmt)
-        previous = op
-        if budget is not None:
-            budget -= len(shown)
-            if budget <= 0:
-                break
+    summary = QTextCharFormat(title)
+    summary.setFontWeight(QFont.Weight.Normal)
+    cursor.insertText(f"  ·  {change_summary(card)}", summary)
+    if current:
+        cursor.insertText("  ·  in use", summary)
+    folded = False
+    if expanded:
+        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        budget = None if whole else FOLD_CHARS
+        previous: DiffOp = "equal"
+        for op, text in card.runs:
+            shown = text if budget is None else text[:budget]
+            fmt = run_format(op)
+            fmt.setFontPointSize(_small(font, 0.95))
+            if previous == "delete" and op == "insert":
+                cursor.insertText(THIN_SPACE, run_format("equal"))
+            cursor.insertText(reveal_bidi(shown), fmt)
+            previous = op
+            if budget is not None:
+                budget -= len(shown)
+                if budget <= 0:
+                    break
+        folded = budget is not None and budget <= 0
     links = QTextBlockFormat()
-    links.setTopMargin(4)
+    links.setTopMargin(4 if expanded else 0)
     cursor.insertBlock(links, QTextCharFormat())
-    folded = budget is not None and budget <= 0
-    if folded:
-        _link(cursor, "Show all", link("expand", event_id), link_color, font)
-        cursor.insertText("   ", QTextCharFormat())
-    _link(cursor, "Restore this version", link("restore", event_id), link_color, font)
+    shown_links = []
+    if not expanded:
+        shown_links.append(("Show changes", link("expand", event_id)))
+    elif folded:
+        shown_links.append(("Show all", link("all", event_id)))
+    if expanded:
+        shown_links.append(("Hide changes", link("collapse", event_id)))
+    if not current:
+        shown_links.append(("Restore this version", link("restore", event_id)))
+    for index, (text, href) in enumerate(shown_links):
+        if index:
+            cursor.insertText("   ", QTextCharFormat())
+        _link(cursor, text, href, link_color, font)
 
 
 def _link(cursor: QTextCursor, text: str, href: str, color: QColor, font: QFont) -> None:

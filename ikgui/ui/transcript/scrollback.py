@@ -57,6 +57,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     edit_resend_requested = Signal(object, str)  # (message id, edited text): a new branch
     retry_requested = Signal(object)
     prompt_restore_requested = Signal(object, str)  # a prompt card: its event, its text
+    text_size_changed = Signal(int)  # the body text's size, in percent
     settings_requested = Signal(str)  # an error card's "Open … settings": the page
     #: A notice's link: ``(scheme, conversation id)`` (open it, or its Branches view).
     conversation_link = Signal(str, str)
@@ -183,9 +184,35 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
             self._items.remove(item)
             self._writer.remove(item)
 
-    def set_prompt_lookup(self, before: Callable[[int], str | None]) -> None:
-        """Where the prompt cards find the prompt an event changed (the window's state)."""
-        self._writer.prompt_before = before
+    def set_text_size(self, percent: int) -> None:
+        """The body text at ``percent`` (Ctrl+= / Ctrl+-, Settings); said to whatever
+        shows text beside the transcript (the working prompt)."""
+        ColumnMixin.set_text_size(self, percent)
+        self.text_size_changed.emit(percent)
+
+    def set_prompt_lookup(
+        self,
+        before: Callable[[int], str | None],
+        current: Callable[[], str | None] = lambda: None,
+        panel_open: Callable[[], bool] = lambda: True,
+    ) -> None:
+        """Where the prompt cards find the prompt an event changed, the one in force and
+        whether the working-prompt panel shows it (the window's state)."""
+        writer = self._writer
+        writer.prompt_before, writer.current_prompt = before, current
+        writer.prompt_panel_open = panel_open
+
+    def refresh_prompt_cards(self) -> None:
+        """The working prompt or its panel may have changed: redraw the cards whose look
+        follows them (the version in force has no "Restore this version"; with the panel
+        collapsed, cards show what changed)."""
+        writer = self._writer
+        for item in list(self._items):
+            drawn = writer.cards.get(item.event.id)
+            if drawn is None or item.parts is not None:
+                continue
+            if drawn != writer.card_state(item.event.id, item.event.data.get("prompt")):
+                self.update_event(item.event)
 
     def item_texts(self) -> list[str]:
         """The plain text of every item in the document, in order."""
@@ -329,6 +356,11 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self.font() != body_font(self.text_size):
+            # A restyle (a theme change) gives the font of the first style sheet's polish
+            # back: the text keeps the size the user chose.
+            self.setFont(body_font(self.text_size))
+            return
         if self._ready and event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             colors, font = Colors.from_palette(self.palette()), self.font()
             if colors == self._writer.colors and font == self._writer.font:

@@ -25,6 +25,7 @@ from ikgui.domain.advice import error_text, headline
 from ikgui.domain.elsewhere import written_elsewhere
 from ikgui.domain.events import KNOWN_KINDS, Event, Kind
 from ikgui.domain.listing import describe
+from ikgui.domain.prompt import extract_line
 from ikgui.domain.reading import ROLE_LABELS
 from ikgui.ui.transcript.markdown import MarkdownStyle, monospace_family
 
@@ -113,8 +114,13 @@ def role_of(kind: str) -> str:
     return _shown_as(kind)[0]
 
 
-def display_for(event: Event, text: str | None = None) -> ItemDisplay:
-    """The display of ``event``; ``text`` overrides the body (a reply still growing)."""
+def display_for(event: Event, text: str | None = None, source: bool = False) -> ItemDisplay:
+    """The display of ``event``; ``text`` overrides the body (a reply still growing).
+
+    Unless ``source`` is asked for (what Copy gives): a stopped reply's text has the
+    inline marks it left open closed, and a reply that ends with the working prompt it
+    drafted (``line`` mode) is shown up to it — the prompt is shown in its panel, and
+    the card under the reply says it was drafted."""
     kind = event.kind
     role = role_of(kind)
     shown = describe(event)
@@ -125,7 +131,13 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
         data = event.data
         if data.get("interrupted") and shown.endswith(BADGE):
             shown, badge = shown[: -len(BADGE)].rstrip(" "), BADGE
+            if not source and text is None:  # cut mid-**bold**: read as a finished one
+                from ikgui.ui.transcript.open_marks import close_open_marks
+
+                shown = close_open_marks(shown)
         streaming = bool(data.get("streaming"))
+        if not source and text is None and not streaming and not badge:
+            shown = _before_prompt(event, shown)
         model = data.get("model")
         detail = model if isinstance(model, str) else ""
         if streaming and written_elsewhere(event):  # another process writes it
@@ -154,9 +166,18 @@ def display_for(event: Event, text: str | None = None) -> ItemDisplay:
     )
 
 
+def _before_prompt(event: Event, shown: str) -> str:
+    """A ``line``-mode reply up to the prompt it drafted, when that prompt ends it."""
+    data = event.data
+    if not isinstance(data.get("prompt"), str) or data.get("display_end") is not None:
+        return shown
+    start = extract_line(shown).label_start
+    return shown if start is None else shown[:start].rstrip()
+
+
 def copy_text(event: Event) -> str:
     """What "Copy" puts on the clipboard: the item's source text, without the badge."""
-    return display_for(event).text
+    return display_for(event, source=True).text
 
 
 def blend(base: QColor, accent: QColor, amount: float) -> QColor:

@@ -99,14 +99,23 @@ class MenuMixin:
         expanded = expand_link(url)
         code = copy_link(url)
         card = prompt_link(url)
-        if card is not None:  # a prompt card's "Restore this version" / "Show all"
+        if card is not None:  # a prompt card's Restore, Show changes, Show all, Hide
             action, event_id = card
             item = self._by_id.get(event_id)
             prompt = item.event.data.get("prompt") if item is not None else None
             if action == "restore" and isinstance(prompt, str):
                 self.prompt_restore_requested.emit(event_id, prompt)
-            elif action == "expand" and item is not None:
-                self._writer.expanded_cards.add(event_id)
+            elif item is not None and action != "restore":
+                cards = self._writer
+                if action == "expand":
+                    cards.expanded_cards.add(event_id)
+                    cards.folded_cards.discard(event_id)
+                elif action == "all":
+                    cards.whole_cards.add(event_id)
+                else:
+                    cards.expanded_cards.discard(event_id)
+                    cards.whole_cards.discard(event_id)
+                    cards.folded_cards.add(event_id)
                 self.update_event(item.event)
         elif expanded is not None:  # a command's "Show all": the rest, in place
             if expanded in self._by_id:

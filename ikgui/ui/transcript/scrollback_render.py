@@ -110,6 +110,17 @@ class ItemWriter:
         #: Prompt cards and command outputs the user unfolded ("Show all"), by event id:
         #: they stay whole through every rebuild while the window lives.
         self.expanded_cards: set[int] = set()
+        #: Prompt cards unfolded past their fold ("Show all"), by event id.
+        self.whole_cards: set[int] = set()
+        #: The working prompt in force (``None``: unknown): its card offers no Restore.
+        self.current_prompt: Callable[[], str | None] = lambda: None
+        #: Whether the working-prompt panel shows the prompt: then cards are one compact
+        #: line; with the panel collapsed they show what changed (the prompt is seen once).
+        self.prompt_panel_open: Callable[[], bool] = lambda: True
+        #: Prompt cards the user folded ("Hide changes") while the panel is collapsed.
+        self.folded_cards: set[int] = set()
+        #: The prompt cards drawn, by event id: (the version in force, unfolded).
+        self.cards: dict[int, tuple[bool, bool]] = {}
         self._stream_renderer: StreamRenderer | None = None  # built on first use
         #: A conversation's title by id (fork and close notices name them; the view's
         #: owner sets it).
@@ -225,8 +236,11 @@ class ItemWriter:
             item.placeholder = False
         else:
             cursor.setPosition(item.frame.lastPosition())
-        role = display_for(item.event, "").role
-        cursor.insertText(reveal_bidi(text), body_formats(role, "", self.font, self.colors)[1])
+        boxed = item.live is not None and self.stream_renderer.write(item.live, text)
+        if not boxed:  # (an open code block's text goes into its box)
+            role = display_for(item.event, "").role
+            char = body_formats(role, "", self.font, self.colors)[1]
+            cursor.insertText(reveal_bidi(text), char)
         if item.shown >= STREAM_LIMIT:
             self.body.still_arriving(cursor)
         if item.live is not None:
@@ -285,6 +299,13 @@ class ItemWriter:
         label.insertText(text, char)
         return table
 
+    def card_state(self, event_id: int, prompt: object) -> tuple[bool, bool]:
+        """How a prompt card is drawn now: (the version in force, unfolded)."""
+        unfolded = event_id in self.expanded_cards or (
+            event_id not in self.folded_cards and not self.prompt_panel_open()
+        )
+        return prompt == self.current_prompt(), unfolded
+
     def _card(self, cursor: QTextCursor, item: Item, first_block: bool) -> bool:
         """Write the prompt card of ``item`` (an edit, or a reply that drafted one)."""
         from ikgui.ui.transcript.prompt_cards import card_for, write_card
@@ -294,6 +315,8 @@ class ItemWriter:
         if card is None:
             return False
         colors = self.colors
+        current, expanded = self.card_state(event.id, card.text)
+        self.cards[event.id] = (current, expanded)
         write_card(
             cursor,
             card,
@@ -301,8 +324,10 @@ class ItemWriter:
             accent=colors.accent("prompt"),
             link_color=colors.link,
             font=self.font,
-            expanded=event.id in self.expanded_cards,
+            expanded=expanded,
             first_block=first_block,
+            current=current,
+            whole=event.id in self.whole_cards,
         )
         return True
 

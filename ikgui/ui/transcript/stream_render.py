@@ -1,6 +1,9 @@
 """A streaming reply shown as it will end up: its finished Markdown blocks rendered (by the
 same safe path as a finished reply, :func:`~ikgui.ui.transcript.markdown.render_markdown`),
-only the unfinished last block as plain text.
+only the unfinished last block as plain text — unless that block is a fenced code block
+on its way: then it streams inside its code box (issue 20 item 15), rendered once when
+its opening fence line is complete, by the same path (so the same frame, header and
+monospace font), and growing line by line inside the box. It is coloured when it closes.
 
 The item's frame holds, while the reply grows: the label, the rendered blocks, then the
 plain *tail* (from ``Live.tail`` on). When :class:`~ikgui.ui.transcript.stream_blocks.Blocks`
@@ -36,7 +39,7 @@ from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.safetext import reveal_bidi
 from ikgui.ui.transcript.markdown import render_markdown
-from ikgui.ui.transcript.render_budget import STREAM_LIMIT, head_of, plan
+from ikgui.ui.transcript.render_budget import STREAM_LIMIT, fence_after, head_of, plan
 from ikgui.ui.transcript.scrollback_body import BodyWriter
 from ikgui.ui.transcript.scrollback_items import Colors, body_formats
 from ikgui.ui.transcript.stream_blocks import Blocks, Budget
@@ -54,6 +57,9 @@ class Live:
 
     __slots__ = (
         "blocks",
+        "box",
+        "box_char",
+        "box_shown",
         "budget",
         "code",
         "code_blocks",
@@ -81,6 +87,13 @@ class Live:
         self.frozen = False
         #: A code block is rendered (so the gaps beside frames have no height).
         self.code = False
+        #: The code box of the open fenced block at the end of the tail, which the text
+        #: arriving goes into (``None``: the tail is plain text), and its code's format.
+        self.box: QTextFrame | None = None
+        self.box_char = QTextCharFormat()
+        #: ``text[:box_shown]`` is in the box (a last line that may be the closing fence,
+        #: and a last line end, wait for what follows).
+        self.box_shown = 0
 
 
 def fits(text: str) -> bool:
@@ -117,6 +130,67 @@ class StreamRenderer:
         live.text += text
         live.frozen = live.frozen or len(live.text) >= STREAM_LIMIT
         self.advance(frame, live)
+        self.open_box(frame, live)
+
+    def write(self, live: Live, text: str) -> bool:
+        """Write arriving ``text`` into the open code box, if there is one (``False``:
+        the caller writes it at the end of the tail, as plain text)."""
+        if live.box is None or live.frozen:
+            return False
+        whole = live.text + text
+        end = _shown_end(whole, live.box_shown)
+        if end > live.box_shown:
+            cursor = QTextCursor(self.document)
+            cursor.setPosition(live.box.lastPosition())
+            # (a line end starts a new code line, in the format of the one before)
+            cursor.insertText(reveal_bidi(whole[live.box_shown : end]), live.box_char)
+            live.box_shown = end
+        return True
+
+    def open_box(self, frame: QTextFrame, live: Live) -> None:
+        """When the tail is a fenced code block still open (its opening line complete),
+        show it in its code box from now on."""
+        if live.frozen or live.box is not None:
+            return
+        tail = live.text[live.rendered :]
+        if len(tail) > RENDER_SLICE or not _open_fence(tail):
+            return
+        shown = _shown_end(tail, 0)
+        highlight, self.body.highlight = self.body.highlight, False  # (coloured when done)
+        try:
+            fragment = self.body.rendered(
+                tail[:shown].lstrip("\n"),
+                live.event_id,
+                live.code_blocks,
+                continued=live.rendered > 0,
+            )
+        finally:
+            self.body.highlight = highlight
+        # As :meth:`_render` writes blocks: from the end of the block before the tail,
+        # which the fragment's empty first block joins (the tail starts where it did).
+        cursor = QTextCursor(self.document)
+        cursor.beginEditBlock()
+        cursor.setPosition(frame.firstPosition() + live.tail - 1)
+        joint = cursor.block()
+        at = joint.position()
+        kept = (joint.blockFormat(), joint.charFormat()) if not joint.text() else None
+        cursor.setPosition(frame.lastPosition(), _KEEP)
+        cursor.removeSelectedText()
+        _restore(self.document.findBlock(at), kept)
+        cursor.insertFragment(QTextDocumentFragment(fragment))
+        _restore(self.document.findBlock(at), kept)
+        cursor.endEditBlock()
+        boxes = [f for f in frame.childFrames() if not isinstance(f, QTextTable)]
+        box = boxes[-1] if boxes else None
+        if box is None or box.firstPosition() < frame.firstPosition() + live.tail:
+            return  # (no box came of it: the tail stays as written, until it renders)
+        live.box, live.box_shown = box, live.rendered + shown
+        end = QTextCursor(self.document)
+        end.setPosition(box.lastPosition())
+        live.box_char = QTextCharFormat(end.block().charFormat())
+        if not end.block().text():
+            end.movePosition(QTextCursor.MoveOperation.PreviousBlock)
+        live.box_char = QTextCharFormat(end.charFormat()) if end.block().text() else live.box_char
 
     def advance(self, frame: QTextFrame, live: Live) -> None:
         if live.frozen:
@@ -144,6 +218,7 @@ class StreamRenderer:
         return True
 
     def _render(self, frame: QTextFrame, live: Live, done: int, tail: bool = True) -> None:
+        live.box = None  # (the tail is written again: the box with it)
         cursor = QTextCursor(self.document)
         cursor.beginEditBlock()
         cursor.setPosition(frame.firstPosition() + live.tail - 1)
@@ -184,6 +259,35 @@ class StreamRenderer:
         if live.code and part.strip():  # (Qt knows the new frames after the edit block)
             end = frame.firstPosition() + live.tail - 1 if tail else frame.lastPosition()
             shrink_gaps(frame, self.document.findBlock(at), end)
+
+
+def _open_fence(tail: str) -> bool:
+    """Whether ``tail`` ends inside a fenced code block opened at a line's very start
+    (not indented into a list item, not quoted: their lines arrive with prefixes the box
+    would show) whose opening line is complete."""
+    fence = ""
+    lines = tail.split("\n")[:-1]  # (complete lines only)
+    opened_plain = False
+    for line in lines:
+        was = fence
+        fence = fence_after(fence, line)
+        if fence and not was:
+            opened_plain = line[:1] in ("`", "~")
+    return bool(fence) and opened_plain
+
+
+def _shown_end(text: str, start: int) -> int:
+    """How much of a growing code block's ``text`` its box shows: not a last line end
+    (the line after it may close the block), nor a last line that may be the closing
+    fence, complete or not (never less than ``start``, what is shown already)."""
+    end = len(text)
+    for _ in range(2):
+        line_start = text.rfind("\n", start, end) + 1
+        last = text[line_start:end].strip()
+        if line_start == 0 or (last and not (set(last) <= {"`"} or set(last) <= {"~"})):
+            break
+        end = line_start - 1  # (the line end before it waits too)
+    return max(end, start)
 
 
 def tail_format(text: str) -> QTextBlockFormat:

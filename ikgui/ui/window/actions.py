@@ -219,6 +219,7 @@ class TextZoom:
             action.triggered.connect(lambda _=False, steps=steps: self.step(steps))
             window.addAction(action)
             self.actions[name] = action
+        window.scrollback.text_size_changed.connect(window.working.set_text_size)
         window.scrollback.set_text_size(window.session.settings.text_size)
 
     def step(self, steps: int) -> None:
