@@ -33,7 +33,12 @@ from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold, set_prompt
-from ikgui.domain.rules import current_model, fork_title, title_for_first_message
+from ikgui.domain.rules import (
+    current_model,
+    current_provider,
+    fork_title,
+    title_for_first_message,
+)
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.transcript import replace_event
 
@@ -50,7 +55,7 @@ class OpenConversation(PromptEditing):
         keep_pending: bool = True,
     ) -> None:
         self.store = store
-        self.settings = settings or Settings()
+        self._settings = settings or Settings()
         self.clock = clock
         #: Keep changes the store refuses in memory (``writes``) instead of raising.
         self.keep_pending = keep_pending
@@ -65,6 +70,20 @@ class OpenConversation(PromptEditing):
         self._staged_prompt: str | None = None
         self.conversation = self._blank(None)
         self.state = ReplayState()
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        """New settings (Settings → OK). A conversation not stored yet has had no choice
+        made for it (choosing a model stores it), so it takes the new defaults: its first
+        message goes where the settings now say, not where they said when it opened."""
+        self._settings = settings
+        if not self.saved:
+            conv = self.conversation
+            conv.provider, conv.model = settings.defaults_for(conv.agent)
 
     # -- listeners -------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
@@ -91,9 +110,7 @@ class OpenConversation(PromptEditing):
 
     # -- which conversation ------------------------------------------------------
     def _blank(self, agent: str | None) -> Conversation:
-        agent_settings = self.settings.agent(agent)
-        provider = (agent_settings and agent_settings.provider) or self.settings.default_provider
-        model = (agent_settings and agent_settings.model) or self.settings.default_model
+        provider, model = self.settings.defaults_for(agent)
         now = self.clock()
         return Conversation(
             id=new_id(agent, self.store.conversation_exists),
@@ -176,10 +193,8 @@ class OpenConversation(PromptEditing):
 
     @property
     def provider(self) -> str:
-        return (
-            self.overrides.get("provider")
-            or self.conversation.provider
-            or self.settings.default_provider
+        return self.overrides.get("provider") or current_provider(
+            self.state, self.conversation, self.settings
         )
 
     @property
@@ -321,7 +336,12 @@ class OpenConversation(PromptEditing):
         return self.append(Kind.REWIND, "", data)
 
     def clear(self) -> Event:
-        settings = {"model": self.state.model, "system": self.state.system_override}
+        state = self.state
+        settings = {
+            "model": state.model,
+            "provider": state.provider,
+            "system": state.system_override,
+        }
         return self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
 
     # -- forks -------------------------------------------------------------------
@@ -346,7 +366,7 @@ class OpenConversation(PromptEditing):
                 parent=parent.id,
                 fork_event_id=point,
                 agent=parent.agent,
-                provider=parent.provider,
+                provider=current_provider(self.state, parent, self.settings),  # (moved)
                 model=current_model(self.state, parent, self.settings),  # not a one-off
                 title=fork_title(parent.title, len(self.store.children(parent.id)) + 1, prompt),
                 tags=parent.tags,
