@@ -109,8 +109,8 @@ def _model(session: Session, name: str | None = None, provider: str | None = Non
         )
     elif provider not in session.settings.providers:
         raise UserError(f"Unknown provider '{provider}'")
-    elif provider != here:  # chosen with values: stored as the line that would do it
-        data["input"] = f"/model {provider}/{name}"
+    else:  # chosen with values: stored as the line that would do it
+        data["input"] = f"/model {name}" if provider == here else f"/model {provider}/{name}"
     models = lister(provider) if lister else None
     if models is not None and name not in models:
         where = "" if provider == here else f" at {provider}"

@@ -59,8 +59,7 @@ class ChromePresenter:
         title = conv.title or ("New conversation" if not session.saved else conv.id)
         window.setWindowTitle(f"{window_title(title)} — ikgui{window.policy.title_suffix}")
         window.policy.restrict(window)
-        if actions.current_model() != (session.model or ""):
-            actions.set_models(actions.model_names(), session.model)
+        window.model_lists.show()  # this conversation's provider and model
         self.closed.refresh()
         self.new.refresh()
         self.announcer.refresh()
