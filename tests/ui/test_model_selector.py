@@ -135,6 +135,7 @@ async def test_a_provider_added_in_settings_answers_the_first_message(
         assert win.session.provider == "lan"
         assert grouped(win)["lan"] == ["tiny", "mock-gpt"]  # the server's list
         assert selector(win).shown_text() == "lan · tiny"  # what the send will use
+        assert win.status_model.text() == "lan · tiny"  # the status bar agrees
         wire_server.route("/v1/chat/completions", reply("hello from lan"))
         await type_and_send(qtbot, win, "hello")
         await settle(win)
@@ -188,6 +189,7 @@ async def test_a_conversation_stuck_on_a_dead_provider_moves_and_retries(
     context = json.loads(ikgui_cli(home, "conv", "context", conv, "--json"))
     assert (shown["provider"], shown["model"]) == ("local", "mock-gpt")
     assert (context["provider"], context["model"]) == ("local", "mock-gpt")
+    assert "model mock-gpt (local)" in ikgui_cli(home, "conv", "show", conv).splitlines()[1]
 
     again = await opened(home, check_timeout=1.0)
     try:

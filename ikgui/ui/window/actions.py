@@ -106,8 +106,9 @@ class WindowActions:
         self.model_selector = ModelBox(parent)
         self.model_selector.setObjectName("modelSelector")
         self.model_selector.setAccessibleName("Model")
-        self.model_selector.setAccessibleDescription("The model for this conversation (/model)")
-        self.model_selector.setToolTip("The model for this conversation (/model)")
+        tip = "This conversation's provider and model; choose one to move it (/model)"
+        self.model_selector.setAccessibleDescription(tip)
+        self.model_selector.setToolTip(tip)
         self.model_selector.setMinimumContentsLength(13)
         self.model_selector.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon

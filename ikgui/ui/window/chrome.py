@@ -50,7 +50,7 @@ class ChromePresenter:
         actions = window.toolbar_actions
         actions.update()
         window.pane.set_streaming(streaming)
-        model = session.model or "default model"
+        model = window.model_lists.shown_model() or "default model"  # as the selector
         window.status_model.setText(safe_line(f"{session.provider} · {model}"))
         window.status_usage.setText(usage_text(conv, session.settings, session.model))
         shown = session.state.scrollback

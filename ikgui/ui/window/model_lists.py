@@ -90,7 +90,7 @@ class ModelLists:
         else:
             self.listings[name] = Listing(tuple(models))
             self.banners.pop(name, None)
-        self.show()
+        self.window.chrome.refresh()  # the selector, and the status bar's model with it
 
     # -- settings -----------------------------------------------------------------------
     def settings_changed(self, settings: Settings) -> None:
@@ -107,9 +107,15 @@ class ModelLists:
         self.ask()
 
     # -- showing ------------------------------------------------------------------------
+    def shown_model(self) -> str | None:
+        """The open conversation's model, else the one its next request will use (its
+        provider's first); ``None``: not known yet."""
+        session = self.window.session
+        return shown_model(self.listings, session.provider, session.model)
+
     def show(self) -> None:
         """Fill the selector for the open conversation (cheap when nothing changed)."""
         session = self.window.session
         provider, model = session.provider, session.model
         groups = model_groups(session.settings.providers, self.listings, provider, model)
-        self.box.show_groups(groups, provider, shown_model(self.listings, provider, model))
+        self.box.show_groups(groups, provider, self.shown_model())
