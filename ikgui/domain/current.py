@@ -33,12 +33,7 @@ from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold, set_prompt
-from ikgui.domain.rules import (
-    current_model,
-    current_provider,
-    fork_title,
-    title_for_first_message,
-)
+from ikgui.domain.rules import current_model, current_provider, fork_title, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.transcript import replace_event
 
@@ -55,7 +50,7 @@ class OpenConversation(PromptEditing):
         keep_pending: bool = True,
     ) -> None:
         self.store = store
-        self._settings = settings or Settings()
+        self.settings = settings or Settings()
         self.clock = clock
         #: Keep changes the store refuses in memory (``writes``) instead of raising.
         self.keep_pending = keep_pending
@@ -70,20 +65,6 @@ class OpenConversation(PromptEditing):
         self._staged_prompt: str | None = None
         self.conversation = self._blank(None)
         self.state = ReplayState()
-
-    @property
-    def settings(self) -> Settings:
-        return self._settings
-
-    @settings.setter
-    def settings(self, settings: Settings) -> None:
-        """New settings (Settings → OK). A conversation not stored yet has had no choice
-        made for it (choosing a model stores it), so it takes the new defaults: its first
-        message goes where the settings now say, not where they said when it opened."""
-        self._settings = settings
-        if not self.saved:
-            conv = self.conversation
-            conv.provider, conv.model = settings.defaults_for(conv.agent)
 
     # -- listeners -------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
@@ -336,12 +317,8 @@ class OpenConversation(PromptEditing):
         return self.append(Kind.REWIND, "", data)
 
     def clear(self) -> Event:
-        state = self.state
-        settings = {
-            "model": state.model,
-            "provider": state.provider,
-            "system": state.system_override,
-        }
+        s = self.state  # the settings in force (replay starts at the newest clear)
+        settings = {"model": s.model, "provider": s.provider, "system": s.system_override}
         return self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
 
     # -- forks -------------------------------------------------------------------
