@@ -207,7 +207,7 @@ async def test_first_run_wraps_the_welcome_and_labels_the_model_box(
         # opened, that the list is unavailable (issue 20: never a blank or disabled box)
         assert selector.choices() == [] and selector.headings() == ["ollama"]
         assert selector.notes("ollama") == [UNAVAILABLE]
-        assert selector.shown_text() == "ollama · no model yet" and selector.isEnabled()
+        assert selector.shown_text() == "ollama · no model" and selector.isEnabled()
         label = win.toolbar_actions.toolbar.findChild(QLabel, "modelLabel")
         assert label is not None and label.buddy() is selector
         await resized(win, 1366, 768)  # roomy: the box has a visible label too

@@ -25,7 +25,7 @@ PROVIDER_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 HEADING, NOTE, MODEL = "heading", "note", "model"
 #: What the box says when the conversation has no model yet and its provider lists none.
-NO_MODEL = "no model yet"
+NO_MODEL = "no model"
 
 
 class ModelBox(QComboBox):
@@ -119,11 +119,23 @@ class ModelBox(QComboBox):
             QStyle.SubControl.SC_ComboBoxEditField,
             self,
         )
-        option.currentText = self.fontMetrics().elidedText(
-            self.shown_text(), Qt.TextElideMode.ElideMiddle, max(field.width(), 0)
-        )
+        option.currentText = self._fitted(max(field.width(), 0))
         painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
         painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+    def _fitted(self, width: int) -> str:
+        """The shown text in ``width`` pixels: the provider whole and the model cut in
+        its middle (its size and tag are at its end), else cut at the end."""
+        metrics = self.fontMetrics()
+        text = self.shown_text()
+        if metrics.horizontalAdvance(text) <= width or not self.provider:
+            return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, width)
+        head = f"{line(self.provider)} · "
+        rest = width - metrics.horizontalAdvance(head)
+        model = text[len(head) :]
+        if rest >= metrics.horizontalAdvance(model[:4] + "…"):
+            return head + metrics.elidedText(model, Qt.TextElideMode.ElideMiddle, rest)
+        return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 def _heading(provider: str) -> QStandardItem:
