@@ -207,6 +207,25 @@ async def test_a_conversation_stuck_on_a_dead_provider_moves_and_retries(
         await closed(again)
 
 
+async def test_moving_away_from_a_dead_server_retires_its_banner(
+    tmp_path: Path, wire_server: WireServer, closed_url: str, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    two_providers(home, closed_url, wire_server.url)
+    serve_lists(wire_server)
+    win = await opened(home, check_timeout=1.0)
+    try:
+        assert win.banner.isVisible() and "Could not connect" in win.banner.text()
+        await choose(qtbot, win, "local", "mock-mini")
+        assert win.session.provider == "local" and not win.banner.isVisible()
+        wire_server.route("/v1/chat/completions", reply("sent at once"))
+        await type_and_send(qtbot, win, "hi")
+        await settle(win)
+        assert texts(win)[-2:] == ["hi", "sent at once"]
+    finally:
+        await closed(win)
+
+
 # -- item 2 ---------------------------------------------------------------------------
 async def test_each_conversation_s_selector_lists_models_under_their_own_provider(
     tmp_path: Path, wire_server: WireServer, qtbot: QtBot

@@ -119,3 +119,5 @@ class ModelLists:
         provider, model = session.provider, session.model
         groups = model_groups(session.settings.providers, self.listings, provider, model)
         self.box.show_groups(groups, provider, self.shown_model())
+        if self.listings.get(provider, Listing()).models is not None:
+            self.window.pane.retire_banner("server")  # (about a server it no longer uses)
