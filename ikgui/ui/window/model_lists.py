@@ -38,12 +38,14 @@ class ModelLists:
 
     # -- asking -------------------------------------------------------------------------
     def ask(self, names: Iterable[str] | None = None) -> list[asyncio.Task[None]]:
-        """Ask ``names`` (default: every configured provider) for their models, each on
-        its own task; a provider already being asked is not asked twice."""
-        providers = self.window.session.settings.providers
+        """Ask ``names`` (default: every configured provider, and the open
+        conversation's even if it is not: it says why in the banner) for their models,
+        each on its own task; a provider already being asked is not asked twice."""
+        session = self.window.session
+        wanted = list(dict.fromkeys([*session.settings.providers, session.provider]))
         tasks = []
-        for name in list(providers) if names is None else names:
-            if name not in providers:
+        for name in wanted if names is None else names:
+            if name not in wanted:
                 continue
             task = self._asking.get(name)
             if task is None or task.done():
@@ -95,9 +97,9 @@ class ModelLists:
     # -- settings -----------------------------------------------------------------------
     def settings_changed(self, settings: Settings) -> None:
         """Forget what removed or changed providers listed, and ask them all again."""
-        for name in list(self.listings):
+        for name in {*self.listings, *self._asking}:
             if settings.providers.get(name) != self._configs.get(name):
-                del self.listings[name]
+                self.listings.pop(name, None)
                 self.banners.pop(name, None)
                 task = self._asking.pop(name, None)
                 if task is not None:
