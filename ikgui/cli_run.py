@@ -24,6 +24,7 @@ from ikgui import cli_output as out
 from ikgui import recovery
 from ikgui.cli_db import database_password, database_status
 from ikgui.domain import exchange
+from ikgui.domain.catalog import parse_choice
 from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import DeltaReceived, EventAppended, EventUpdated, Fact
@@ -260,9 +261,16 @@ async def _line(session: Session, text: str, env: Env, printer: _Printer) -> str
     if text.startswith("//") or not text.startswith("/"):
         return await session.execute(text)
     if text.startswith("/model"):
-        # So /model can list and check names; a server that is down just can't.
+        # So /model can list and check names (the provider moved to too); a server that
+        # is down just can't.
+        here, providers = session.provider, env.providers
         with contextlib.suppress(ProviderError):
-            await env.providers.refresh_models(session.provider)
+            await providers.refresh_models(here)
+        name = text[len("/model") :].strip()
+        target, _ = parse_choice(name, session.settings, here, providers.known_models(here))
+        if name and target != here:
+            with contextlib.suppress(ProviderError):
+                await providers.refresh_models(target)
     if not printer.early:
         return await session.execute(text)
     result = session.registry.dispatch(session, text)

@@ -82,7 +82,8 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
     assert conv is not None
     state = replay_conversation(env.store, conv_id)
     say(f"{conv.id}  {one_line(conv.title or '-')}")
-    details = [f"agent {conv.agent or '-'}", f"model {conv.model or '-'}"]
+    model = f"model {conv.model or '-'} ({conv.provider or '-'})"  # as /model says it
+    details = [f"agent {conv.agent or '-'}", model]
     if conv.parent:
         details.append(f"forked from {conv.parent}")
     if conv.tags:

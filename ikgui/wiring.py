@@ -62,13 +62,28 @@ class Providers:
         keep_clients: bool = False,
         **timeouts: float,
     ) -> None:
-        self.settings = settings
+        self._settings = settings
         self.keys = keys or KeyStore()
         self.timeouts = timeouts
         self.keep_clients = keep_clients
         self._pool: ClientPool | None = None
         #: The last model list each provider gave (for ``/model`` and the selector).
         self.models: dict[str, list[str]] = {}
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        """New settings: a provider removed, renamed or pointed elsewhere forgets the
+        models it listed (``/model`` must not accept, nor the selector offer, the old
+        server's models under it)."""
+        old = self._settings.providers
+        for name in list(self.models):
+            if settings.providers.get(name) != old.get(name):
+                del self.models[name]
+        self._settings = settings
 
     def __call__(self, name: str) -> Provider:
         from ikgui.providers import ClientPool, make_provider

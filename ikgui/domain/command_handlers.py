@@ -7,6 +7,7 @@ from typing import Any
 
 from ikgui.domain import command_rules as rules
 from ikgui.domain.branches import BRANCHES_TIP, branches_command
+from ikgui.domain.catalog import parse_choice
 from ikgui.domain.command_browse import (
     export_command,
     load_command,
@@ -28,7 +29,7 @@ from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.ids import resolve_ref
 from ikgui.domain.library import build_tree
 from ikgui.domain.listing import format_tree
-from ikgui.domain.rules import user_title_fields
+from ikgui.domain.rules import current_provider, user_title_fields
 from ikgui.domain.session import Session
 
 
@@ -86,19 +87,39 @@ def _tree(session: Session) -> CommandResult:
     return CommandResult(format_tree(tree, session.conversation.id))
 
 
-def _model(session: Session, name: str | None = None) -> CommandResult:
-    models = session.model_lister(session.provider) if session.model_lister else None
+def _model(session: Session, name: str | None = None, provider: str | None = None) -> CommandResult:
+    """Show the model, or choose one: ``name`` under the open conversation's provider,
+    under ``provider`` (the model selector), or ``PROVIDER/NAME`` typed (a move to
+    another configured provider)."""
+    lister = session.model_lister
+    here = session.provider
     if not name:
-        lines = [f"Current model: {session.model or '(provider default)'} ({session.provider})"]
+        models = lister(here) if lister else None
+        lines = [f"Current model: {session.model or '(provider default)'} ({here})"]
         if models:
             lines.append("Available models: " + ", ".join(models))
+        others = [p for p in session.settings.providers if p != here]
+        if others:
+            lines.append(f"Other providers: {', '.join(others)} (/model PROVIDER/MODEL)")
         return CommandResult("\n".join(lines))
+    data: dict[str, Any] = {}
+    if provider is None:
+        provider, name = parse_choice(
+            name, session.settings, here, lister(here) if lister else None
+        )
+    elif provider not in session.settings.providers:
+        raise UserError(f"Unknown provider '{provider}'")
+    else:  # chosen with values: stored as the line that would do it
+        data["input"] = f"/model {name}" if provider == here else f"/model {provider}/{name}"
+    models = lister(provider) if lister else None
     if models is not None and name not in models:
-        raise UserError(f"Unknown model '{name}'")
-    session.update_fields(model=name)
+        where = "" if provider == here else f" at {provider}"
+        raise UserError(f"Unknown model '{name}'{where}")
+    moved = provider != current_provider(session.state, session.conversation, session.settings)
+    session.update_fields(model=name, **({"provider": provider} if moved else {}))
     return CommandResult(
-        f"Switched to model: {name}",
-        data={"model": name, "provider": session.provider},
+        f"Switched to model: {name}" + (f" ({provider})" if provider != here else ""),
+        data={**data, "model": name, "provider": provider},
         materialize=True,
     )
 
@@ -242,7 +263,13 @@ COMMANDS: list[C] = [
         enabled=rules.saved,
         action=_act("branches", "Branches", "Ctrl+Shift+B", BRANCHES_TIP, icon="fork"),
     ),
-    C("model", "/model [name]", "Show or switch the model", _model, text_argument("name")),
+    C(
+        "model",
+        "/model [[provider/]name]",
+        "Show or switch the model (or move to another provider)",
+        _model,
+        text_argument("name"),
+    ),
     C(
         "system",
         "/system [text]",

@@ -33,7 +33,7 @@ from ikgui.domain.pending import PendingWrites
 from ikgui.domain.ports import Store
 from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold, set_prompt
-from ikgui.domain.rules import current_model, fork_title, title_for_first_message
+from ikgui.domain.rules import current_model, current_provider, fork_title, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.transcript import replace_event
 
@@ -102,9 +102,7 @@ class OpenConversation(PromptEditing):
 
     # -- which conversation ------------------------------------------------------
     def _blank(self, agent: str | None) -> Conversation:
-        agent_settings = self.settings.agent(agent)
-        provider = (agent_settings and agent_settings.provider) or self.settings.default_provider
-        model = (agent_settings and agent_settings.model) or self.settings.default_model
+        provider, model = self.settings.defaults_for(agent)
         now = self.clock()
         return Conversation(
             id=new_id(agent, self.store.conversation_exists),
@@ -190,10 +188,8 @@ class OpenConversation(PromptEditing):
 
     @property
     def provider(self) -> str:
-        return (
-            self.overrides.get("provider")
-            or self.conversation.provider
-            or self.settings.default_provider
+        return self.overrides.get("provider") or current_provider(
+            self.state, self.conversation, self.settings
         )
 
     @property
@@ -338,7 +334,8 @@ class OpenConversation(PromptEditing):
         """Empty the context; an unsaved edit of the working prompt ends with it (set
         aside, see :mod:`ikgui.domain.prompt_edits`): the prompt it edited is gone."""
         edit = self.staged_prompt
-        settings = {"model": self.state.model, "system": self.state.system_override}
+        s = self.state  # the settings in force (replay starts at the newest clear)
+        settings = {"model": s.model, "provider": s.provider, "system": s.system_override}
         event = self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
         self.set_aside(edit)
         return event
@@ -365,7 +362,7 @@ class OpenConversation(PromptEditing):
                 parent=parent.id,
                 fork_event_id=point,
                 agent=parent.agent,
-                provider=parent.provider,
+                provider=current_provider(self.state, parent, self.settings),  # (moved)
                 model=current_model(self.state, parent, self.settings),  # not a one-off
                 title=fork_title(parent.title, len(self.store.children(parent.id)) + 1, prompt),
                 tags=parent.tags,

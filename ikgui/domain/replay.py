@@ -64,6 +64,9 @@ class ReplayState:
     working_prompt: str = ""
     #: Set by ``/model`` commands; ``None``: the conversation's own model.
     model: str | None = None
+    #: The provider a ``/model`` chose (every ``/model`` records its provider, so a move
+    #: to another provider replays); ``None``: the conversation's own provider.
+    provider: str | None = None
     #: Set by ``/system``; ``None``: the agent's prompt, ``""``: no system prompt.
     system_override: str | None = None
     #: Events ignored by the fold (malformed rewinds), for diagnostics.
@@ -181,6 +184,8 @@ def apply(state: ReplayState, event: Event) -> None:
         # A clear carries the settings in force, since replay starts at the newest clear.
         if event.may_have("model") and isinstance(event.data.get("model"), str):
             state.model = event.data["model"]
+        if event.may_have("provider") and isinstance(event.data.get("provider"), str):
+            state.provider = event.data["provider"]
         if event.may_have("system") and isinstance(event.data.get("system"), str):
             state.system_override = event.data["system"]
     elif kind == Kind.RETRY:
@@ -191,6 +196,8 @@ def apply(state: ReplayState, event: Event) -> None:
         command = data.get("command")
         if command == "model" and isinstance(data.get("model"), str):
             state.model = data["model"]
+            if isinstance(data.get("provider"), str):
+                state.provider = data["provider"]
         elif command == "system" and (
             data.get("system") is None or isinstance(data["system"], str)
         ):

@@ -75,3 +75,9 @@ def current_model(state: ReplayState, conv: Conversation, settings: Settings) ->
     """The model a conversation's next request uses: its last ``/model`` (replayed, so a
     rewind or an ancestor counts), else its stored column, else the default."""
     return state.model or conv.model or settings.default_model
+
+
+def current_provider(state: ReplayState, conv: Conversation, settings: Settings) -> str:
+    """The provider a conversation's next request goes to, by the same rule: its last
+    move (``/model provider/model``, replayed), else its stored column, else the default."""
+    return state.provider or conv.provider or settings.default_provider

@@ -81,7 +81,13 @@ class Session:
 
     @settings.setter
     def settings(self, settings: Settings) -> None:
+        """New settings (Settings → OK). A conversation not stored yet has had no choice
+        made (choosing a model stores it): it takes the new defaults, so its first message
+        goes where the settings say now, not where they said when it opened."""
         self.current.settings = settings
+        if not self.saved:
+            conv = self.conversation
+            conv.provider, conv.model = settings.defaults_for(conv.agent)
 
     @property
     def clock(self) -> Callable[[], float]:

@@ -86,6 +86,14 @@ class Settings:
     def agent(self, name: str | None) -> AgentSettings | None:
         return self.agents.get(name) if name else None
 
+    def defaults_for(self, agent: str | None) -> tuple[str, str | None]:
+        """The provider and model a new conversation (of ``agent``) starts with: the
+        agent's own, else the defaults."""
+        settings = self.agent(agent)
+        provider = (settings and settings.provider) or self.default_provider
+        model = (settings and settings.model) or self.default_model
+        return provider, model
+
     def cost(self, model: str | None, input_tokens: int, output_tokens: int) -> float:
         price = self.prices.get(model or "")
         if price is None:

@@ -22,7 +22,6 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
-from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import TranscriptChange
 from ikgui.domain.session import Session
@@ -42,6 +41,7 @@ from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
 from ikgui.ui.window.keyboard import WindowKeys
+from ikgui.ui.window.model_lists import ModelLists
 from ikgui.ui.window.policy import policy_for
 from ikgui.ui.window.splitter import MainSplitter
 from ikgui.ui.window.startup import TailFirstStart
@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addToolBar(toolbar)
         self.toolbar_actions = WindowActions(toolbar, self.session, self)
+        self.model_lists = ModelLists(self, self.toolbar_actions.model_selector)
 
         self.sidebar = ConversationSidebar(self.store, self, first_page=FIRST_ROWS)
         self.pane = pane = ConversationPane(self)
@@ -200,33 +201,14 @@ class MainWindow(QMainWindow):
             self.banner.button.hide()
 
     async def check_models(self) -> None:
+        """Ask every provider for its models (the selector lists them); the open
+        conversation's provider failing says so in a banner."""
         await self.first_paint.wait()
-        name = self.session.provider
-        try:
-            models = await asyncio.wait_for(
-                self.services.refresh_models(name), self.services.check_timeout
-            )
-        except ProviderError as exc:
-            if getattr(self.store, "read_only", None):
-                return  # its banner matters more: nothing could be saved anyway
-            self.pane.show_banner(
-                f"{exc.window_text} Until a model server answers, ikgui can browse and "
-                "search but not send.",
-                "server",
-            )
-            self.toolbar_actions.set_models([], self.session.model)
-            return
-        except TimeoutError:
-            self.pane.show_banner(
-                f"The model server for {name} did not answer within "
-                f"{self.services.check_timeout:g} s. Check it is running, or choose "
-                "another provider in Settings → General.",
-                "server",
-            )
-            return
-        self.toolbar_actions.set_models(
-            models, self.session.model or (models[0] if models else None)
-        )
+        await self.model_lists.ask_all()
+        banner = self.model_lists.banners.get(self.session.provider)
+        if banner is None or getattr(self.store, "read_only", None):
+            return  # (a read-only store's banner matters more: nothing could be sent)
+        self.pane.show_banner(banner, "server")
 
     # -- tasks and feedback ------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -331,6 +313,8 @@ class MainWindow(QMainWindow):
     def _on_stream_state(self, conv_id: str, streaming: bool) -> None:
         self.sidebar.set_streaming(conv_id, streaming)
         self.chrome.refresh()
+        if not streaming and conv_id == self.current_id:
+            self.model_lists.reply_ended()
 
     # -- layout and shutdown -------------------------------------------------------------
     def _restore_layout(self) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from ikgui.domain.catalog import UNAVAILABLE
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.window import announce
 from tests.support.fixtures import wire_server, wire_server_session
@@ -202,7 +203,11 @@ async def test_first_run_wraps_the_welcome_and_labels_the_model_box(
                 assert inside(label, win.welcome), label.text()
                 assert label.width() >= label.minimumSizeHint().width()
         selector = win.toolbar_actions.model_selector
-        assert selector.count() == 0 and selector.placeholderText() == "No models yet"
+        # First run, no server: the box names the provider, says no model is chosen and,
+        # opened, that the list is unavailable (issue 20: never a blank or disabled box)
+        assert selector.choices() == [] and selector.headings() == ["ollama"]
+        assert selector.notes("ollama") == [UNAVAILABLE]
+        assert selector.shown_text() == "ollama · no model" and selector.isEnabled()
         label = win.toolbar_actions.toolbar.findChild(QLabel, "modelLabel")
         assert label is not None and label.buddy() is selector
         await resized(win, 1366, 768)  # roomy: the box has a visible label too

@@ -102,20 +102,7 @@ class ManageTagsDialog(QDialog):
         self.counts: dict[str, tuple[int, int]] = {}  # tag -> (live, in the Trash)
         self.confirmation: QMessageBox | None = None
 
-        self.table = QTableWidget(0, len(_COLUMNS), self)
-        name_widget(self.table, "tagTable", "Tags")
-        self.table.setHorizontalHeaderLabels(list(_COLUMNS))
-        self.table.verticalHeader().hide()
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setShowGrid(False)
-        self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.itemSelectionChanged.connect(self._on_selected)
+        self.table = self._make_table()
 
         self.undo_what: str | None = None  # what Undo reverses, told by the window
 
@@ -157,6 +144,24 @@ class ManageTagsDialog(QDialog):
         layout.addWidget(buttons)
         self.set_undo(None)
         self._update_buttons()
+
+    def _make_table(self) -> QTableWidget:
+        """The tags with their counts, one row each, selected a row at a time."""
+        table = QTableWidget(0, len(_COLUMNS), self)
+        name_widget(table, "tagTable", "Tags")
+        table.setHorizontalHeaderLabels(list(_COLUMNS))
+        table.verticalHeader().hide()
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setShowGrid(False)
+        table.setAlternatingRowColors(True)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        table.itemSelectionChanged.connect(self._on_selected)
+        return table
 
     # -- state -----------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -90,6 +90,27 @@ def _small(font: QFont, scale: float = 0.9) -> float:
     return max(font.pointSizeF() * scale, 6.0)
 
 
+def _write_diff(cursor: QTextCursor, card: PromptCard, font: QFont, whole: bool) -> bool:
+    """The card's word diff on a block of its own; True when it was folded (cut at
+    ``FOLD_CHARS`` unless ``whole``)."""
+    cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+    budget = None if whole else FOLD_CHARS
+    previous: DiffOp = "equal"
+    for op, text in card.runs:
+        shown = text if budget is None else text[:budget]
+        fmt = run_format(op)
+        fmt.setFontPointSize(_small(font, 0.95))
+        if previous == "delete" and op == "insert":
+            cursor.insertText(THIN_SPACE, run_format("equal"))
+        cursor.insertText(reveal_bidi(shown), fmt)
+        previous = op
+        if budget is not None:
+            budget -= len(shown)
+            if budget <= 0:
+                break
+    return budget is not None and budget <= 0
+
+
 def write_card(
     cursor: QTextCursor,
     card: PromptCard,
@@ -121,24 +142,7 @@ def write_card(
     cursor.insertText(f"  ·  {change_summary(card)}", summary)
     if current:
         cursor.insertText("  ·  in use", summary)
-    folded = False
-    if expanded:
-        cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-        budget = None if whole else FOLD_CHARS
-        previous: DiffOp = "equal"
-        for op, text in card.runs:
-            shown = text if budget is None else text[:budget]
-            fmt = run_format(op)
-            fmt.setFontPointSize(_small(font, 0.95))
-            if previous == "delete" and op == "insert":
-                cursor.insertText(THIN_SPACE, run_format("equal"))
-            cursor.insertText(reveal_bidi(shown), fmt)
-            previous = op
-            if budget is not None:
-                budget -= len(shown)
-                if budget <= 0:
-                    break
-        folded = budget is not None and budget <= 0
+    folded = _write_diff(cursor, card, font, whole) if expanded else False
     links = QTextBlockFormat()
     links.setTopMargin(4 if expanded else 0)
     cursor.insertBlock(links, QTextCharFormat())

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, Q
 from ikgui.domain.session import Session
 from ikgui.domain.settings import stepped_text_size
 from ikgui.ui.icons import set_icon
-from ikgui.ui.plain import action_text, line, tooltip
+from ikgui.ui.plain import action_text, tooltip
+from ikgui.ui.window.model_box import ModelBox
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -102,11 +103,12 @@ class WindowActions:
             if widget is not None:  # the object name stays the action's, for tests
                 widget.setAccessibleName(SPOKEN.get(spec.name, spec.text))
                 widget.setAccessibleDescription(spec.tip)
-        self.model_selector = QComboBox(parent)
+        self.model_selector = ModelBox(parent)
         self.model_selector.setObjectName("modelSelector")
         self.model_selector.setAccessibleName("Model")
-        self.model_selector.setAccessibleDescription("The model for this conversation (/model)")
-        self.model_selector.setToolTip("The model for this conversation (/model)")
+        tip = "This conversation's provider and model; choose one to move it (/model)"
+        self.model_selector.setAccessibleDescription(tip)
+        self.model_selector.setToolTip(tip)
         self.model_selector.setMinimumContentsLength(13)
         self.model_selector.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -168,33 +170,10 @@ class WindowActions:
             item.setData(mark.event_id)
             item.setObjectName(f"rewindTo{mark.event_id}")
 
-    def model_names(self) -> list[str]:
-        """The model names listed (as the server spells them)."""
-        selector = self.model_selector
-        return [str(selector.itemData(i)) for i in range(selector.count())]
-
     def current_model(self) -> str:
         """The selected model's name (as the server spells it), or ``""``."""
         data = self.model_selector.currentData()
         return data if isinstance(data, str) else ""
-
-    def set_models(self, models: list[str], current: str | None) -> None:
-        """List ``models`` (names from the server: shown with their bidi controls and
-        control characters visible; the item data keeps the exact name)."""
-        selector = self.model_selector
-        selector.blockSignals(True)
-        selector.clear()
-        names = list(models)
-        if current and current not in names:
-            names.insert(0, current)
-        for name in names:
-            selector.addItem(line(name), name)
-        if current:
-            selector.setCurrentIndex(selector.findData(current))
-        selector.setEnabled(bool(names))
-        # First run: no server answered yet, so say so rather than show an empty box.
-        selector.setPlaceholderText("" if names else "No models yet")
-        selector.blockSignals(False)
 
 
 #: The text size actions: object name, text, shortcuts, steps (0: back to 100 %).

@@ -50,7 +50,7 @@ class ChromePresenter:
         actions = window.toolbar_actions
         actions.update()
         window.pane.set_streaming(streaming)
-        model = session.model or "default model"
+        model = window.model_lists.shown_model() or "default model"  # as the selector
         window.status_model.setText(safe_line(f"{session.provider} · {model}"))
         window.status_usage.setText(usage_text(conv, session.settings, session.model))
         shown = session.state.scrollback
@@ -59,8 +59,7 @@ class ChromePresenter:
         title = conv.title or ("New conversation" if not session.saved else conv.id)
         window.setWindowTitle(f"{window_title(title)} — ikgui{window.policy.title_suffix}")
         window.policy.restrict(window)
-        if actions.current_model() != (session.model or ""):
-            actions.set_models(actions.model_names(), session.model)
+        window.model_lists.show()  # this conversation's provider and model
         self.closed.refresh()
         self.new.refresh()
         self.announcer.refresh()

@@ -48,9 +48,7 @@ class WindowCommands:
         a["actionExport"].triggered.connect(lambda: self.export(w.current_id))
         a["actionDelete"].triggered.connect(lambda: self.selection.trash(w.current_id))
         a["actionSettings"].triggered.connect(lambda: w.open_settings())
-        a.model_selector.activated.connect(
-            lambda i: self.run("model", name=str(a.model_selector.itemData(i)))
-        )
+        a.model_selector.activated.connect(self.choose_model)
 
         w.prompt.submitted.connect(self.run_line)
         w.prompt.stop_requested.connect(self.stop)
@@ -173,6 +171,16 @@ class WindowCommands:
         carded = self._position() != before and shown and shown[-1].kind == Kind.ERROR
         if not carded:
             self.window.show_feedback(exc.window_text, error=True)
+
+    def choose_model(self, row: int) -> None:
+        """The model selector's choice: this conversation moves to that provider and
+        model (``/model provider/model``, run with values)."""
+        choice = self.window.toolbar_actions.model_selector.choice(row)
+        if choice is None:
+            return
+        provider, model = choice
+        if (provider, model) != (self.session.provider, self.session.model):
+            self.run("model", name=model, provider=provider)
 
     def mark(self) -> None:
         label = self.window.ask_text("Mark", "Label for this checkpoint (optional):", "")

@@ -42,6 +42,7 @@ class WindowDialogs:
     def save_settings(self, settings: Settings) -> None:
         window = self.window
         window.services.save_settings(settings)
+        window.model_lists.settings_changed(settings)  # providers added, removed...
         window.scrollback.set_text_size(settings.text_size)
         window.chrome.refresh()
         window.banner.hide()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QMenu, QToolButton, QWidget
 
 if TYPE_CHECKING:
@@ -121,12 +121,21 @@ class WindowKeys:
         menu.aboutToHide.connect(menu.deleteLater)
         for index in range(selector.count()):  # (the item text is made safe: one line)
             item = menu.addAction(selector.itemText(index).replace("&", "&&"))
+            if selector.choice(index) is None:  # a provider's heading, or a note under it
+                item.setEnabled(False)
+                font = selector.itemData(index, Qt.ItemDataRole.FontRole)
+                if isinstance(font, QFont):
+                    item.setFont(font)
+                continue
             item.setCheckable(True)
             item.setChecked(index == selector.currentIndex())
             item.triggered.connect(lambda _=False, i=index: self._pick_model(i))
         toolbar = self.window.toolbar_actions.toolbar
         menu.popup(toolbar.mapToGlobal(QPoint(toolbar.width() - menu.sizeHint().width(), 0)))
-        menu.setActiveAction(menu.actions()[max(0, selector.currentIndex())])
+        current = selector.currentIndex()
+        if current < 0:  # no model chosen yet: the first one listed
+            current = next((i for i in range(selector.count()) if selector.choice(i)), 0)
+        menu.setActiveAction(menu.actions()[current])
         return menu
 
     def _pick_model(self, index: int) -> None:
