@@ -21,10 +21,10 @@ from ikgui.ui.settings.settings_dialog import SettingsDialog
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.memkeyring import MemoryKeyring
 from tests.support.wire_server import WireServer
-from tests.ui.test_settings_dialog import never_called
+from tests.ui.test_settings_dialog import delete_dialogs, never_called, owned_dialogs
 from tests.ui.test_window import closed, opened
 
-__all__ = ["wire_server", "wire_server_session"]
+__all__ = ["delete_dialogs", "wire_server", "wire_server_session"]
 
 CONFIG = """\
 # Hand-written: the Settings dialog must keep every line of this.
@@ -122,7 +122,7 @@ def test_every_agent_setting_of_the_config_has_a_control(
         assert getattr(writer, key) != getattr(AgentSettings("writer"), key), key
     saved: list[object] = []
     dialog = SettingsDialog(settings, KeyStore(), never_called, saved.append, page="agents")
-    qtbot.addWidget(dialog)
+    owned_dialogs.append(dialog)
     dialog.show()
     page = dialog.agents_page
     shown = {

@@ -94,6 +94,7 @@ class AgentsPage(QWidget):
         for mode, text in PROMPT_MODE_LABELS.items():
             self.mode_combo.addItem(text, mode)
         self.title_combo = named(QComboBox(), "agentAutoTitle", "Conversation titles")
+        self.title_combo.setToolTip("How this agent's new conversations get their title")
         for value, text in AUTO_TITLE_LABELS.items():
             self.title_combo.addItem(text, value)
         self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt", "System prompt")

@@ -1,13 +1,15 @@
 """The Settings dialog's Providers page: kind, base URL, where the API key lives (typed
-keys go to the keyring on OK, never to the config), and a "Test connection" that runs
-on the asyncio loop while the dialog stays responsive."""
+keys go to the keyring on OK, never to the config), and a "Test connection" that runs on
+the asyncio loop while the dialog stays responsive. A new provider can start from a
+preset (OpenAI, LM Studio…) that fills in its name, kind and URL."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -38,11 +40,21 @@ from ikgui.ui.settings.settings_common import (
 from ikgui.ui.settings.settings_drafts import (
     DEFAULT_URLS,
     KIND_LABELS,
+    PRESETS,
     ProviderDraft,
     connected_text,
 )
 
 TestConnection = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
+
+#: Said when keys cannot outlive the session, in a window user's words (no command,
+#: no config file).
+NO_KEYRING = (
+    "This computer has no password store (system keyring) ikgui can use, so a key typed "
+    "here is kept for this session only: it is forgotten when ikgui closes. To keep it, "
+    "install one (e.g. GNOME Keyring or KWallet) and restart ikgui, or put the key in an "
+    "environment variable and type its name under Key variable."
+)
 
 
 class ProvidersPage(QWidget):
@@ -66,7 +78,14 @@ class ProvidersPage(QWidget):
         # Keyring look-ups can be slow (D-Bus) or prompt to unlock: once per name and variable.
         self._status: dict[tuple[str, str | None], tuple[str, bool]] = {}
         self.drafts = [
-            ProviderDraft(p.name, p.kind, p.base_url, p.api_key_env or "", original=p.name)
+            ProviderDraft(
+                p.name,
+                p.kind,
+                p.base_url,
+                p.api_key_env or "",
+                original=p.name,
+                auto_title=p.auto_title,
+            )
             for p in settings.providers.values()
         ]
 
@@ -78,6 +97,12 @@ class ProvidersPage(QWidget):
         self.editor = ListEditor("providerList", "provider")
         self.editor.add_requested.connect(self.add_provider)
         self.editor.remove_requested.connect(self.remove_provider)
+        self.preset_combo = named(QComboBox(), "providerPreset", "Preset")
+        self.preset_combo.addItem("Choose a server to fill in the fields…", None)
+        for preset in PRESETS:
+            self.preset_combo.addItem(preset.label, preset.name)
+        self.preset_combo.addItem("Another OpenAI-compatible server", "")
+        self.preset_combo.setToolTip("Fills in the name, kind and base URL; you can edit them")
         self.name_edit = named(QLineEdit(), "providerName", "Provider name")
         self.kind_combo = named(QComboBox(), "providerKind", "Provider kind")
         for kind, text in KIND_LABELS.items():
@@ -93,12 +118,12 @@ class ProvidersPage(QWidget):
         )
         self.key_edit = named(QLineEdit(), "providerKey", "API key")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("paste a key to store it")
+        self.key_edit.setPlaceholderText("paste the provider's API key here")
         self.forget_button = named(QPushButton("Forget key"), "providerForgetKey", "Forget key")
         self.forget_button.setToolTip("Remove the stored key when you press OK")
         self.key_status = label("", "hint", "providerKeyStatus")
-        self.notice = label(keys.notice or "", "banner", "keyringNotice")
-        self.notice.setVisible(keys.notice is not None)
+        self.notice = label(NO_KEYRING, "banner", "keyringNotice")
+        self.notice.setVisible(not keys.available)
         self.test_button = named(
             QPushButton("Test connection"), "testConnectionButton", "Test connection"
         )
@@ -118,17 +143,20 @@ class ProvidersPage(QWidget):
         key_box.setSpacing(4)
         key_box.addLayout(key_row)
         key_box.addWidget(self.key_status)
+        # The result beside the button: one row less, so that a new provider's form (with
+        # its preset) and the no-keyring notice fit the dialog's 540 px.
         test_row = QHBoxLayout()
-        test_row.addWidget(self.test_button)
-        test_row.addStretch(1)
-        form = form_layout()
+        test_row.setSpacing(10)
+        test_row.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
+        test_row.addWidget(self.test_result, 1)
+        form = self.form_rows = form_layout()
+        add_row(form, "&Preset", self.preset_combo)
         add_row(form, "&Name", self.name_edit)
         add_row(form, "&Kind", self.kind_combo)
         add_row(form, "Base &URL", url_box, self.url_edit)
         add_row(form, "Key &variable", self.env_edit)
         add_row(form, "API k&ey", key_box, self.key_edit)
         form.addRow("", test_row)
-        form.addRow("", self.test_result)
         self.form = named(QWidget(), "providerForm", "Provider")
         self.form.setLayout(form)
         right = QVBoxLayout()
@@ -146,6 +174,7 @@ class ProvidersPage(QWidget):
     def _connect(self) -> None:
         self.name_edit.textEdited.connect(self._name_edited)
         self.kind_combo.activated.connect(self._kind_chosen)
+        self.preset_combo.activated.connect(self._preset_chosen)
         self.url_edit.textEdited.connect(self._url_edited)
         self.env_edit.textEdited.connect(self._env_edited)
         self.key_edit.textEdited.connect(self._key_edited)
@@ -177,6 +206,9 @@ class ProvidersPage(QWidget):
         self.form.setEnabled(draft is not None)
         self.editor.remove_button.setEnabled(draft is not None)
         self.test_result.clear()
+        # Presets are for a provider being added; an existing one keeps its identity.
+        self.form_rows.setRowVisible(0, draft is not None and draft.original is None)
+        self.preset_combo.setCurrentIndex(0)
         if draft is None:
             for edit in (self.name_edit, self.url_edit, self.env_edit, self.key_edit):
                 edit.clear()
@@ -216,10 +248,41 @@ class ProvidersPage(QWidget):
             self._check_url()
         draft.kind = kind
 
+    def _preset_chosen(self, index: int) -> None:
+        draft = self.current
+        name = self.preset_combo.itemData(index)
+        preset = next((p for p in PRESETS if p.name == name), None)
+        if draft is None or name is None:
+            return
+        if preset is None:  # another OpenAI-compatible server: the user fills it in
+            draft.kind = "openai"
+            self.kind_combo.setCurrentIndex(self.kind_combo.findData("openai"))
+            self.url_edit.setFocus()
+            self.url_edit.selectAll()
+            return
+        if draft.name == draft.given_name:
+            others = [n for n in self.names() if n != draft.name]
+            draft.name = draft.given_name = (
+                preset.name if preset.name not in others else ListEditor.free_name(name, others)
+            )
+            self.name_edit.setText(draft.name)
+            item = self.editor.list.currentItem()
+            if item is not None:
+                item.setText(draft.name)
+            set_invalid(self.name_edit, False)
+            self.providers_changed.emit()
+        draft.kind = preset.kind
+        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(preset.kind)))
+        draft.base_url = preset.base_url
+        self.url_edit.setText(preset.base_url)
+        self._check_url()
+        self._update_key_status()
+
     def _url_edited(self, text: str) -> None:
         if self.current is not None:
             self.current.base_url = text
             self._check_url()
+            self._update_key_status()
 
     def _check_url(self) -> None:
         problem = url_problem(self.url_edit.text())
@@ -260,12 +323,22 @@ class ProvidersPage(QWidget):
             text = "The stored key will be removed when you press OK."
         else:
             status, stored = self._key_status(draft.key_owner, env)
-            if draft.kind == "ollama" and not stored and not env:
-                status = "none needed for a local Ollama (add one only if your server asks)"
+            if not stored and not (env and os.environ.get(env)):
+                status = self._no_key(draft, env)
             text = "Key: " + status
         self.key_status.setText(text)
         stored = self._key_status(draft.key_owner, env)[1]
         self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
+
+    def _no_key(self, draft: ProviderDraft, env: str | None) -> str:
+        """What a window user does when no key is set: type it here (never a command)."""
+        if draft.kind == "ollama" and not env:
+            return "none needed for a local Ollama (add one only if your server asks)"
+        also = f" or set {env}" if env else ""
+        if any(host in draft.base_url for host in ("://localhost", "://127.0.0.1")):
+            return f"none; a server on this computer usually needs none{also}."
+        kept = "the keyring keeps it" if self._keys.available else "kept until ikgui closes"
+        return f"none. Paste it above ({kept}){also}."
 
     def _key_status(self, owner: str, env: str | None) -> tuple[str, bool]:
         """``KeyStore.status`` and whether the keyring (or session) holds a key, cached."""
@@ -277,11 +350,10 @@ class ProvidersPage(QWidget):
 
     def add_provider(self) -> None:
         name = ListEditor.free_name("provider", self.names())
-        self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"]))
+        self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"], given_name=name))
         self.editor.append(name)
         self.providers_changed.emit()
-        self.name_edit.setFocus()
-        self.name_edit.selectAll()
+        self.preset_combo.setFocus()  # the quickest start: pick the server from a list
 
     def remove_provider(self) -> None:
         if self.editor.remove_current(self.drafts, before=self.cancel_test):
