@@ -155,7 +155,10 @@ def _edit_table(
     if name not in document:
         document[name] = _table({k: v for k, v in new.items() if old.get(k) != v})
         return
-    _edit_keys(document[name], old, new)
+    table = document[name]
+    _edit_keys(table, old, new)
+    if not table and not table.as_string().strip():  # emptied, with no comment to keep
+        del document[name]
 
 
 def _edit_collection(
