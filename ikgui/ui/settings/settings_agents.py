@@ -83,6 +83,21 @@ class AgentsPage(QWidget):
             )
             for a in settings.agents.values()
         ]
+        self._build()
+        self.name_edit.textEdited.connect(self._name_edited)
+        self.provider_combo.activated.connect(self._provider_chosen)
+        self.model_edit.textEdited.connect(self._model_edited)
+        self.mode_combo.activated.connect(self._mode_chosen)
+        self.title_combo.activated.connect(self._title_chosen)
+        self.prompt_edit.textChanged.connect(self._prompt_edited)
+        self.editor.list.currentRowChanged.connect(self._show)
+        for draft in self.drafts:
+            self.editor.list.addItem(draft.name)
+        self.refresh_providers()
+        self.editor.list.setCurrentRow(0 if self.drafts else -1)
+        self._show(self.editor.list.currentRow())
+
+    def _build(self) -> None:
         self.editor = ListEditor("agentList", "agent")
         self.editor.add_requested.connect(self.add_agent)
         self.editor.remove_requested.connect(self.remove_agent)
@@ -118,19 +133,6 @@ class AgentsPage(QWidget):
         layout.setSpacing(16)
         layout.addWidget(self.editor)
         layout.addWidget(self.form, 1)
-
-        self.name_edit.textEdited.connect(self._name_edited)
-        self.provider_combo.activated.connect(self._provider_chosen)
-        self.model_edit.textEdited.connect(self._model_edited)
-        self.mode_combo.activated.connect(self._mode_chosen)
-        self.title_combo.activated.connect(self._title_chosen)
-        self.prompt_edit.textChanged.connect(self._prompt_edited)
-        self.editor.list.currentRowChanged.connect(self._show)
-        for draft in self.drafts:
-            self.editor.list.addItem(draft.name)
-        self.refresh_providers()
-        self.editor.list.setCurrentRow(0 if self.drafts else -1)
-        self._show(self.editor.list.currentRow())
 
     @property
     def current(self) -> AgentDraft | None:

@@ -16,28 +16,6 @@ DEFAULT_URLS = {
 }
 
 
-@dataclass(frozen=True)
-class Preset:
-    """A well-known server: what "Add provider" fills in when the user picks it."""
-
-    label: str
-    name: str
-    kind: str
-    base_url: str
-
-
-#: The presets offered for a new provider, in the order shown (the real public base
-#: URLs, and each local server's usual port).
-PRESETS = (
-    Preset("OpenAI", "openai", "openai", "https://api.openai.com/v1"),
-    Preset("Anthropic", "anthropic", "anthropic", "https://api.anthropic.com"),
-    Preset("OpenRouter", "openrouter", "openai", "https://openrouter.ai/api/v1"),
-    Preset("Groq", "groq", "openai", "https://api.groq.com/openai/v1"),
-    Preset("LM Studio (this computer)", "lmstudio", "openai", "http://localhost:1234/v1"),
-    Preset("Ollama (this computer)", "ollama", "ollama", "http://localhost:11434"),
-    Preset("llama.cpp server (this computer)", "llamacpp", "openai", "http://localhost:8080/v1"),
-)
-
 #: ``auto_title`` (config.toml, agents and providers): how a new conversation is titled.
 AUTO_TITLE_LABELS = {
     "words": "From the first message's words",

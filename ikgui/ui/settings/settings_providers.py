@@ -6,7 +6,6 @@ preset (OpenAI, LM Studio…) that fills in its name, kind and URL."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -24,6 +23,8 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
+from ikgui.ui.settings.key_words import NO_KEYRING, KeyWords
+from ikgui.ui.settings.presets import apply_preset, preset_combo, preset_named
 from ikgui.ui.settings.settings_common import (
     Issue,
     ListEditor,
@@ -40,21 +41,11 @@ from ikgui.ui.settings.settings_common import (
 from ikgui.ui.settings.settings_drafts import (
     DEFAULT_URLS,
     KIND_LABELS,
-    PRESETS,
     ProviderDraft,
     connected_text,
 )
 
 TestConnection = Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
-
-#: Said when keys cannot outlive the session, in a window user's words (no command,
-#: no config file).
-NO_KEYRING = (
-    "This computer has no password store (system keyring) ikgui can use, so a key typed "
-    "here is kept for this session only: it is forgotten when ikgui closes. To keep it, "
-    "install one (e.g. GNOME Keyring or KWallet) and restart ikgui, or put the key in an "
-    "environment variable and type its name under Key variable."
-)
 
 
 class ProvidersPage(QWidget):
@@ -75,8 +66,7 @@ class ProvidersPage(QWidget):
         self._keys = keys
         self._test_connection = test_connection
         self._test_task: asyncio.Future[None] | None = None
-        # Keyring look-ups can be slow (D-Bus) or prompt to unlock: once per name and variable.
-        self._status: dict[tuple[str, str | None], tuple[str, bool]] = {}
+        self.key_words = KeyWords(keys)
         self.drafts = [
             ProviderDraft(
                 p.name,
@@ -97,12 +87,7 @@ class ProvidersPage(QWidget):
         self.editor = ListEditor("providerList", "provider")
         self.editor.add_requested.connect(self.add_provider)
         self.editor.remove_requested.connect(self.remove_provider)
-        self.preset_combo = named(QComboBox(), "providerPreset", "Preset")
-        self.preset_combo.addItem("Choose a server to fill in the fields…", None)
-        for preset in PRESETS:
-            self.preset_combo.addItem(preset.label, preset.name)
-        self.preset_combo.addItem("Another OpenAI-compatible server", "")
-        self.preset_combo.setToolTip("Fills in the name, kind and base URL; you can edit them")
+        self.preset_combo = preset_combo()
         self.name_edit = named(QLineEdit(), "providerName", "Provider name")
         self.kind_combo = named(QComboBox(), "providerKind", "Provider kind")
         for kind, text in KIND_LABELS.items():
@@ -250,9 +235,9 @@ class ProvidersPage(QWidget):
 
     def _preset_chosen(self, index: int) -> None:
         draft = self.current
-        name = self.preset_combo.itemData(index)
-        preset = next((p for p in PRESETS if p.name == name), None)
-        if draft is None or name is None:
+        value = self.preset_combo.itemData(index)
+        preset = preset_named(value)
+        if draft is None or value is None:
             return
         if preset is None:  # another OpenAI-compatible server: the user fills it in
             draft.kind = "openai"
@@ -260,23 +245,13 @@ class ProvidersPage(QWidget):
             self.url_edit.setFocus()
             self.url_edit.selectAll()
             return
-        if draft.name == draft.given_name:
-            others = [n for n in self.names() if n != draft.name]
-            draft.name = draft.given_name = (
-                preset.name if preset.name not in others else ListEditor.free_name(name, others)
-            )
-            self.name_edit.setText(draft.name)
+        if apply_preset(draft, preset, [d.name for d in self.drafts if d is not draft]):
             item = self.editor.list.currentItem()
             if item is not None:
                 item.setText(draft.name)
-            set_invalid(self.name_edit, False)
             self.providers_changed.emit()
-        draft.kind = preset.kind
-        self.kind_combo.setCurrentIndex(max(0, self.kind_combo.findData(preset.kind)))
-        draft.base_url = preset.base_url
-        self.url_edit.setText(preset.base_url)
-        self._check_url()
-        self._update_key_status()
+        self._show(self.editor.list.currentRow())
+        self.preset_combo.setCurrentIndex(index)
 
     def _url_edited(self, text: str) -> None:
         if self.current is not None:
@@ -313,40 +288,10 @@ class ProvidersPage(QWidget):
 
     def _update_key_status(self) -> None:
         draft = self.current
-        if draft is None:
-            return
-        where = "in the system keyring" if self._keys.available else "for this session only"
-        env = draft.api_key_env.strip() or None
-        if draft.key:
-            text = f"The new key will be kept {where} when you press OK."
-        elif draft.forget_key:
-            text = "The stored key will be removed when you press OK."
-        else:
-            status, stored = self._key_status(draft.key_owner, env)
-            if not stored and not (env and os.environ.get(env)):
-                status = self._no_key(draft, env)
-            text = "Key: " + status
-        self.key_status.setText(text)
-        stored = self._key_status(draft.key_owner, env)[1]
-        self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
-
-    def _no_key(self, draft: ProviderDraft, env: str | None) -> str:
-        """What a window user does when no key is set: type it here (never a command)."""
-        if draft.kind == "ollama" and not env:
-            return "none needed for a local Ollama (add one only if your server asks)"
-        also = f" or set {env}" if env else ""
-        if any(host in draft.base_url for host in ("://localhost", "://127.0.0.1")):
-            return f"none; a server on this computer usually needs none{also}."
-        kept = "the keyring keeps it" if self._keys.available else "kept until ikgui closes"
-        return f"none. Paste it above ({kept}){also}."
-
-    def _key_status(self, owner: str, env: str | None) -> tuple[str, bool]:
-        """``KeyStore.status`` and whether the keyring (or session) holds a key, cached."""
-        cached = self._status.get((owner, env))
-        if cached is None:
-            stored = self._keys.get(owner) is not None
-            cached = self._status[(owner, env)] = (self._keys.status(owner, env), stored)
-        return cached
+        if draft is not None:
+            self.key_status.setText(self.key_words.text(draft))
+            stored = self.key_words.stored(draft)
+            self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
 
     def add_provider(self) -> None:
         name = ListEditor.free_name("provider", self.names())
