@@ -53,7 +53,9 @@ def settings_saver(
 
     def save(new: Settings) -> None:
         if config is not None:
-            save_settings(new, config)
+            # Only what changed since the settings in force is written: a key edited in
+            # config.toml meanwhile, and every comment, stays as it is.
+            save_settings(new, config, before=session.settings)
         if providers is not None:
             providers.settings = new
         session.settings = new

@@ -11,13 +11,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ikgui.config_storage import load_storage, storage_table
+from ikgui.config_storage import load_storage
 from ikgui.domain.prompt import PROMPT_MODES
 from ikgui.domain.settings import (
     AUTO_TITLES,
     PROVIDER_KINDS,
-    REPLY_BYTES,
-    REPLY_SECONDS,
     TEXT_SIZE_DEFAULT,
     TEXT_SIZE_MAX,
     TEXT_SIZE_MIN,
@@ -296,99 +294,22 @@ def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
             settings.reply_bytes = max(1, int(number * 1_000_000))
 
 
-_SAVED_HEADER = """\
-# ikgui configuration, written by the Settings dialog (comments are not kept;
-# the previous file is in config.toml.bak). API keys are never stored here: they
-# live in the OS keyring, or in an environment variable named by api_key_env.
-
-"""
-
-
-def save_settings(settings: Settings, path: Path) -> None:
-    """Write ``settings`` to ``path`` so that :func:`load_settings` reads them back equal.
+def save_settings(settings: Settings, path: Path, before: Settings | None = None) -> None:
+    """Write ``settings`` to ``path`` so that :func:`load_settings` reads them back equal,
+    changing only the keys whose setting differs from ``before`` (default: the file as
+    it is): its comments, layout and unknown keys are kept (:mod:`ikgui.config_save`).
 
     The write is atomic (a temporary file in the same folder replaces the old one), and
-    the previous file is kept as ``<name>.bak``. ``Settings.problems`` is not written.
+    the previous file is kept as ``<name>.bak``; a file that would not change is not
+    written. ``Settings.problems`` is not written.
     """
     # Imported here so that the command line, which only reads the config, stays fast.
-    import tomli_w
+    from ikgui.config_save import config_text, write_atomically
 
-    text = _SAVED_HEADER + tomli_w.dumps(_document(settings), multiline_strings=True)
-    _write_atomically(path, text)
-
-
-def _document(settings: Settings) -> dict[str, Any]:
-    """``settings`` as the TOML tables of config.toml (defaults left out where possible)."""
-    defaults: dict[str, Any] = {"provider": settings.default_provider}
-    if settings.default_model:
-        defaults["model"] = settings.default_model
-    if settings.default_agent:
-        defaults["agent"] = settings.default_agent
-    if settings.theme != "system":
-        defaults["theme"] = settings.theme
-    if settings.text_size != TEXT_SIZE_DEFAULT:
-        defaults["text_size"] = settings.text_size
-    providers: dict[str, Any] = {}
-    for name, provider in settings.providers.items():
-        body: dict[str, Any] = {"kind": provider.kind, "base_url": provider.base_url}
-        if provider.api_key_env:
-            body["api_key_env"] = provider.api_key_env
-        if provider.auto_title != "words":
-            body["auto_title"] = provider.auto_title
-        providers[name] = body
-    document: dict[str, Any] = {"defaults": defaults, "providers": providers}
-    agents = _agents_table(settings)
-    if agents:
-        document["agents"] = agents
-    prices = {
-        model: {"input": price.input, "output": price.output}
-        for model, price in settings.prices.items()
-    }
-    if prices:
-        document["prices"] = prices
-    limits: dict[str, float] = {}
-    if settings.reply_seconds != REPLY_SECONDS:
-        limits["reply_minutes"] = settings.reply_seconds / 60
-    if settings.reply_bytes != REPLY_BYTES:
-        limits["reply_mb"] = settings.reply_bytes / 1_000_000
-    if limits:
-        document["limits"] = limits
-    if storage := storage_table(settings):
-        document["storage"] = storage
-    return document
-
-
-def _agents_table(settings: Settings) -> dict[str, Any]:
-    agents: dict[str, Any] = {}
-    for name, agent in settings.agents.items():
-        body: dict[str, Any] = {}
-        for key in ("system_prompt", "provider", "model"):
-            value = getattr(agent, key)
-            if value:
-                body[key] = value
-        body["prompt_mode"] = agent.prompt_mode
-        if agent.auto_title != "words":
-            body["auto_title"] = agent.auto_title
-        agents[name] = body
-    return agents
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` by ``text`` in one step, keeping the old file as ``<name>.bak``."""
-    import os
-    import shutil
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if path.exists():
-            shutil.copy2(path, path.with_name(path.name + ".bak"))
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+        text: str | None = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):  # none, or not text: written whole
+        text = None
+    new = config_text(settings, before if before is not None else load_settings(path), text)
+    if new != text:
+        write_atomically(path, new)

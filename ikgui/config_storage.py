@@ -116,13 +116,3 @@ def load_storage(raw: dict[str, Any], settings: Settings, add: Report, found: li
 def _blocking(reason: str, settings: Settings, add: Report, found: list[str], *key: str) -> None:
     add(reason, "storage", *key)
     settings.storage_problem = found[-1]
-
-
-def storage_table(settings: Settings) -> dict[str, str]:
-    """``[storage]`` as the Settings dialog writes it back (empty: no table)."""
-    table: dict[str, str] = {}
-    if settings.storage_url:
-        table["url"] = settings.storage_url
-    if settings.storage_password_env:
-        table["password_env"] = settings.storage_password_env
-    return table

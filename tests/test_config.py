@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
-from ikgui.config import EXAMPLE, load_settings
+from ikgui.config import EXAMPLE, load_settings, save_settings
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -127,8 +128,6 @@ base_url = "http://127.0.0.1:8080/v1"
 def test_auto_title_on_agents_and_providers(tmp_path: Path) -> None:
     """Issue 12 item 7: ``auto_title = "model"`` on an agent or a provider; a bad value
     is a problem and falls back to the first words; saving keeps it."""
-    from ikgui.config import _document as settings_document
-
     settings = load_settings(
         write(
             tmp_path,
@@ -141,7 +140,9 @@ def test_auto_title_on_agents_and_providers(tmp_path: Path) -> None:
     assert settings.agents["painter"].auto_title == "model"
     assert settings.agents["coder"].auto_title == "words"
     assert any("agents.coder.auto_title must be words or model" in p for p in settings.problems)
-    document = settings_document(settings)
+    fresh = tmp_path / "fresh" / "config.toml"
+    save_settings(settings, fresh)
+    document = tomllib.loads(fresh.read_text("utf-8"))
     assert document["providers"]["local"]["auto_title"] == "model"
     assert document["agents"]["painter"]["auto_title"] == "model"
     assert "auto_title" not in document["agents"]["coder"]

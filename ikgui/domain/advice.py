@@ -5,7 +5,8 @@ sentence with the facts: URL, status, the server's words) and an :class:`Advice`
 key naming the remedy plus the few facts its wording needs. :func:`advice` words the
 remedy for an audience:
 
-- ``"cli"``: the command line's words (``ikgui keys set``, ``-p``, config.toml sections);
+- ``"cli"``: the command line's words (``ikgui keys set``, ``-p``, config.toml sections),
+  never the window's ("in Settings": a command-line user may have no window);
 - ``"window"``: the window's controls ("Open Settings → Providers → API key"), never a
   command-line flag or a config file section.
 
@@ -31,25 +32,24 @@ _KEY = f"{_PROVIDERS} → API key"
 #: from the error's facts. Each is one or more whole sentences.
 ADVICE: dict[str, tuple[str, str]] = {
     "set_key": (
-        "Set it with `ikgui keys set {provider}` or in Settings.",
+        "Set it with `ikgui keys set {provider}`.",
         f"Open {_KEY} to set it.",
     ),
     "key_permissions": (
-        "Check the key's permissions, or set another with `ikgui keys set {provider}` "
-        "or in Settings.",
+        "Check the key's permissions, or set another with `ikgui keys set {provider}`.",
         f"Check the key's permissions, or set another in {_KEY}.",
     ),
     "start_server": (
-        'Check that the server is running and that the URL of the provider "{provider}" '
-        "in Settings is right.",
+        "Check that the server is running and that base_url under {table} in config.toml is right.",
         f"Check that the server is running, or fix its address in {_URL}.",
     ),
     "start_ollama": (
         "Is Ollama running? Start it with `ollama serve`.",
-        f"Is Ollama running? Start Ollama, or fix its address in {_URL}.",
+        'Is Ollama running? Start the Ollama app or run "ollama serve" in a terminal, or '
+        f"fix its address in {_URL}.",
     ),
     "check_host": (
-        "Check the URL of {provider} in Settings and your network connection.",
+        "Check base_url under {table} in config.toml and your network connection.",
         f"Check your network connection and the address in {_URL}.",
     ),
     "check_tls": (
@@ -57,29 +57,27 @@ ADVICE: dict[str, tuple[str, str]] = {
         f"Check the address in {_URL}, or use http:// for a server on this machine.",
     ),
     "check_url": (
-        'Check the URL of the provider "{provider}" in Settings.',
+        "Check base_url under {table} in config.toml.",
         f"Check the address in {_URL}.",
     ),
     "check_url_v1": (
-        'Check the URL of the provider "{provider}" in Settings (OpenAI-compatible URLs '
-        "usually end in /v1).",
+        "Check base_url under {table} in config.toml (OpenAI-compatible URLs usually end in /v1).",
         f"Check the address in {_URL} (OpenAI-compatible addresses usually end in /v1).",
     ),
     "check_url_model": (
-        'Check the URL of the provider "{provider}" in Settings and that the model '
-        '"{model}" exists.',
+        'Check base_url under {table} in config.toml and that the model "{model}" exists.',
         f'Check the address in {_URL}, and that the model "{{model}}" exists.',
     ),
     "check_kind": (
-        'Check that the kind of the provider "{provider}" in Settings matches the server.',
+        "Check that kind under {table} in config.toml matches the server.",
         f"Check that {_PROVIDERS} → Kind matches the server.",
     ),
     "check_url_kind": (
-        'Check the URL and the kind of the provider "{provider}" in Settings.',
+        "Check base_url and kind under {table} in config.toml.",
         f"Check the address and the kind in {_PROVIDERS}.",
     ),
     "fix_url": (
-        "Fix it in Settings.",
+        "Fix base_url under {table} in config.toml.",
         f"Fix it in {_URL}.",
     ),
     "known_kind": (
@@ -149,10 +147,20 @@ def advice(key: str, audience: Audience, facts: Mapping[str, Any] | None = None)
     if words is None:
         return ""
     template = words[0] if audience == "cli" else words[1]
+    values = {k: str(v) for k, v in (facts or {}).items()}
+    if "provider" in values:
+        values["table"] = f"[providers.{_toml_key(values['provider'])}]"
     try:
-        return template.format_map({k: str(v) for k, v in (facts or {}).items()})
+        return template.format_map(values)
     except (KeyError, ValueError, IndexError):
         return ""
+
+
+def _toml_key(name: str) -> str:
+    """``name`` as a key of a TOML table header: bare when it may be, else quoted."""
+    if name and all(c.isascii() and (c.isalnum() or c in "-_") for c in name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def join(what: str, remedy: str) -> str:

@@ -244,6 +244,24 @@ def test_nothing_listening(cli: Cli, closed_url: str) -> None:
     assert "[You] hello" in shown.out and "[Error] Could not connect" in shown.out
 
 
+def test_nothing_listening_at_an_openai_compatible_url_names_the_config_file(
+    cli: Cli, closed_url: str
+) -> None:
+    """Issue 20 (wording): the command line names what its user does (config.toml), never
+    the window's "in Settings"."""
+    cli.home.mkdir(parents=True)
+    (cli.home / "config.toml").write_text(
+        f'[providers.local]\nkind = "openai"\nbase_url = "{closed_url}/v1"\n', encoding="utf-8"
+    )
+    result = cli("run", "-p", "local", "-m", "m", "hello")
+    assert result.code == 3
+    assert result.err.splitlines()[0] == (
+        f"Error: Could not connect to {closed_url}/v1. Check that the server is running "
+        "and that base_url under [providers.local] in config.toml is right."
+    )
+    assert "Settings" not in result.err
+
+
 #: ``ikgui`` with the growing reply saved every 0.1 s instead of every second, so a test
 #: waits for a save (a condition) rather than for a second to pass.
 FAST_SAVES = (

@@ -50,9 +50,34 @@ def test_every_remedy_has_both_wordings_and_the_window_s_names_no_cli(key: str) 
     assert needs <= set(FACTS), needs
 
 
+#: The window's words, which a command-line user has no use for.
+WINDOW_ONLY = ("Settings", "toolbar", "→")
+
+
+@pytest.mark.parametrize("key", sorted(ADVICE))
+def test_the_command_line_s_wording_names_no_window_control(key: str) -> None:
+    """Issue 20 (wording): "in Settings" is a window term; the command line names the
+    config file or its own commands."""
+    cli = advice(key, "cli", FACTS)
+    assert not any(words in cli for words in WINDOW_ONLY), cli
+
+
+def test_a_connection_error_tells_a_command_line_user_where_the_url_is() -> None:
+    assert advice("start_server", "cli", FACTS) == (
+        "Check that the server is running and that base_url under [providers.work] in "
+        "config.toml is right."
+    )
+    spaced = advice("check_url_v1", "cli", {"provider": 'lm "studio"'})
+    assert '[providers."lm \\"studio\\""]' in spaced
+    assert advice("start_ollama", "cli", FACTS) == (
+        "Is Ollama running? Start it with `ollama serve`."
+    )
+    assert '"ollama serve"' in advice("start_ollama", "window", FACTS)
+
+
 def test_the_window_names_its_controls() -> None:
     assert advice("set_key", "window", FACTS) == "Open Settings → Providers → API key to set it."
-    assert advice("set_key", "cli", FACTS) == ("Set it with `ikgui keys set work` or in Settings.")
+    assert advice("set_key", "cli", FACTS) == ("Set it with `ikgui keys set work`.")
     assert "config.toml (or choose another with -p)" in advice("configure_provider", "cli", FACTS)
     assert advice("configure_provider", "window", FACTS) == (
         "Add it in Settings → Providers, or choose another provider in Settings → General."
@@ -63,10 +88,7 @@ def test_an_error_says_what_then_the_remedy_per_audience() -> None:
     error = ProviderError(
         "The server needs an API key.", "auth", 401, None, Advice("set_key", {"provider": "work"})
     )
-    assert (
-        error.message
-        == "The server needs an API key. Set it with `ikgui keys set work` or in Settings."
-    )
+    assert error.message == "The server needs an API key. Set it with `ikgui keys set work`."
     assert error.line == f"Error: {error.message}"
     assert (
         error.window_text

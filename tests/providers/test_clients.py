@@ -303,7 +303,7 @@ async def test_missing_key_says_where_to_set_it(wire_server: WireServer, kind: s
     wire_server.route(CHAT_PATHS[kind], Reply.error(401, "missing key"))
     _, error = await collect(provider(kind, wire_server.url))
     assert error is not None and error.category == "auth"
-    assert f"none is set. Set it with `ikgui keys set {kind}` or in Settings." in error.message
+    assert f"none is set. Set it with `ikgui keys set {kind}`." in error.message
     window = "none is set. Open Settings → Providers → API key to set it."
     assert error.window_text.endswith(window)
 

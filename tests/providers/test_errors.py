@@ -119,7 +119,7 @@ def test_every_status_has_a_category_and_one_plain_line(status: int, category: s
 def test_status_wording() -> None:
     assert _http(401).message == (
         "The server at https://api.example.com/v1 rejected the API key of the provider "
-        '"work" (HTTP 401). Set it with `ikgui keys set work` or in Settings.'
+        '"work" (HTTP 401). Set it with `ikgui keys set work`.'
     )
     assert "Wait 2 minutes before retrying" in _http(429, **{"retry-after": "120"}).message
     assert _http(429, **{"retry-after": "7"}).retry_after == 7.0

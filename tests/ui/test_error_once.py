@@ -93,7 +93,7 @@ async def test_a_failed_reply_is_said_once_by_its_card(
     # The command line's wording stays in the log (``conv show`` reads it as before).
     [error] = [e for e in window.session.state.scrollback if e.kind == Kind.ERROR]
     if status == 401:
-        assert error.content.endswith("Set it with `ikgui keys set local` or in Settings.")
+        assert error.content.endswith("Set it with `ikgui keys set local`.")
 
 
 async def test_no_server_at_start_up_is_the_banner_until_a_card_says_it(
@@ -111,6 +111,27 @@ async def test_no_server_at_start_up_is_the_banner_until_a_card_says_it(
         await settle(win)
         said_once(win, f"Could not connect to {closed_url}/v1.")
         assert not win.banner.isVisible()
+    finally:
+        await closed(win)
+
+
+async def test_no_ollama_at_start_up_says_ollama_serve(
+    tmp_path: Path, closed_url: str, qtbot: QtBot
+) -> None:
+    """Issue 20 (wording): the banner for an Ollama that does not answer says how to
+    start it, as the README promises."""
+    home = tmp_path / "home"
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(
+        f'[providers.ollama]\nkind = "ollama"\nbase_url = "{closed_url}"\n', "utf-8"
+    )
+    win = await opened(home, check_timeout=3.0)
+    try:
+        banner = win.banner.text()
+        assert win.banner.isVisible()
+        assert f"Could not connect to Ollama at {closed_url}." in banner
+        assert '"ollama serve"' in banner and "Settings → Providers → Base URL" in banner
+        assert not any(cli in banner for cli in CLI_WORDS)
     finally:
         await closed(win)
 

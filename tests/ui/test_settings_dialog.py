@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import keyring
 import pytest
+import shiboken6
 from keyring.backend import KeyringBackend
 from keyring.backends.fail import Keyring as FailKeyring
 from PySide6.QtCore import Qt, QTimer
@@ -73,6 +75,23 @@ async def never_called(provider: ProviderSettings, key: str | None) -> list[str]
     raise AssertionError("test_connection was not expected")
 
 
+#: Dialogs a test made without a parent, deleted when it ends (see delete_dialogs).
+owned_dialogs: list[SettingsDialog] = []
+
+
+@pytest.fixture(autouse=True)
+def delete_dialogs() -> Iterator[None]:
+    """Delete each parentless dialog a test made as the test ends. Left to the garbage
+    collector (qtbot.addWidget's deleteLater is not run by processEvents), a finished
+    test's dialog was deleted whenever a collection happened to run, once in the middle
+    of the next test's paint event, and the process crashed."""
+    yield
+    while owned_dialogs:
+        dialog = owned_dialogs.pop()
+        dialog.close()
+        shiboken6.delete(dialog)
+
+
 class Harness:
     def __init__(self, qtbot: QtBot, keys: KeyStore, test_connection: object = never_called):
         self.saved: list[Settings] = []
@@ -84,7 +103,7 @@ class Harness:
             self.saved.append,
         )
         self.dialog.settings_saved.connect(self.emitted.append)
-        qtbot.addWidget(self.dialog)
+        owned_dialogs.append(self.dialog)
         self.dialog.show()
         self.qtbot = qtbot
 
@@ -466,3 +485,96 @@ def test_a_key_pasted_as_the_variable_name_is_refused(
     h.type_into(h.providers.env_edit, "OPENROUTER_API_KEY")
     h.ok()
     assert h.saved[0].providers["router"].api_key_env == "OPENROUTER_API_KEY"
+
+
+# -- issue 20 item 19: the key field speaks to a window user; presets for new providers --
+
+
+def test_the_key_field_says_to_paste_the_key_never_a_command(
+    qtbot: QtBot, memory_keyring: MemoryKeyring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ROUTER_KEY", raising=False)
+    h = Harness(qtbot, KeyStore())
+    h.dialog.open_page("providers", "router")
+    status = h.providers.key_status.text()
+    assert "ikgui keys" not in status and "`" not in status
+    assert "Paste it above (the keyring keeps it)" in status
+    assert "ROUTER_KEY" in status  # the variable it names still works
+    h.dialog.open_page("providers", "ollama")
+    assert "none needed for a local Ollama" in h.providers.key_status.text()
+
+
+def test_without_a_keyring_the_window_says_so_in_plain_words(
+    qtbot: QtBot, no_keyring: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ROUTER_KEY", raising=False)
+    h = Harness(qtbot, KeyStore())
+    h.dialog.open_page("providers", "router")
+    notice = h.providers.notice.text()
+    assert h.providers.notice.isVisible()
+    assert "forgotten when ikgui closes" in notice and "password store" in notice
+    for cli_words in ("ikgui keys", "config.toml", "api_key_env", "export"):
+        assert cli_words not in notice
+    status = h.providers.key_status.text()
+    assert "ikgui keys" not in status and "kept until ikgui closes" in status
+
+
+PRESET_FIELDS = {
+    "OpenAI": ("openai", "openai", "https://api.openai.com/v1"),
+    "Anthropic": ("anthropic", "anthropic", "https://api.anthropic.com"),
+    "OpenRouter": ("openrouter", "openai", "https://openrouter.ai/api/v1"),
+    "Groq": ("groq", "openai", "https://api.groq.com/openai/v1"),
+    "LM Studio": ("lmstudio", "openai", "http://localhost:1234/v1"),
+    "Ollama": ("ollama-1", "ollama", "http://localhost:11434"),  # "ollama" is taken
+    "llama.cpp": ("llamacpp", "openai", "http://localhost:8080/v1"),
+}
+
+
+def choose_preset(h: Harness, label: str) -> None:
+    combo = h.providers.preset_combo
+    index = next(i for i in range(combo.count()) if combo.itemText(i).startswith(label))
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+
+
+def test_a_preset_fills_in_a_new_providers_name_kind_and_url(
+    qtbot: QtBot, memory_keyring: MemoryKeyring
+) -> None:
+    h = Harness(qtbot, KeyStore())
+    page = h.providers
+    h.dialog.open_page("providers", "router")
+    assert not page.preset_combo.isVisible()  # an existing provider keeps its identity
+    for label, (name, kind, url) in PRESET_FIELDS.items():
+        page.editor.add_button.click()
+        assert page.preset_combo.isVisible()
+        choose_preset(h, label)
+        assert (page.name_edit.text(), page.kind_combo.currentData()) == (name, kind), label
+        assert page.url_edit.text() == url and not page.url_error.isVisible()
+        assert page.editor.list.currentItem().text() == name
+    h.type_into(page.url_edit, "http://gpu-box:8080/v1")  # everything stays editable
+    page.editor.add_button.click()
+    h.type_into(page.name_edit, "work")
+    choose_preset(h, "Groq")  # a name the user typed is theirs
+    assert page.name_edit.text() == "work"
+    assert page.url_edit.text() == "https://api.groq.com/openai/v1"
+    h.ok()
+    providers = h.saved[0].providers
+    for name, kind, url in PRESET_FIELDS.values():
+        if name != "llamacpp":
+            assert providers[name] == ProviderSettings(name, kind, url)
+    assert providers["llamacpp"].base_url == "http://gpu-box:8080/v1"
+    assert providers["work"] == ProviderSettings("work", "openai", PRESET_FIELDS["Groq"][2])
+    assert h.dialog.general_page.provider_combo.findText("lmstudio") >= 0
+
+
+def test_a_providers_auto_title_goes_through_the_dialog(
+    qtbot: QtBot, memory_keyring: MemoryKeyring
+) -> None:
+    settings = sample_settings()
+    settings.providers["router"] = replace(settings.providers["router"], auto_title="model")
+    saved: list[Settings] = []
+    dialog = SettingsDialog(settings, KeyStore(), never_called, saved.append)
+    owned_dialogs.append(dialog)
+    dialog.show()
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert saved[0].providers == settings.providers

@@ -1,5 +1,6 @@
-"""The Settings dialog's Agents page: a named persona's system prompt, provider, model
-and working-prompt mode."""
+"""The Settings dialog's Agents page: a named persona's system prompt, provider, model,
+working-prompt mode and how its conversations are titled: every key an ``[agents.NAME]``
+table of config.toml accepts (:data:`CONTROLS`)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,23 @@ from ikgui.ui.settings.settings_common import (
     named,
     set_invalid,
 )
-from ikgui.ui.settings.settings_drafts import AgentDraft, ProviderDraft
+from ikgui.ui.settings.settings_drafts import AUTO_TITLE_LABELS, AgentDraft, ProviderDraft
 
 PROMPT_MODE_LABELS = {
     "off": "Off",
     "line": "Line (“Prompt: …” in the reply)",
     "json": "JSON (a block after ---)",
+}
+
+#: Each setting of an agent (config.toml's key, :class:`AgentSettings`' field) and the
+#: :class:`AgentsPage` control that edits it.
+CONTROLS = {
+    "name": "name_edit",
+    "system_prompt": "prompt_edit",
+    "provider": "provider_combo",
+    "model": "model_edit",
+    "prompt_mode": "mode_combo",
+    "auto_title": "title_combo",
 }
 
 
@@ -62,10 +74,30 @@ class AgentsPage(QWidget):
         ids = {draft.original: draft.id for draft in providers()}
         self.drafts = [
             AgentDraft(
-                a.name, a.system_prompt or "", ids.get(a.provider), a.model or "", a.prompt_mode
+                a.name,
+                a.system_prompt or "",
+                ids.get(a.provider),
+                a.model or "",
+                a.prompt_mode,
+                a.auto_title,
             )
             for a in settings.agents.values()
         ]
+        self._build()
+        self.name_edit.textEdited.connect(self._name_edited)
+        self.provider_combo.activated.connect(self._provider_chosen)
+        self.model_edit.textEdited.connect(self._model_edited)
+        self.mode_combo.activated.connect(self._mode_chosen)
+        self.title_combo.activated.connect(self._title_chosen)
+        self.prompt_edit.textChanged.connect(self._prompt_edited)
+        self.editor.list.currentRowChanged.connect(self._show)
+        for draft in self.drafts:
+            self.editor.list.addItem(draft.name)
+        self.refresh_providers()
+        self.editor.list.setCurrentRow(0 if self.drafts else -1)
+        self._show(self.editor.list.currentRow())
+
+    def _build(self) -> None:
         self.editor = ListEditor("agentList", "agent")
         self.editor.add_requested.connect(self.add_agent)
         self.editor.remove_requested.connect(self.remove_agent)
@@ -76,6 +108,10 @@ class AgentsPage(QWidget):
         self.mode_combo = named(QComboBox(), "agentPromptMode", "Prompt mode")
         for mode, text in PROMPT_MODE_LABELS.items():
             self.mode_combo.addItem(text, mode)
+        self.title_combo = named(QComboBox(), "agentAutoTitle", "Conversation titles")
+        self.title_combo.setToolTip("How this agent's new conversations get their title")
+        for value, text in AUTO_TITLE_LABELS.items():
+            self.title_combo.addItem(text, value)
         self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt", "System prompt")
         self.prompt_edit.setPlaceholderText("You are a careful senior engineer.")
         self.prompt_edit.setTabChangesFocus(True)
@@ -84,6 +120,7 @@ class AgentsPage(QWidget):
         add_row(form, "&Provider", self.provider_combo)
         add_row(form, "&Model", self.model_edit)
         add_row(form, "&Working prompt", self.mode_combo)
+        add_row(form, "&Titles", self.title_combo)
         add_row(form, "&System prompt", self.prompt_edit)
         form.addRow(
             "",
@@ -96,18 +133,6 @@ class AgentsPage(QWidget):
         layout.setSpacing(16)
         layout.addWidget(self.editor)
         layout.addWidget(self.form, 1)
-
-        self.name_edit.textEdited.connect(self._name_edited)
-        self.provider_combo.activated.connect(self._provider_chosen)
-        self.model_edit.textEdited.connect(self._model_edited)
-        self.mode_combo.activated.connect(self._mode_chosen)
-        self.prompt_edit.textChanged.connect(self._prompt_edited)
-        self.editor.list.currentRowChanged.connect(self._show)
-        for draft in self.drafts:
-            self.editor.list.addItem(draft.name)
-        self.refresh_providers()
-        self.editor.list.setCurrentRow(0 if self.drafts else -1)
-        self._show(self.editor.list.currentRow())
 
     @property
     def current(self) -> AgentDraft | None:
@@ -137,6 +162,7 @@ class AgentsPage(QWidget):
             self.provider_combo.setCurrentIndex(max(0, index))
             self.model_edit.setText(draft.model)
             self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(draft.prompt_mode)))
+            self.title_combo.setCurrentIndex(max(0, self.title_combo.findData(draft.auto_title)))
             self.prompt_edit.setPlainText(draft.system_prompt)
             problem = name_problem(draft.name, self.names(), "agent")
             set_invalid(self.name_edit, problem is not None)
@@ -165,6 +191,10 @@ class AgentsPage(QWidget):
     def _mode_chosen(self, index: int) -> None:
         if self.current is not None:
             self.current.prompt_mode = str(self.mode_combo.itemData(index))
+
+    def _title_chosen(self, index: int) -> None:
+        if self.current is not None:
+            self.current.auto_title = str(self.title_combo.itemData(index))
 
     def _prompt_edited(self) -> None:
         if self.current is not None and not self._showing:
@@ -204,6 +234,7 @@ class AgentsPage(QWidget):
                 providers.get(draft.provider_id) if draft.provider_id is not None else None,
                 draft.model.strip() or None,
                 draft.prompt_mode,
+                draft.auto_title,
             )
             for draft in self.drafts
         }

@@ -14,6 +14,13 @@ DEFAULT_URLS = {
     "ollama": "http://localhost:11434",
     "anthropic": "https://api.anthropic.com",
 }
+
+
+#: ``auto_title`` (config.toml, agents and providers): how a new conversation is titled.
+AUTO_TITLE_LABELS = {
+    "words": "From the first message's words",
+    "model": "Written by the model after its first reply",
+}
 _ids = itertools.count(1)
 
 
@@ -28,6 +35,10 @@ class ProviderDraft:
     original: str | None = None
     key: str = ""
     forget_key: bool = False
+    auto_title: str = "words"
+    #: The name ikgui gave it (a new one's, or a preset's): a preset may replace that
+    #: one, never a name the user typed.
+    given_name: str | None = None
     id: int = 0
 
     def __post_init__(self) -> None:
@@ -35,7 +46,9 @@ class ProviderDraft:
 
     def settings(self) -> ProviderSettings:
         url = self.base_url.strip().rstrip("/")
-        return ProviderSettings(self.name, self.kind, url, self.api_key_env.strip() or None)
+        return ProviderSettings(
+            self.name, self.kind, url, self.api_key_env.strip() or None, self.auto_title
+        )
 
     @property
     def key_owner(self) -> str:
@@ -52,6 +65,7 @@ class AgentDraft:
     provider_id: int | None = None
     model: str = ""
     prompt_mode: str = "off"
+    auto_title: str = "words"
     id: int = 0
 
     def __post_init__(self) -> None:

@@ -1,13 +1,14 @@
 """The Settings dialog's Providers page: kind, base URL, where the API key lives (typed
-keys go to the keyring on OK, never to the config), and a "Test connection" that runs
-on the asyncio loop while the dialog stays responsive."""
+keys go to the keyring on OK, never to the config), and a "Test connection" that runs on
+the asyncio loop while the dialog stays responsive. A new provider can start from a
+preset (OpenAI, LM Studio…) that fills in its name, kind and URL."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -22,6 +23,8 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
+from ikgui.ui.settings.key_words import NO_KEYRING, KeyWords
+from ikgui.ui.settings.presets import apply_preset, preset_combo, preset_named
 from ikgui.ui.settings.settings_common import (
     Issue,
     ListEditor,
@@ -63,10 +66,16 @@ class ProvidersPage(QWidget):
         self._keys = keys
         self._test_connection = test_connection
         self._test_task: asyncio.Future[None] | None = None
-        # Keyring look-ups can be slow (D-Bus) or prompt to unlock: once per name and variable.
-        self._status: dict[tuple[str, str | None], tuple[str, bool]] = {}
+        self.key_words = KeyWords(keys)
         self.drafts = [
-            ProviderDraft(p.name, p.kind, p.base_url, p.api_key_env or "", original=p.name)
+            ProviderDraft(
+                p.name,
+                p.kind,
+                p.base_url,
+                p.api_key_env or "",
+                original=p.name,
+                auto_title=p.auto_title,
+            )
             for p in settings.providers.values()
         ]
 
@@ -78,6 +87,7 @@ class ProvidersPage(QWidget):
         self.editor = ListEditor("providerList", "provider")
         self.editor.add_requested.connect(self.add_provider)
         self.editor.remove_requested.connect(self.remove_provider)
+        self.preset_combo = preset_combo()
         self.name_edit = named(QLineEdit(), "providerName", "Provider name")
         self.kind_combo = named(QComboBox(), "providerKind", "Provider kind")
         for kind, text in KIND_LABELS.items():
@@ -93,12 +103,12 @@ class ProvidersPage(QWidget):
         )
         self.key_edit = named(QLineEdit(), "providerKey", "API key")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("paste a key to store it")
+        self.key_edit.setPlaceholderText("paste the provider's API key here")
         self.forget_button = named(QPushButton("Forget key"), "providerForgetKey", "Forget key")
         self.forget_button.setToolTip("Remove the stored key when you press OK")
         self.key_status = label("", "hint", "providerKeyStatus")
-        self.notice = label(keys.notice or "", "banner", "keyringNotice")
-        self.notice.setVisible(keys.notice is not None)
+        self.notice = label(NO_KEYRING, "banner", "keyringNotice")
+        self.notice.setVisible(not keys.available)
         self.test_button = named(
             QPushButton("Test connection"), "testConnectionButton", "Test connection"
         )
@@ -118,17 +128,20 @@ class ProvidersPage(QWidget):
         key_box.setSpacing(4)
         key_box.addLayout(key_row)
         key_box.addWidget(self.key_status)
+        # The result beside the button: one row less, so that a new provider's form (with
+        # its preset) and the no-keyring notice fit the dialog's 540 px.
         test_row = QHBoxLayout()
-        test_row.addWidget(self.test_button)
-        test_row.addStretch(1)
-        form = form_layout()
+        test_row.setSpacing(10)
+        test_row.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignTop)
+        test_row.addWidget(self.test_result, 1)
+        form = self.form_rows = form_layout()
+        add_row(form, "&Preset", self.preset_combo)
         add_row(form, "&Name", self.name_edit)
         add_row(form, "&Kind", self.kind_combo)
         add_row(form, "Base &URL", url_box, self.url_edit)
         add_row(form, "Key &variable", self.env_edit)
         add_row(form, "API k&ey", key_box, self.key_edit)
         form.addRow("", test_row)
-        form.addRow("", self.test_result)
         self.form = named(QWidget(), "providerForm", "Provider")
         self.form.setLayout(form)
         right = QVBoxLayout()
@@ -146,6 +159,7 @@ class ProvidersPage(QWidget):
     def _connect(self) -> None:
         self.name_edit.textEdited.connect(self._name_edited)
         self.kind_combo.activated.connect(self._kind_chosen)
+        self.preset_combo.activated.connect(self._preset_chosen)
         self.url_edit.textEdited.connect(self._url_edited)
         self.env_edit.textEdited.connect(self._env_edited)
         self.key_edit.textEdited.connect(self._key_edited)
@@ -177,6 +191,9 @@ class ProvidersPage(QWidget):
         self.form.setEnabled(draft is not None)
         self.editor.remove_button.setEnabled(draft is not None)
         self.test_result.clear()
+        # Presets are for a provider being added; an existing one keeps its identity.
+        self.form_rows.setRowVisible(0, draft is not None and draft.original is None)
+        self.preset_combo.setCurrentIndex(0)
         if draft is None:
             for edit in (self.name_edit, self.url_edit, self.env_edit, self.key_edit):
                 edit.clear()
@@ -216,10 +233,31 @@ class ProvidersPage(QWidget):
             self._check_url()
         draft.kind = kind
 
+    def _preset_chosen(self, index: int) -> None:
+        draft = self.current
+        value = self.preset_combo.itemData(index)
+        preset = preset_named(value)
+        if draft is None or value is None:
+            return
+        if preset is None:  # another OpenAI-compatible server: the user fills it in
+            draft.kind = "openai"
+            self.kind_combo.setCurrentIndex(self.kind_combo.findData("openai"))
+            self.url_edit.setFocus()
+            self.url_edit.selectAll()
+            return
+        if apply_preset(draft, preset, [d.name for d in self.drafts if d is not draft]):
+            item = self.editor.list.currentItem()
+            if item is not None:
+                item.setText(draft.name)
+            self.providers_changed.emit()
+        self._show(self.editor.list.currentRow())
+        self.preset_combo.setCurrentIndex(index)
+
     def _url_edited(self, text: str) -> None:
         if self.current is not None:
             self.current.base_url = text
             self._check_url()
+            self._update_key_status()
 
     def _check_url(self) -> None:
         problem = url_problem(self.url_edit.text())
@@ -250,38 +288,17 @@ class ProvidersPage(QWidget):
 
     def _update_key_status(self) -> None:
         draft = self.current
-        if draft is None:
-            return
-        where = "in the system keyring" if self._keys.available else "for this session only"
-        env = draft.api_key_env.strip() or None
-        if draft.key:
-            text = f"The new key will be kept {where} when you press OK."
-        elif draft.forget_key:
-            text = "The stored key will be removed when you press OK."
-        else:
-            status, stored = self._key_status(draft.key_owner, env)
-            if draft.kind == "ollama" and not stored and not env:
-                status = "none needed for a local Ollama (add one only if your server asks)"
-            text = "Key: " + status
-        self.key_status.setText(text)
-        stored = self._key_status(draft.key_owner, env)[1]
-        self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
-
-    def _key_status(self, owner: str, env: str | None) -> tuple[str, bool]:
-        """``KeyStore.status`` and whether the keyring (or session) holds a key, cached."""
-        cached = self._status.get((owner, env))
-        if cached is None:
-            stored = self._keys.get(owner) is not None
-            cached = self._status[(owner, env)] = (self._keys.status(owner, env), stored)
-        return cached
+        if draft is not None:
+            self.key_status.setText(self.key_words.text(draft))
+            stored = self.key_words.stored(draft)
+            self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
 
     def add_provider(self) -> None:
         name = ListEditor.free_name("provider", self.names())
-        self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"]))
+        self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"], given_name=name))
         self.editor.append(name)
         self.providers_changed.emit()
-        self.name_edit.setFocus()
-        self.name_edit.selectAll()
+        self.preset_combo.setFocus()  # the quickest start: pick the server from a list
 
     def remove_provider(self) -> None:
         if self.editor.remove_current(self.drafts, before=self.cancel_test):
