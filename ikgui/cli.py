@@ -269,6 +269,12 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
     line = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(line)
     args = parser.parse_args(line)
+    if (bad := _undecodable(args)) is not None:
+        error(
+            f"Error: the argument {bad} is not valid text (its bytes are not UTF-8): "
+            "give text arguments as UTF-8"
+        )
+        return 2
     if args.paths:
         return print_paths(resolve(home))
     if args.command is None:
@@ -292,6 +298,30 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
     finally:
         if env is not None:
             env.close()
+
+
+#: Arguments that name files: the system's bytes, passed on as they are.
+_FILE_ARGUMENTS = ("file", "output")
+
+
+def _undecodable(args: argparse.Namespace) -> str | None:
+    """The first text argument that is not UTF-8, as it may be shown (``'\\xff'``), or None.
+
+    Python hands such bytes over as lone surrogates, which no database, terminal or JSON
+    file takes: every text argument of every command is refused the same way, before
+    anything runs. File names are the exception: any bytes may name a file."""
+    for name, value in vars(args).items():
+        if name in _FILE_ARGUMENTS:
+            continue
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raw = text.encode("utf-8", "surrogateescape")
+                    shown = raw.decode("utf-8", "backslashreplace")
+                    return f"'{shown[:40]}…'" if len(shown) > 40 else f"'{shown}'"
+    return None
 
 
 def _with_list_defaults(args: argparse.Namespace) -> argparse.Namespace:
