@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -48,7 +49,9 @@ class Env:
         for problem in self.settings.problems:
             if problem != self.settings.storage_problem:  # opening the store says it
                 error(f"Warning: {problem}")
-        self.keys = KeyStore()
+        # A keyring that never answers is waited for a few seconds, then said once;
+        # SIGTERM and Ctrl+C end the wait at once.
+        self.keys = KeyStore(lambda line: error(f"Warning: {line}"), interruptible=True)
         self._store: PeeweeStore | None = None
         self._providers: Providers | None = None
 
@@ -241,9 +244,9 @@ def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
         return _main(argv, home)
     except BrokenPipeError:
         return _pipe_closed()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         error("Error: interrupted")
-        return 130
+        return 143 if getattr(exc, "signum", None) == signal.SIGTERM else 130
     except OverflowError as exc:  # a number too big for SQLite or a float
         error(f"Error: a number is too large ({exc})")
         return 2

@@ -196,8 +196,10 @@ def _run(
         output = asyncio.run(_execute(session, text, env, printer))
     except ProviderError as exc:
         error = exc
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         interrupted = True
+        if getattr(exc, "signum", None) == signal.SIGTERM:  # while waiting for the keyring
+            _Signals.terminated = True
     except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
         raise BrokenPipeError from None  # ikgui.cli.main exits quietly
     printer.end_line()
