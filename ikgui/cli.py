@@ -25,7 +25,7 @@ from ikgui.config import load_settings
 from ikgui.domain import library
 from ikgui.domain.errors import IkguiError, UserError
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.listing import format_listing, format_tree
+from ikgui.domain.listing import format_listing, format_tree, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.safetext import one_line
 from ikgui.domain.settings import Settings
@@ -139,7 +139,7 @@ def cmd_tag(env: Env, args: argparse.Namespace) -> int:
     conv_id = resolve_ref(env.store, args.ref)
     words = [w for arg in args.changes for w in arg.replace(",", " ").split()]
     conv = library.retag(env.store, conv_id, words)
-    say("Tags: " + (", ".join(conv.tags) if conv.tags else "(none)"))
+    say("Tags: " + (tag_summary(conv.tags) if conv.tags else "(none)"))
     return 0
 
 
@@ -214,7 +214,7 @@ def cmd_import(env: Env, args: argparse.Namespace) -> int:
     result = exchange.import_document(env.store, document, time.time())
     noun = "conversation" if len(result.ids) == 1 else "conversations"
     say(f"Imported {len(result.ids)} {noun}: {', '.join(result.ids)}")
-    for line in result.renamed:
+    for line in [*result.renamed, *result.cut]:
         say(line)
     return 0
 
