@@ -47,6 +47,13 @@ def _text(args: argparse.Namespace) -> str:
     text = " ".join(words)
     if not text.strip() and not sys.stdin.isatty():
         text = sys.stdin.read().strip()
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8 come as lone surrogates
+            raise UsageError(
+                "the text on standard input is not valid text (its bytes are not UTF-8): "
+                "give text as UTF-8"
+            ) from None
     if not text.strip():
         raise UsageError("Nothing to send: give a message or a /command")
     return text

@@ -67,3 +67,20 @@ def test_the_real_command_line_gets_the_bytes(cli: Cli) -> None:
     assert done.stderr.decode() == (
         "Error: Cannot read caf\\udcff\\udcfe.json: No such file or directory\n"
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX argument bytes")
+def test_text_on_standard_input_is_refused_the_same_way(cli: Cli) -> None:
+    conv_id = cli.new_id("/mark", "a")
+    done = subprocess.run(
+        [sys.executable, "-m", "ikgui", "run", "-c", conv_id],
+        env=dict(os.environ, IKGUI_HOME=str(cli.home)),
+        input=b"caf\xff\xfe",
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode() == (
+        "Error: the text on standard input is not valid text (its bytes are not UTF-8): "
+        "give text as UTF-8\n"
+    )
