@@ -71,9 +71,9 @@ def test_the_real_command_line_gets_the_bytes(cli: Cli) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX argument bytes")
 def test_text_on_standard_input_is_refused_the_same_way(cli: Cli) -> None:
-    conv_id = cli.new_id("/mark", "a")
+    cli.new_id("/mark", "a")
     done = subprocess.run(
-        [sys.executable, "-m", "ikgui", "run", "-c", conv_id],
+        [sys.executable, "-m", "ikgui", "run", "-c"],
         env=dict(os.environ, IKGUI_HOME=str(cli.home)),
         input=b"caf\xff\xfe",
         capture_output=True,
