@@ -30,15 +30,20 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def read_only(home: Path, *args: str) -> Result:
-    """``ikgui ARGS`` with ``home`` mounted read-only (for this process only)."""
+def read_only(home: Path, *args: str, mount: bool = True) -> Result:
+    """``ikgui ARGS`` with ``home`` mounted read-only (for this process only), or
+    (``mount=False``) in a user namespace where root's files keep only their owner's
+    permission bits: a home and database without write permission stay unwritable."""
     folder = shlex.quote(str(home))
-    script = (
-        f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
-        f"exec {shlex.join([sys.executable, '-m', 'ikgui', *args])}"
-    )
+    ikgui = shlex.join([sys.executable, "-m", "ikgui", *args])
+    if mount:
+        line = ["--map-root-user", "--mount", "sh", "-c"]
+        script = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+        line.append(script + f"exec {ikgui}")
+    else:
+        line = ["sh", "-c", f"exec {ikgui}"]
     done = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        ["unshare", "--user", *line],
         env=dict(os.environ, IKGUI_HOME=str(home)),
         capture_output=True,
         text=True,
@@ -74,3 +79,26 @@ def test_a_read_only_home_is_browsed_and_writes_say_why_not(cli: Cli) -> None:
         result = read_only(cli.home, *args)
         assert (result.code, result.err) == (1, warning + refused), args
     assert cli.ok("conv", "list").out == before  # nothing changed, nothing left behind
+
+
+def test_a_home_without_write_permission_is_browsed_too(cli: Cli) -> None:
+    conv_id = cli.ok("run", "/mark", "needle").err.strip().splitlines()[-1]
+    before = cli.ok("conv", "list").out
+    database = cli.home / "ikgui.db"
+    database.chmod(0o444)
+    cli.home.chmod(0o555)
+    try:
+        why = f"the folder {cli.home} cannot be written to (no permission)"
+        warning = f"Warning: {why}, so the database is open read-only.\n"
+        listed = read_only(cli.home, "conv", "list", mount=False)
+        assert (listed.code, listed.out, listed.err) == (0, before, warning)
+        titled = read_only(cli.home, "conv", "title", conv_id, "x", mount=False)
+        assert (titled.code, titled.err) == (
+            1,
+            f"{warning}Error: Could not write to the database {database}: {why}, so the "
+            "database is open read-only.\n",
+        )
+    finally:
+        cli.home.chmod(0o755)
+        database.chmod(0o644)
+    assert cli.ok("conv", "list").out == before
