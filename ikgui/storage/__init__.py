@@ -100,10 +100,12 @@ def _open_sqlite(path: Path, migrations: Sequence[Migration]) -> SqliteStore:
     except StorageError as exc:
         if is_disk_full(exc, path):
             message = read_only_message(path)
-        elif path.is_file() and (why := unwritable(path)) is not None:
-            message = unwritable_message(why)
-        else:
+        elif (why := unwritable(path)) is None:
             raise
+        elif path.is_file():
+            message = unwritable_message(why)
+        else:  # nothing to browse: say why it cannot be made
+            raise StorageError(f"Could not create the database {path}: {why}.", why) from exc
         remove_new_side_files(path, existed)
         try:
             db = open_read_only(path, len(migrations))

@@ -58,8 +58,10 @@ def read_only_message(path: Path) -> str:
 
 
 def unwritable(path: Path) -> str | None:
-    """Why ``path`` (an existing database file) cannot be written, or None if it can."""
+    """Why the database file ``path`` cannot be written (or made), or None if it can."""
     folder = path.parent
+    if not folder.is_dir():
+        return None  # the error that stopped the open says what is wrong with it
     try:
         if os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
             return f"{folder} is on a read-only file system"
@@ -67,7 +69,7 @@ def unwritable(path: Path) -> str | None:
         pass
     if not os.access(folder, os.W_OK):
         return f"the folder {folder} cannot be written to (no permission)"
-    if not os.access(path, os.W_OK):
+    if path.exists() and not os.access(path, os.W_OK):
         return f"the file {path} is read-only"
     return None
 

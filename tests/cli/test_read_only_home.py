@@ -102,3 +102,14 @@ def test_a_home_without_write_permission_is_browsed_too(cli: Cli) -> None:
         cli.home.chmod(0o755)
         database.chmod(0o644)
     assert cli.ok("conv", "list").out == before
+
+
+def test_a_read_only_home_without_a_database_says_why_none_can_be_made(cli: Cli) -> None:
+    cli.home.mkdir(parents=True)
+    made = read_only(cli.home, "conv", "list")
+    assert (made.code, made.out, made.err) == (
+        1,
+        "",
+        f"Error: Could not create the database {cli.home / 'ikgui.db'}: {cli.home} is on a "
+        "read-only file system.\n",
+    )
