@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ from ikgui.config import load_settings
 from ikgui.domain import library
 from ikgui.domain.errors import IkguiError, UserError
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.listing import format_listing, format_tree
+from ikgui.domain.listing import format_listing, format_tree, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.safetext import one_line
 from ikgui.domain.settings import Settings
@@ -48,7 +49,9 @@ class Env:
         for problem in self.settings.problems:
             if problem != self.settings.storage_problem:  # opening the store says it
                 error(f"Warning: {problem}")
-        self.keys = KeyStore()
+        # A keyring that never answers is waited for a few seconds, then said once;
+        # SIGTERM and Ctrl+C end the wait at once.
+        self.keys = KeyStore(lambda line: error(f"Warning: {line}"), interruptible=True)
         self._store: PeeweeStore | None = None
         self._providers: Providers | None = None
 
@@ -136,7 +139,7 @@ def cmd_tag(env: Env, args: argparse.Namespace) -> int:
     conv_id = resolve_ref(env.store, args.ref)
     words = [w for arg in args.changes for w in arg.replace(",", " ").split()]
     conv = library.retag(env.store, conv_id, words)
-    say("Tags: " + (", ".join(conv.tags) if conv.tags else "(none)"))
+    say("Tags: " + (tag_summary(conv.tags) if conv.tags else "(none)"))
     return 0
 
 
@@ -211,7 +214,7 @@ def cmd_import(env: Env, args: argparse.Namespace) -> int:
     result = exchange.import_document(env.store, document, time.time())
     noun = "conversation" if len(result.ids) == 1 else "conversations"
     say(f"Imported {len(result.ids)} {noun}: {', '.join(result.ids)}")
-    for line in result.renamed:
+    for line in [*result.renamed, *result.cut]:
         say(line)
     return 0
 
@@ -241,9 +244,9 @@ def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
         return _main(argv, home)
     except BrokenPipeError:
         return _pipe_closed()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         error("Error: interrupted")
-        return 130
+        return 143 if getattr(exc, "signum", None) == signal.SIGTERM else 130
     except OverflowError as exc:  # a number too big for SQLite or a float
         error(f"Error: a number is too large ({exc})")
         return 2
@@ -269,6 +272,12 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
     line = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(line)
     args = parser.parse_args(line)
+    if (bad := _undecodable(args)) is not None:
+        error(
+            f"Error: the argument {bad} is not valid text (its bytes are not UTF-8): "
+            "give text arguments as UTF-8"
+        )
+        return 2
     if args.paths:
         return print_paths(resolve(home))
     if args.command is None:
@@ -292,6 +301,30 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
     finally:
         if env is not None:
             env.close()
+
+
+#: Arguments that name files: the system's bytes, passed on as they are.
+_FILE_ARGUMENTS = ("file", "output")
+
+
+def _undecodable(args: argparse.Namespace) -> str | None:
+    """The first text argument that is not UTF-8, as it may be shown (``'\\xff'``), or None.
+
+    Python hands such bytes over as lone surrogates, which no database, terminal or JSON
+    file takes: every text argument of every command is refused the same way, before
+    anything runs. File names are the exception: any bytes may name a file."""
+    for name, value in vars(args).items():
+        if name in _FILE_ARGUMENTS:
+            continue
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raw = text.encode("utf-8", "surrogateescape")
+                    shown = raw.decode("utf-8", "backslashreplace")
+                    return f"'{shown[:40]}…'" if len(shown) > 40 else f"'{shown}'"
+    return None
 
 
 def _with_list_defaults(args: argparse.Namespace) -> argparse.Namespace:

@@ -167,7 +167,8 @@ def print_paths(paths: Paths) -> int:
         sqlite = target.kind == "sqlite"
         store = [f"store:    {target.display}"]
         if target.kind == "postgresql":
-            store.append(f"password: {password_source(target, settings, KeyStore())}")
+            keys = KeyStore(lambda line: error(f"Warning: {line}"), interruptible=True)
+            store.append(f"password: {password_source(target, settings, keys)}")
     except StorageError as exc:
         problem, store = exc, ["store:    none (see the error below)"]
     say(f"data:     {paths.data_dir}")

@@ -48,6 +48,13 @@ def _text(args: argparse.Namespace) -> str:
     text = " ".join(words)
     if not text.strip() and not sys.stdin.isatty():
         text = sys.stdin.read().strip()
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # bytes that are not UTF-8 come as lone surrogates
+            raise UsageError(
+                "the text on standard input is not valid text (its bytes are not UTF-8): "
+                "give text as UTF-8"
+            ) from None
     if not text.strip():
         raise UsageError("Nothing to send: give a message or a /command")
     return text
@@ -197,8 +204,10 @@ def _run(
         output = asyncio.run(_execute(session, text, env, printer))
     except ProviderError as exc:
         error = exc
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         interrupted = True
+        if getattr(exc, "signum", None) == signal.SIGTERM:  # while waiting for the keyring
+            _Signals.terminated = True
     except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
         raise BrokenPipeError from None  # ikgui.cli.main exits quietly
     printer.end_line()

@@ -20,7 +20,7 @@ from ikgui.domain import library
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import normalize_tag, resolve_ref
-from ikgui.domain.listing import describe
+from ikgui.domain.listing import describe, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import labels, message_text
 from ikgui.domain.safetext import one_line, terminal_safe
@@ -87,7 +87,7 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
     if conv.parent:
         details.append(f"forked from {conv.parent}")
     if conv.tags:
-        details.append("tags " + ", ".join(conv.tags))
+        details.append("tags " + tag_summary(conv.tags))
     details.append(conv.visible_status)
     say(one_line("  ".join(details)))
     say(usage_line(conv, env.settings))
@@ -146,12 +146,19 @@ def add_tag_parsers(csub: Any) -> None:
     """The three subcommands, on ``ikgui conv``'s subparsers."""
     tags = csub.add_parser("tags", help="list every tag with its number of conversations")
     tags.add_argument("--json", action="store_true")
+    tags.add_argument(
+        "--all", action="store_true", help=f"every tag (else the first {TAGS_LISTED:,})"
+    )
     rename = csub.add_parser(
         "tag-rename", help="rename a tag on every conversation (merges into an existing one)"
     )
     rename.add_argument("old")
     rename.add_argument("new")
     csub.add_parser("tag-delete", help="remove a tag from every conversation").add_argument("tag")
+
+
+#: Tags ``conv tags`` lists without ``--all``: a screenful is read, 100,000 are not.
+TAGS_LISTED = 1000
 
 
 def _noun(count: int) -> str:
@@ -170,10 +177,14 @@ def cmd_tags(env: Env, args: argparse.Namespace) -> int:
     if not names:
         say("No tags.")
         return 0
-    width = max(len(n) for n in names)
-    for name in names:
+    shown = names if args.all else names[:TAGS_LISTED]
+    width = max(len(n) for n in shown)
+    for name in shown:
         extra = f"  (+{trashed[name]} in the Trash)" if trashed.get(name) else ""
         say(f"{one_line(name).ljust(width)}  {live.get(name, 0):>5}{extra}")
+    if len(shown) < len(names):
+        more = len(names) - len(shown)
+        say(f"… and {more:,} more tags (ikgui conv tags --all lists them all, or --json)")
     return 0
 
 

@@ -11,6 +11,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from ikgui.config_file import Problems as _Problems
+from ikgui.config_file import read_config_text
 from ikgui.config_storage import load_storage
 from ikgui.domain.prompt import PROMPT_MODES
 from ikgui.domain.settings import (
@@ -63,56 +65,49 @@ base_url = "http://localhost:11434"
 """
 
 
-class _Problems:
-    def __init__(self, path: Path, text: str) -> None:
-        self.path = path
-        self.lines = text.splitlines()
-        self.found: list[str] = []
-
-    def line_of(self, *keys: str) -> int:
-        """Best-effort line number of a table (``providers.x``) or a key inside it."""
-        table, key = (".".join(keys[:-1]), keys[-1]) if len(keys) > 1 else (keys[0], None)
-        names = {table, table.replace('"', "")}
-        start = 0
-        for number, line in enumerate(self.lines, 1):
-            header = re.match(r"\s*\[([^\]]+)\]", line)
-            if header and header.group(1).replace('"', "").replace(" ", "") in names:
-                start = number
-                if key is None:
-                    return number
-            elif start and key and re.match(rf"\s*{re.escape(key)}\s*=", line):
-                return number
-            elif start and header:
-                if key is None:
-                    break
-                start = 0
-        return start or 1
-
-    def add(self, reason: str, *keys: str) -> None:
-        self.found.append(f"{self.path}:{self.line_of(*keys)}: {reason}")
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _shown(value: Any) -> str:
+    """``value`` as a problem line quotes it: short (a value may be a megabyte long)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _text(section: dict[str, Any], key: str, problems: _Problems, *where: str) -> str | None:
+    """``section[key]`` as text (None: absent or blank); another type is a problem."""
+    value = section.get(key)
+    if value is not None and not isinstance(value, str):
+        name = ".".join((*where, key))
+        problems.add(f"{name} must be text in quotes (got {_shown(value)}; ignored)", *where, key)
+        return None
+    return _str(value)
+
+
 def load_settings(path: Path) -> Settings:
     settings = Settings()
-    if not path.exists():
+    read = read_config_text(path)
+    if read.problem is not None:
+        settings.problems.append(read.problem)
+    if read.text is None:
         return settings
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        settings.problems.append(f"{path}:1: cannot read the file ({exc})")
-        return settings
+    text = read.text
     try:
         raw = tomllib.loads(text)
+    except RecursionError:
+        # tomllib parses nested arrays and tables by recursion: ``a = [[[[…`` 100,000
+        # deep would otherwise end the program.
+        settings.problems.append(f"{path}:1: values are nested too deeply")
+        return settings
     except tomllib.TOMLDecodeError as exc:
         match = re.search(r"line (\d+)", str(exc))
         reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         settings.problems.append(f"{path}:{match.group(1) if match else 1}: {reason}")
         return settings
     problems = _Problems(path, text)
+    # First: the store's problem is kept as found[-1], before any cap on their number.
+    load_storage(raw, settings, problems.add, problems.found)
     if isinstance(raw.get("providers"), dict) and raw["providers"]:
         settings.providers = {}  # the file lists every provider (Ollama only by default)
     _load_providers(raw.get("providers", {}), settings, problems)
@@ -122,11 +117,10 @@ def load_settings(path: Path) -> Settings:
     _load_prices(raw.get("prices", {}), settings, problems)
     _load_defaults(raw.get("defaults", {}), settings, problems)
     _load_limits(raw.get("limits", {}), settings, problems)
-    load_storage(raw, settings, problems.add, problems.found)
     for key in raw:
         if key not in ("defaults", "providers", "agents", "prices", "limits", "storage"):
             problems.add(f"unknown section [{key}] (ignored)", key)
-    settings.problems.extend(problems.found)
+    settings.problems.extend(problems.summary())
     return settings
 
 
@@ -142,15 +136,17 @@ def _load_providers(section: Any, settings: Settings, problems: _Problems) -> No
         kind = body.get("kind", "ollama" if name == "ollama" else None)
         if kind not in PROVIDER_KINDS:
             problems.add(
-                f"providers.{name}.kind must be one of {', '.join(PROVIDER_KINDS)} (got {kind!r})",
+                f"providers.{name}.kind must be one of {', '.join(PROVIDER_KINDS)} "
+                f"(got {_shown(kind)})",
                 *where,
                 "kind",
             )
             continue
-        url = _str(body.get("base_url"))
+        given = body.get("base_url")
+        url = _str(given)
         if url is None or not re.match(r"https?://", url):
             problems.add(
-                f"providers.{name}.base_url must be an http(s) URL (got {url!r})",
+                f"providers.{name}.base_url must be an http(s) URL (got {_shown(given)})",
                 *where,
                 "base_url",
             )
@@ -178,12 +174,12 @@ def _load_agents(section: Any, settings: Settings, problems: _Problems) -> None:
         mode = body.get("prompt_mode", "off")
         if mode not in PROMPT_MODES:
             problems.add(
-                f"agents.{name}.prompt_mode must be off, line or json (got {mode!r})",
+                f"agents.{name}.prompt_mode must be off, line or json (got {_shown(mode)})",
                 *where,
                 "prompt_mode",
             )
             mode = "off"
-        provider = _str(body.get("provider"))
+        provider = _text(body, "provider", problems, *where)
         if provider is not None and provider not in settings.providers:
             problems.add(
                 f"agents.{name}.provider '{provider}' is not a configured provider",
@@ -193,9 +189,9 @@ def _load_agents(section: Any, settings: Settings, problems: _Problems) -> None:
             provider = None
         settings.agents[name] = AgentSettings(
             name,
-            _str(body.get("system_prompt")),
+            _text(body, "system_prompt", problems, *where),
             provider,
-            _str(body.get("model")),
+            _text(body, "model", problems, *where),
             mode,
             _auto_title(body, where, problems),
         )
@@ -206,7 +202,7 @@ def _auto_title(body: dict[str, Any], where: tuple[str, str], problems: _Problem
     value = body.get("auto_title", "words")
     if value not in AUTO_TITLES:
         problems.add(
-            f"{'.'.join(where)}.auto_title must be words or model (got {value!r})",
+            f"{'.'.join(where)}.auto_title must be words or model (got {_shown(value)})",
             *where,
             "auto_title",
         )
@@ -235,7 +231,7 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
     if not isinstance(section, dict):
         problems.add("[defaults] must be a table", "defaults")
         return
-    provider = _str(section.get("provider"))
+    provider = _text(section, "provider", problems, "defaults")
     if provider is not None:
         if provider in settings.providers:
             settings.default_provider = provider
@@ -252,11 +248,13 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
         settings.theme = theme
     else:
         problems.add(
-            f"defaults.theme must be system, light or dark (got {theme!r})", "defaults", "theme"
+            f"defaults.theme must be system, light or dark (got {_shown(theme)})",
+            "defaults",
+            "theme",
         )
     _load_text_size(section.get("text_size", TEXT_SIZE_DEFAULT), settings, problems)
-    settings.default_model = _str(section.get("model"))
-    agent = _str(section.get("agent"))
+    settings.default_model = _text(section, "model", problems, "defaults")
+    agent = _text(section, "agent", problems, "defaults")
     if agent is not None:
         if agent in settings.agents:
             settings.default_agent = agent
@@ -271,7 +269,7 @@ def _load_text_size(value: Any, settings: Settings, problems: _Problems) -> None
         return
     problems.add(
         f"defaults.text_size must be a whole percentage from {TEXT_SIZE_MIN} to "
-        f"{TEXT_SIZE_MAX} (got {value!r})",
+        f"{TEXT_SIZE_MAX} (got {_shown(value)})",
         "defaults",
         "text_size",
     )
@@ -287,7 +285,9 @@ def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
         if key not in ("reply_minutes", "reply_mb"):
             problems.add(f"unknown setting limits.{key} (ignored)", "limits", key)
         elif number is None or not 0 < number < 1e9:
-            problems.add(f"limits.{key} must be a number above 0 (got {value!r})", "limits", key)
+            problems.add(
+                f"limits.{key} must be a number above 0 (got {_shown(value)})", "limits", key
+            )
         elif key == "reply_minutes":
             settings.reply_seconds = float(number) * 60
         else:

@@ -3,28 +3,122 @@ variable named in the config, or — where no keyring backend exists — this se
 
 Keys never reach the database, the config file, logs or exports; messages name where
 a key lives, never the key.
+
+A keyring may never answer (a locked Secret Service waiting for a prompt nobody sees):
+every call to it runs in a daemon thread and is waited for at most
+:data:`KEYRING_SECONDS`; after that ikgui goes on as if no key were stored, says so once,
+and asks the keyring nothing more in this process. On the command line
+(``interruptible``) SIGTERM and Ctrl+C end the wait at once.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, TypeVar
 
 SERVICE = "ikgui"
 #: Backends that do not keep secrets safely (or at all): never a silent default.
 _UNSAFE = ("fail", "null", "plaintext", "keyrings.alt", "chainer")
+#: The longest one keyring call may take (an unlocked keyring answers in milliseconds).
+KEYRING_SECONDS = 5.0
+
+T = TypeVar("T")
+
+
+class KeyringInterrupted(KeyboardInterrupt):
+    """SIGTERM or Ctrl+C arrived while the command line waited for the keyring."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.signum = signum
+
+
+class _Unanswered(Exception):
+    """The keyring did not answer in time (or did not before): no key from it."""
 
 
 class KeyStore:
     """Looks the backend up on first use: discovering keyring backends costs ~100 ms,
-    which start-up should not pay before the window shows."""
+    which start-up should not pay before the window shows.
 
-    def __init__(self) -> None:
+    ``warn`` receives, once, the line saying the keyring did not answer; ``interruptible``
+    lets SIGTERM and SIGINT end a wait for the keyring (the command line's main thread)."""
+
+    def __init__(
+        self,
+        warn: Callable[[str], None] | None = None,
+        *,
+        interruptible: bool = False,
+        seconds: float = KEYRING_SECONDS,
+    ) -> None:
         self._session: dict[str, str] = {}
         self._lock = threading.Lock()
         self._probed = False
         self._available = False
         self._backend_name = ""
+        self._warn = warn
+        self._interruptible = interruptible
+        self._seconds = seconds
+        #: Set once the keyring failed to answer: it is not asked again.
+        self.unanswered: str | None = None
+
+    def _call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a daemon thread, waited for at most ``seconds``."""
+        if self.unanswered is not None:
+            raise _Unanswered
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["value"] = function(*args)
+            except BaseException as exc:  # handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="ikgui-keyring", daemon=True).start()
+        with self._signals_interrupt():
+            answered = done.wait(self._seconds)
+        if not answered:
+            self.unanswered = (
+                f"the system keyring did not answer within {self._seconds:g} s (is it locked?),"
+                " so ikgui goes on as if no key were stored there: unlock it, or set "
+                "api_key_env for the provider in config.toml (for the database: password_env "
+                "under [storage], or ~/.pgpass)"
+            )
+            if self._warn is not None:
+                self._warn(self.unanswered)
+            raise _Unanswered
+        if "error" in box:
+            raise box["error"]
+        return box["value"]  # type: ignore[no-any-return]
+
+    @contextmanager
+    def _signals_interrupt(self) -> Iterator[None]:
+        """While waiting: SIGTERM and SIGINT raise :class:`KeyringInterrupted` at once.
+        (An asyncio loop's own handlers would only run after the wait, and Python's
+        default SIGINT handling would leave a first Ctrl+C to the loop's task too.)"""
+        if not self._interruptible or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def interrupt(signum: int, _frame: FrameType | None) -> None:
+            raise KeyringInterrupted(signum)
+
+        previous: dict[signal.Signals, Any] = {}
+        try:
+            for number in (signal.SIGTERM, signal.SIGINT):
+                previous[number] = signal.signal(number, interrupt)
+            yield
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
 
     def probe(self) -> None:
         """Find the keyring backend now (it is otherwise found on first use)."""
@@ -40,7 +134,11 @@ class KeyStore:
         import keyring
 
         self._keyring = keyring
-        backend = keyring.get_keyring()
+        try:
+            backend = self._call(keyring.get_keyring)
+        except Exception:  # unanswered, or no backend at all: keys for this session only
+            self._probed = True
+            return
         name = f"{type(backend).__module__}.{type(backend).__name__}".lower()
         self._backend_name = type(backend).__name__
         self._available = not any(part in name for part in _UNSAFE) or self._chain_has_backends(
@@ -66,6 +164,8 @@ class KeyStore:
     @property
     def notice(self) -> str | None:
         """What to tell the user when keys cannot be kept between sessions."""
+        if self.unanswered is not None:
+            return self.unanswered[0].upper() + self.unanswered[1:] + "."
         if self.available:
             return None
         return (
@@ -82,8 +182,8 @@ class KeyStore:
         if not self.available:
             return None
         try:
-            value = self._keyring.get_password(SERVICE, provider)
-        except Exception:  # any backend failure means "no key here"
+            value = self._call(self._keyring.get_password, SERVICE, provider)
+        except Exception:  # any backend failure (or no answer) means "no key here"
             return None
         return value or None
 
@@ -91,8 +191,8 @@ class KeyStore:
         """Store a key; returns where it went (``keyring`` or ``session``)."""
         if self.available:
             try:
-                self._keyring.set_password(SERVICE, provider, key)
-            except Exception:  # a locked or broken keyring
+                self._call(self._keyring.set_password, SERVICE, provider, key)
+            except Exception:  # a locked, broken or silent keyring
                 self._session[provider] = key
                 return "session"
             self._session.pop(provider, None)
@@ -105,7 +205,7 @@ class KeyStore:
         had = self._session.pop(provider, None) is not None
         if self.available:
             try:
-                self._keyring.delete_password(SERVICE, provider)
+                self._call(self._keyring.delete_password, SERVICE, provider)
                 had = True
             except Exception:  # PasswordDeleteError: nothing stored
                 pass

@@ -11,6 +11,7 @@ maps monotonically.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -133,11 +134,23 @@ def export_markdown(store: Store, conv_id: str) -> str:
 def default_export_path(conv_id: str, export_dir: Path, fmt: str) -> Path:
     """``<export_dir>/<id>.<md|json>``, never outside ``export_dir`` whatever the id."""
     stem = conv_id if valid_id(conv_id) else re.sub(r"[^a-z0-9_-]", "_", conv_id.lower())[:64]
-    folder = export_dir.resolve()
-    path = (folder / f"{stem or 'conversation'}.{'md' if fmt == 'md' else 'json'}").resolve()
+    try:
+        folder = export_dir.resolve()
+        path = (folder / f"{stem or 'conversation'}.{'md' if fmt == 'md' else 'json'}").resolve()
+    except (RuntimeError, OSError) as exc:  # 3.11 says RuntimeError for a link loop
+        raise UserError(
+            f"Cannot export to {export_dir}: {_unusable_folder(exc)}; give a file name "
+            "(/export FILE)"
+        ) from exc
     if path.parent != folder:
         raise UserError(f"Cannot export to {path}: it leads out of {folder}; give a file name")
     return path
+
+
+def _unusable_folder(exc: BaseException) -> str:
+    if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == errno.ELOOP:
+        return "it is a symbolic link that leads back to itself (a link loop)"
+    return f"the folder cannot be used ({getattr(exc, 'strerror', None) or exc})"
 
 
 def write_export(store: Store, conv_id: str, fmt: str, path: Path) -> Path:
@@ -153,5 +166,16 @@ def write_export(store: Store, conv_id: str, fmt: str, path: Path) -> Path:
     except OSError as exc:
         with contextlib.suppress(OSError):  # a folder that is gone or unwritable holds none
             tmp.unlink(missing_ok=True)
-        raise UserError(f"Could not write {path}: {exc.strerror or exc}") from exc
+        raise UserError(f"Could not write {path}: {_write_failure(path, exc)}") from exc
     return path
+
+
+def _write_failure(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be written, in words (mkdir says "File exists" for a folder
+    that is a link loop)."""
+    try:
+        os.stat(path.parent)
+    except OSError as folder:
+        if folder.errno == errno.ELOOP:
+            return "its folder is a symbolic link that leads back to itself (a link loop)"
+    return str(exc.strerror or exc)

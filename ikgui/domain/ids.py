@@ -80,12 +80,17 @@ def normalize_tags(tags: Iterable[str]) -> list[str]:
     return sorted({normalize_tag(t) for t in tags if t.strip()})
 
 
-_TAG = re.compile(r"^[\w][\w.+-]{0,31}$")
+#: The longest tag, in characters.
+TAG_LENGTH = 32
+_TAG = re.compile(rf"^[\w][\w.+-]{{0,{TAG_LENGTH - 1}}}$")
 
 
 def normalize_tag(tag: str) -> str:
     """A tag in its stored form (lowercase, no leading ``#``); raises on bad input."""
     cleaned = tag.strip().lstrip("#").lower()
     if not _TAG.match(cleaned):
-        raise UserError(f"Invalid tag '{tag}': use up to 32 letters, digits, '-', '_', '.' or '+'")
+        raise UserError(
+            f"Invalid tag '{shown(tag)}': use up to {TAG_LENGTH} letters, digits, '-', '_', "
+            "'.' or '+'"
+        )
     return cleaned

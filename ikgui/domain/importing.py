@@ -18,7 +18,7 @@ from typing import Any
 from ikgui.domain.closing import BY_USER
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Kind
-from ikgui.domain.ids import new_id, normalize_tag, shown
+from ikgui.domain.ids import TAG_LENGTH, new_id, normalize_tag, shown
 from ikgui.domain.import_values import clean_strings, count, money, text, tool_call_data
 from ikgui.domain.ports import Store
 from ikgui.domain.safetext import valid_id
@@ -36,6 +36,8 @@ class ImportResult:
 
     ids: list[str] = field(default_factory=list)
     renamed: list[str] = field(default_factory=list)
+    #: One line per conversation whose tags were cut (too many, or not valid tags).
+    cut: list[str] = field(default_factory=list)
 
 
 def _orcx_events(obj: dict[str, Any], offset: int) -> list[dict[str, Any]]:
@@ -156,14 +158,35 @@ def _time(value: Any, fallback: float) -> float:
     return when if math.isfinite(when) and 0 <= when <= MAX_TIME else fallback
 
 
-def _tags(value: Any) -> tuple[str, ...]:
+#: The most tags one imported conversation keeps (the first, in sorted order): a file
+#: may carry any number, and a conversation is not a tag store.
+MAX_TAGS = 1000
+
+
+def _tags(value: Any) -> tuple[tuple[str, ...], str | None]:
+    """The valid tags of ``value`` (at most :data:`MAX_TAGS`), and what was cut, in words."""
     tags = set()
-    for tag in value if isinstance(value, list) else [value] if isinstance(value, str) else []:
+    given = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    invalid = 0
+    for tag in given:
         try:
             tags.add(normalize_tag(str(tag)))
         except UserError:
-            continue
-    return tuple(sorted(tags))
+            invalid += 1
+    kept = sorted(tags)[:MAX_TAGS]
+    cuts = []
+    if len(tags) > MAX_TAGS:
+        cuts.append(
+            f"kept the first {MAX_TAGS:,} of its {len(tags):,} tags "
+            f"(at most {MAX_TAGS:,} per conversation)"
+        )
+    if invalid:
+        cuts.append(
+            f"left out {invalid:,} tag{'s' if invalid != 1 else ''} that "
+            f"{'are not valid tags' if invalid != 1 else 'is not a valid tag'} "
+            f"(up to {TAG_LENGTH} letters, digits, '-', '_', '.' or '+')"
+        )
+    return tuple(kept), "; ".join(cuts) or None
 
 
 class _Importer:
@@ -241,6 +264,9 @@ class _Importer:
         trashed = conv.get("trashed_at")
         if conv.get("status") == "trashed" and trashed is None:
             trashed = self.now
+        tags, cut = _tags(conv.get("tags"))
+        if cut is not None:
+            self.result.cut.append(f"{new}: {cut}")
         self.store.insert_conversation(
             Conversation(
                 id=new,
@@ -251,7 +277,7 @@ class _Importer:
                 model=text(conv.get("model")),
                 title=text(conv.get("title")),
                 title_by_user=bool(conv.get("title_by_user")),
-                tags=_tags(conv.get("tags")),
+                tags=tags,
                 status="killed" if conv.get("status") == "killed" else "active",
                 created_at=created,
                 updated_at=_time(conv.get("updated_at"), created),

@@ -37,6 +37,17 @@ class ListingRow(NamedTuple):
     pinned: int
 
 
+#: Tags a line names before "and N more" (a conversation may carry thousands).
+TAGS_SHOWN = 10
+
+
+def tag_summary(tags: Sequence[str], shown: int = TAGS_SHOWN) -> str:
+    """``a, b, c`` or, for a long list, its first ``shown`` and ``… and 99,990 more``."""
+    if len(tags) <= shown:
+        return ", ".join(tags)
+    return ", ".join(tags[:shown]) + f", … and {len(tags) - shown:,} more"
+
+
 def format_listing(conversations: Sequence[Conversation | ListingRow], now: float) -> str:
     """The ``ID AGENT MSGS UPDATED TITLE`` table; ``No conversations.`` when empty.
 

@@ -61,6 +61,11 @@ class Store(Protocol):
         """Replace the conversation's tags (already normalized by the caller)."""
         ...
 
+    def change_tags(self, conv_id: str, add: Sequence[str], remove: Sequence[str]) -> None:
+        """Add ``add`` and remove ``remove`` (normalized, none in both), keeping the
+        conversation's other tags: costs what changes, not what the conversation has."""
+        ...
+
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         """Add to the conversation's token and cost totals."""
         ...

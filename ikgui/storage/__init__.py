@@ -34,6 +34,8 @@ from ikgui.storage.readonly import (
     open_read_only,
     read_only_message,
     remove_new_side_files,
+    unwritable,
+    unwritable_message,
 )
 from ikgui.storage.repository import PeeweeStore, SqliteStore
 
@@ -96,14 +98,20 @@ def _open_sqlite(path: Path, migrations: Sequence[Migration]) -> SqliteStore:
     try:
         return _open_for_writing(path, migrations)
     except StorageError as exc:
-        if not is_disk_full(exc, path):
+        if is_disk_full(exc, path):
+            message = read_only_message(path)
+        elif (why := unwritable(path)) is None:
             raise
+        elif path.is_file():
+            message = unwritable_message(why)
+        else:  # nothing to browse: say why it cannot be made
+            raise StorageError(f"Could not create the database {path}: {why}.", why) from exc
         remove_new_side_files(path, existed)
         try:
             db = open_read_only(path, len(migrations))
         except StorageError:
             raise exc from None
-        return SqliteStore(db, path, read_only=read_only_message(path))
+        return SqliteStore(db, path, read_only=message)
 
 
 def _open_for_writing(path: Path, migrations: Sequence[Migration]) -> SqliteStore:

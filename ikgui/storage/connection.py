@@ -89,14 +89,15 @@ class StoreConnection:
         except self._errors as exc:
             raise self.dialect.error(exc, writing=False) from exc
 
+    def _read_only_error(self, read_only: str) -> StorageError:
+        where = self.path if self.path is not None else self.describe()
+        return StorageError(f"Could not write to the database {where}: {read_only}.", read_only)
+
     @contextmanager
     def _writing(self) -> Iterator[Database]:
         """A transaction (a savepoint when nested) that commits on success."""
         if self.read_only is not None:
-            where = self.path if self.path is not None else self.describe()
-            raise StorageError(
-                f"Could not write to the database {where}: {self.read_only}.", self.read_only
-            )
+            raise self._read_only_error(self.read_only)
         self._connection()
         try:
             with self.dialect.atomic(self._db):
@@ -125,4 +126,21 @@ class StoreConnection:
             return listing_version.read(self.dialect, db)
 
     def send_lock(self, conv_id: str) -> SendLock:
+        if self.read_only is not None:
+            # No send can write its message: say why, not that a lock file cannot be
+            # made in a folder that is read-only too.
+            return _RefusedLock(self._read_only_error(self.read_only))
         return self.dialect.send_lock(conv_id)
+
+
+class _RefusedLock:
+    """The send lock of a read-only store: taking it fails with the store's reason."""
+
+    def __init__(self, error: StorageError) -> None:
+        self.error = error
+
+    def acquire(self) -> bool:
+        raise self.error
+
+    def release(self) -> None:
+        pass

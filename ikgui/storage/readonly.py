@@ -1,4 +1,9 @@
-"""A full disk: opening the database read-only so browsing keeps working.
+"""A full disk or a place ikgui cannot write to: opening the database read-only so
+browsing keeps working.
+
+A folder or file without write permission, or a read-only mount, refuses the write-ahead
+log's side files: SQLite then says only "unable to open database file". The database is
+opened read-only the same way, and the message says which of them it is.
 
 Opening a write-ahead-logged database for writing needs room for its ``-wal`` and
 ``-shm`` files. When the disk is full that fails (SQLite says ``SQLITE_IOERR_SHMSIZE``),
@@ -11,6 +16,7 @@ pair is already there. Writes are then refused with a message that names the ful
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 from peewee import SqliteDatabase
@@ -49,6 +55,27 @@ def read_only_message(path: Path) -> str:
         f"the disk is full: no room left in {path.parent}; the database is read-only "
         "until space is freed"
     )
+
+
+def unwritable(path: Path) -> str | None:
+    """Why the database file ``path`` cannot be written (or made), or None if it can."""
+    folder = path.parent
+    if not folder.is_dir():
+        return None  # the error that stopped the open says what is wrong with it
+    try:
+        if os.statvfs(folder).f_flag & getattr(os, "ST_RDONLY", 1):
+            return f"{folder} is on a read-only file system"
+    except (OSError, AttributeError):  # no statvfs (Windows): the access checks say it
+        pass
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} cannot be written to (no permission)"
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"the file {path} is read-only"
+    return None
+
+
+def unwritable_message(why: str) -> str:
+    return f"{why}, so the database is open read-only"
 
 
 def open_read_only(path: Path, known_version: int) -> SqliteDatabase:

@@ -127,10 +127,13 @@ class PeeweeStore(EventStore):
         names = normalize_tags(tags)
         with self._writing() as db:
             self._require(conv_id)
-            TagRow.delete().where(TagRow.conversation == conv_id).execute(db)
-            if names:
-                rows = [{TagRow.conversation: conv_id, TagRow.name: n} for n in names]
-                TagRow.insert_many(rows).execute(db)
+            tags_sql.replace(db, conv_id, names)
+
+    def change_tags(self, conv_id: str, add: Sequence[str], remove: Sequence[str]) -> None:
+        added, removed = normalize_tags(add), normalize_tags(remove)
+        with self._writing() as db:
+            self._require(conv_id)
+            tags_sql.change(db, conv_id, added, removed)
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         with self._writing() as db:

@@ -17,9 +17,9 @@ from peewee import Database, Expression, fn
 from ikgui.storage.models import ConversationRow, TagRow
 from ikgui.storage.prepared import chunks, execute_query
 
-#: Ids per statement when tagging a list of conversations (well under SQLite's 999
-#: parameters).
-BATCH = 500
+#: Tags per statement (an ``IN`` list or a multi-row ``INSERT``): well under SQLite's
+#: limit on bound values.
+CHUNK = 500
 
 
 def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
@@ -103,7 +103,7 @@ def add(db: Database, conv_ids: Sequence[str], name: str) -> int:
     """Give ``name`` to each conversation of ``conv_ids`` that exists and lacks it;
     returns how many got it."""
     added = 0
-    for chunk in chunks(sorted(set(conv_ids)), BATCH):
+    for chunk in chunks(sorted(set(conv_ids)), CHUNK):
         present = ConversationRow.select(ConversationRow.id).where(ConversationRow.id.in_(chunk))
         having = TagRow.select(TagRow.conversation).where(
             (TagRow.name == name) & TagRow.conversation.in_(chunk)
@@ -120,7 +120,33 @@ def add(db: Database, conv_ids: Sequence[str], name: str) -> int:
 def remove(db: Database, conv_ids: Sequence[str], name: str) -> int:
     """Take ``name`` from each conversation of ``conv_ids``; returns how many had it."""
     removed = 0
-    for chunk in chunks(sorted(set(conv_ids)), BATCH):
+    for chunk in chunks(sorted(set(conv_ids)), CHUNK):
         where = (TagRow.name == name) & TagRow.conversation.in_(chunk)
         removed += int(TagRow.delete().where(where).execute(db))
     return removed
+
+
+# -- one conversation's tags --------------------------------------------------------
+
+
+def change(db: Database, conv_id: str, add: Sequence[str], remove: Sequence[str]) -> None:
+    """Add ``add`` (those it has already are left alone) and remove ``remove``: rows are
+    read and written only for these tags, through the ``(conversation, name)`` index."""
+    of_conv = TagRow.conversation == conv_id
+    for part in chunks(list(remove), CHUNK):
+        TagRow.delete().where(of_conv & TagRow.name.in_(part)).execute(db)
+    for part in chunks(list(add), CHUNK):
+        query = TagRow.select(TagRow.name).where(of_conv & TagRow.name.in_(part))
+        have = {r[0] for r in execute_query(db, query).fetchall()}
+        new = [{TagRow.conversation: conv_id, TagRow.name: n} for n in part if n not in have]
+        if new:
+            TagRow.insert_many(new).execute(db)
+
+
+def replace(db: Database, conv_id: str, names: Sequence[str]) -> None:
+    """Make ``names`` the conversation's tags, writing only the difference (one read of
+    its tags: linear, where deleting and inserting them all cost ~10 s at 100,000)."""
+    query = TagRow.select(TagRow.name).where(TagRow.conversation == conv_id)
+    have = {r[0] for r in execute_query(db, query).fetchall()}
+    wanted = set(names)
+    change(db, conv_id, sorted(wanted - have), sorted(have - wanted))

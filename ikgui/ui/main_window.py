@@ -191,12 +191,14 @@ class MainWindow(QMainWindow):
         self._show_store_state()
 
     def _show_store_state(self) -> None:
-        """A database opened read-only (its disk was full) says so, above all else."""
+        """A database opened read-only (its disk was full, or its folder cannot be
+        written) says so, above all else."""
         why = getattr(self.store, "read_only", None)
         if why and not self.policy.read_only:
+            fix = "free some space" if "disk is full" in why else "make it writable"
             self.banner.show_message(
                 f"Your conversations are open read-only: {why}. Browsing, searching and "
-                "exporting work; free some space and restart ikgui to write again."
+                f"exporting work; {fix} and restart ikgui to write again."
             )
             self.banner.button.hide()
 

@@ -246,6 +246,12 @@ class MemoryStore:
         with self._writing():
             self._conversation(conv_id).tags = _normalize_tags(tags)
 
+    def change_tags(self, conv_id: str, add: Sequence[str], remove: Sequence[str]) -> None:
+        with self._writing():
+            conv = self._conversation(conv_id)
+            gone = set(_normalize_tags(remove))
+            conv.tags = _normalize_tags([t for t in conv.tags if t not in gone] + list(add))
+
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         with self._writing():
             conv = self._conversation(conv_id)

@@ -56,3 +56,31 @@ async def test_a_read_only_database_is_browsed_and_says_why(
             "how tall is the lighthouse",
             "about forty metres",
         ]
+
+
+async def test_a_folder_that_cannot_be_written_says_so_not_a_full_disk(
+    tmp_path: Path, closed_url: str, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 8: opened read-only because its folder is on a read-only mount
+    (``tests/cli/test_read_only_home.py`` mounts one), the banner names that."""
+    from ikgui.storage.readonly import unwritable_message
+
+    home = tmp_path / "home"
+    write_config(home, closed_url)
+    with open_store(home / "ikgui.db") as store:
+        store.insert_conversation(Conversation(id="chat-aaaa", created_at=1.0, updated_at=1.0))
+    why = unwritable_message(f"{home} is on a read-only file system")
+    monkeypatch.setattr(
+        ikgui.storage,
+        "open_store",
+        lambda path: SqliteStore(open_read_only(path, SCHEMA_VERSION), path, why),
+    )
+    win = await opened(home)
+    try:
+        assert win.banner.label.text() == (
+            f"Your conversations are open read-only: {home} is on a read-only file system, "
+            "so the database is open read-only. Browsing, searching and exporting work; make "
+            "it writable and restart ikgui to write again."
+        )
+    finally:
+        await closed(win)

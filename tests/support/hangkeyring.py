@@ -1,0 +1,33 @@
+"""A keyring backend that never answers, as a locked Secret Service waiting on an unlock
+prompt nobody sees (issue 21 item 11). Select it in a child process with
+``PYTHON_KEYRING_BACKEND=tests.support.hangkeyring.HangingKeyring``; each call first
+creates the file named by ``IKGUI_TEST_KEYRING_ASKED`` (if set), so that a test knows
+the process is now waiting for it."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from keyring.backend import KeyringBackend
+
+
+class HangingKeyring(KeyringBackend):
+    priority = 1  # type: ignore[assignment]
+
+    def _hang(self) -> None:
+        marker = os.environ.get("IKGUI_TEST_KEYRING_ASKED")
+        if marker:
+            Path(marker).touch()
+        threading.Event().wait()  # forever
+
+    def get_password(self, service: str, username: str) -> str | None:
+        self._hang()
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self._hang()
+
+    def delete_password(self, service: str, username: str) -> None:
+        self._hang()
