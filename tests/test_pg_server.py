@@ -44,7 +44,7 @@ def test_a_fresh_database_is_empty_and_its_own(pg_server: PgServer, pg_url: str)
 
 def test_databases_are_cheap_to_make(pg_server: PgServer, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test's database is one statement on the running server (no server, initdb or
-    file copy of its own). How long it takes: benchmarks/bench_stores.py."""
+    file copy of its own). How long it takes: benchmarks/bench_notify.py."""
     statements: list[str] = []
     psql = pg_server.psql
     monkeypatch.setattr(pg_server, "psql", lambda sql, *a: statements.append(sql) or psql(sql, *a))

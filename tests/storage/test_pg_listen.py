@@ -4,7 +4,7 @@ by itself.
 
 No test here times anything: a notification is pushed (the listener polls nothing), so
 the waits are only there for a stuck test to end. How soon a change arrives is
-``benchmarks/bench_stores.py``'s to measure ("notify latency").
+``benchmarks/bench_notify.py``'s to measure ("notify latency").
 
 PostgreSQL delivers notifications in the order their transactions committed, so "ours
 were not counted" is checked with a foreign notification sent after ours: once that

@@ -28,7 +28,7 @@ __all__ = ["closed_url", "wire_server", "wire_server_session"]
 
 #: How long a test waits for another machine's change to show: far below the 60 s of
 #: the poll ``slow_fallback`` leaves, so only the pushed notification can show it in
-#: time. (Issue 14's "within a second" is a speed: benchmarks/bench_stores.py's
+#: time. (Issue 14's "within a second" is a speed: benchmarks/bench_notify.py's
 #: "notify latency" measures it; a test on a busy machine cannot.)
 WITHIN = 20.0
 

@@ -6,7 +6,7 @@ The real ``ScrollbackView`` under pytest-qt. What would freeze the loop is count
 timed (``tests/support/layout_work.py``): the blocks, characters and format runs Qt must
 lay out again in each pass of the event loop while a reply streams in, finishes and is
 shown again (a reopen) stay within one item's budget. How long that takes on this
-machine is ``benchmarks/bench_render.py``'s (``budget`` section).
+machine is ``benchmarks/bench_scrollback.py``'s to measure.
 """
 
 from __future__ import annotations

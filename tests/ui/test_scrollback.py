@@ -292,7 +292,7 @@ def test_ten_thousand_events_show_fast_and_earlier_pages_load_at_the_top(
     view: ScrollbackView, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Showing 10,000 events renders one page of them, not all (how long that takes is
-    benchmarks/bench_render.py's "show 10,000 events")."""
+    benchmarks/bench_scrollback.py's "10,000 events shown")."""
     kinds = ["user", "assistant", "assistant", "tool_call", "mark", "error", "command"]
     events = [
         ev(i, kinds[i % len(kinds)], f"message {i} with *some* `markdown`\n\n- a\n- b", {})
