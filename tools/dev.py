@@ -113,11 +113,10 @@ def apt_install(packages: list[str]) -> bool:
     say("installing system packages: " + " ".join(packages))
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     try:
-        run([*prefix, "apt-get", "update", "-qq"], env=env, stdout=subprocess.DEVNULL)
-        run(
+        run_quiet([*prefix, "apt-get", "update", "-qq"], env=env)
+        run_quiet(
             [*prefix, "apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
             env=env,
-            stdout=subprocess.DEVNULL,
         )
     except subprocess.CalledProcessError:
         return False
