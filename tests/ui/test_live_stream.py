@@ -24,6 +24,7 @@ from ikgui.storage import PeeweeStore, open_store
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.transcript.scrollback_items import ELSEWHERE
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
+from tests.support.waiting import loop_passes
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.store_window import terminal_run
@@ -158,7 +159,7 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         window.drafts.poll_external_changes()  # (the sidebar has seen the new rows)
         bar = window.scrollback.verticalScrollBar()
         bar.setValue(bar.maximum() // 2)
-        await asyncio.sleep(0.1)
+        await loop_passes()
         where = bar.value()
         assert 0 < where < bar.maximum()
         replays = Counted(monkeypatch, writes, "replayed")
