@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +20,13 @@ _SCREEN = os.path.join(os.path.dirname(__file__), "support", "screen.json")
 os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 os.environ.pop("IKGUI_HOME", None)
 os.environ.pop("IKGUI_DATABASE_URL", None)  # never a developer's own database
+# Each test process (one per pytest-xdist worker) has user directories of its own: what
+# a test without a home of its own writes lands there, never in the developer's files nor
+# in another worker's.
+_USER_DIRS = tempfile.mkdtemp(prefix="ikgui-tests-")
+os.environ["XDG_DATA_HOME"] = os.path.join(_USER_DIRS, "data")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_USER_DIRS, "config")
+atexit.register(shutil.rmtree, _USER_DIRS, True)
 
 
 # -- a real PostgreSQL server (tests/support/pg_server.py) -----------------------------

@@ -7,6 +7,10 @@
 
 Needs only Python 3.11+ with pip. Idempotent: a second run reuses .venv and only
 reinstalls when pyproject.toml changed. Extra arguments go to ikgui or pytest.
+
+`test` prints one line per check (a check's own output only when it fails), then
+pytest's progress on one worker per core (``-n 0`` among the extra arguments: one
+process), and ends with the names of the tests that failed.
 """
 
 from __future__ import annotations
@@ -55,6 +59,15 @@ def run(cmd: list[str], **kw: object) -> None:
     subprocess.run(cmd, check=True, **kw)  # type: ignore[call-overload]
 
 
+def run_quiet(cmd: list[str], **kw: object) -> None:
+    """``run``, its output shown only when it fails (pip's notes and setuptools' banner
+    about editable installs say nothing a newcomer must act on)."""
+    done = subprocess.run(cmd, capture_output=True, text=True, **kw)  # type: ignore[call-overload]
+    if done.returncode != 0:
+        sys.stdout.write(done.stdout + done.stderr)
+        raise subprocess.CalledProcessError(done.returncode, cmd)
+
+
 def make_venv() -> None:
     if PY.exists():
         return
@@ -74,8 +87,8 @@ def install_packages() -> None:
     if STAMP.exists() and STAMP.read_text() == digest:
         return
     say("installing ikgui and its packages (first run takes a minute)")
-    run([str(PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
-    run([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[dev]"])
+    run_quiet([str(PY), "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+    run_quiet([str(PY), "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[dev]"])
     STAMP.write_text(digest)
 
 
@@ -100,11 +113,10 @@ def apt_install(packages: list[str]) -> bool:
     say("installing system packages: " + " ".join(packages))
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     try:
-        run([*prefix, "apt-get", "update", "-qq"], env=env, stdout=subprocess.DEVNULL)
-        run(
+        run_quiet([*prefix, "apt-get", "update", "-qq"], env=env)
+        run_quiet(
             [*prefix, "apt-get", "install", "-y", "-qq", "--no-install-recommends", *packages],
             env=env,
-            stdout=subprocess.DEVNULL,
         )
     except subprocess.CalledProcessError:
         return False
@@ -177,24 +189,40 @@ def validators() -> None:
         apt_install(missing)
 
 
+def pytest_args(extra: list[str]) -> list[str]:
+    """pytest's arguments: quiet, and one worker per core unless ``extra`` chooses
+    (``-n``). (pyproject's ``-ra`` ends the output with the failing tests' names.)"""
+    chosen = any(
+        a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in extra
+    )
+    workers = [] if chosen or "no:xdist" in extra else ["-n", "auto"]
+    return ["-q", *workers, *extra]
+
+
 def checks(extra: list[str]) -> int:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    steps = [
+    quiet_steps = [
         (
             "ruff",
             [str(PY), "-m", "ruff", "check", "ikgui", "tests", "benchmarks", "tools", "packaging"],
         ),
         ("mypy", [str(PY), "-m", "mypy", "ikgui"]),
         ("import-linter", [str(BIN / "lint-imports")]),
-        ("pytest", [str(PY), "-m", "pytest", *extra]),
     ]
-    for name, cmd in steps:
-        say(f"running {name}")
-        code = subprocess.run(cmd, cwd=ROOT, env=env).returncode
-        if code != 0:
-            say(f"{name} failed (exit {code})")
-            return code
-    return 0
+    for name, cmd in quiet_steps:
+        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.stdout.write(done.stdout + done.stderr)
+            say(f"{name} failed (exit {done.returncode})")
+            return done.returncode
+        say(f"{name}: ok")
+    say("pytest, one process per core (about 3 minutes on 2 idle cores, 6 on a busy machine)")
+    code = subprocess.run(
+        [str(PY), "-m", "pytest", *pytest_args(extra)], cwd=ROOT, env=env
+    ).returncode
+    if code != 0:
+        say(f"pytest failed (exit {code}); the FAILED/ERROR lines above name the tests")
+    return code
 
 
 def main(argv: list[str]) -> int:

@@ -263,8 +263,12 @@ def test_nothing_listening_at_an_openai_compatible_url_names_the_config_file(
 
 
 #: ``ikgui`` with the growing reply saved every 0.1 s instead of every second, so a test
-#: waits for a save (a condition) rather than for a second to pass.
+#: waits for a save (a condition) rather than for a second to pass. SIGINT is set as a
+#: terminal's foreground job has it: a test runner started in the background (``&``,
+#: nohup, CI) has SIGINT ignored, its children inherit that, and ikgui rightly keeps an
+#: ignored SIGINT ignored (a background job is stopped with SIGTERM, handled the same).
 FAST_SAVES = (
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
     "import sys; import ikgui.domain.reply as reply; reply.SAVE_INTERVAL = 0.1; "
     "from ikgui.__main__ import main; sys.exit(main())"
 )

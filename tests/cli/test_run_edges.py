@@ -9,12 +9,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.cli.conftest import Cli
 from tests.cli.test_run import _start_slow, local, sse, sse_reply
 from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.waiting import wait_for
 from tests.support.wire_server import Reply, WireServer
 
 __all__ = ["local", "wire_server", "wire_server_session"]
@@ -39,9 +39,8 @@ def test_an_endless_reply_is_cut_at_the_configured_limit(cli: Cli, local: WireSe
         "/v1/chat/completions",
         Reply(headers=SSE, fault="endless", repeat=_delta("la "), pause=0.02),
     )
-    started = time.monotonic()
-    result = cli("run", "sing")
-    assert result.code == 3 and time.monotonic() - started < 10
+    result = cli("run", "sing")  # (the server would go on for 30 s)
+    assert result.code == 3
     assert result.out.startswith("la la ")
     errors = [line for line in result.err.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1 and "reply_minutes" in errors[0]
@@ -194,13 +193,13 @@ def test_run_into_a_closed_pipe_stops_the_reply_quietly(cli: Cli, local: WireSer
     script = (
         f'"{sys.executable}" -m ikgui run count | head -c 20; echo "status=${{PIPESTATUS[0]}}" >&2'
     )
-    started = time.monotonic()
     done = subprocess.run(
         ["bash", "-c", script], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.stdout == "word0 word1 word2 wo"
     assert done.stderr.strip() == "status=141", done.stderr
-    assert time.monotonic() - started < 6  # it did not stream the other 7 seconds
+    # It did not read the other 7 seconds of the reply: the server saw it leave mid-way.
+    wait_for(lambda: local.client_gone == 1)
     reply = cli.ok("conv", "show", "-l", "--json").json["scrollback"][-1]
     assert reply["data"]["interrupted"] is True and "streaming" not in reply["data"]
     assert reply["content"].startswith("word0 word1 word2 ") and "word399" not in reply["content"]

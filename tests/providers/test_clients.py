@@ -8,7 +8,6 @@ import contextlib
 import gc
 import itertools
 import sys
-import time
 from contextlib import aclosing
 from typing import Any
 
@@ -345,32 +344,31 @@ async def test_idle_timeout_keeps_the_text(wire_server: WireServer, kind: str) -
     wire_server.route(
         CHAT_PATHS[kind], stream_reply(kind, chunk_size=40, fault="stall", fault_after=700)
     )
-    started = time.monotonic()
     items, error = await collect(provider(kind, wire_server.url, idle_timeout=0.3))
-    elapsed = time.monotonic() - started
+    # The server stalls for HANG_LIMIT (30 s), then closes: a "cut" then, were the idle
+    # limit not kept (that a stream with shorter gaps is not cut is the test below's).
     assert error is not None and error.category == "timeout"
     assert "nothing arrived for 0.3 seconds" in error.message and wire_server.url in error.message
     assert text(items) and HELLO.startswith(text(items))
-    assert 0.25 < elapsed < 2.5
 
 
 @pytest.mark.parametrize("where", ["hang", "first_byte_delay"])
 async def test_first_byte_timeout(wire_server: WireServer, where: str) -> None:
     reply = Reply(fault="hang") if where == "hang" else Reply(first_byte_delay=10, body=b"x")
     wire_server.route(CHAT_PATHS["openai"], reply)
-    started = time.monotonic()
     _, error = await collect(provider("openai", wire_server.url, first_byte_timeout=0.3))
+    # (without the limit: no error after 10 s, or a dropped connection after 30 s)
     assert error is not None and error.category == "timeout"
     assert "did not start replying within 0.3 seconds" in error.message
-    assert time.monotonic() - started < 2.5
 
 
 async def test_slow_steady_stream_is_not_idle(wire_server: WireServer) -> None:
-    wire_server.route(CHAT_PATHS["openai"], stream_reply("openai", chunk_size=1200, pause=0.12))
-    started = time.monotonic()
+    reply = stream_reply("openai", chunk_size=1200, pause=0.12)
+    pieces = -(-len(reply.body) // 1200)
+    assert (pieces - 1) * reply.pause > 0.3  # the whole reply takes longer than the limit
+    wire_server.route(CHAT_PATHS["openai"], reply)
     items, error = await collect(provider("openai", wire_server.url, idle_timeout=0.3))
     assert error is None and text(items) == HELLO
-    assert time.monotonic() - started > 0.3  # longer than the idle limit in total
 
 
 # -- cancellation ----------------------------------------------------------------------
@@ -389,11 +387,11 @@ async def test_cancel_mid_stream_closes_the_connection(wire_server: WireServer, 
 
     task = asyncio.create_task(consume())
     await asyncio.wait_for(first.wait(), 2)
-    started = time.monotonic()
+    count = len(received)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert time.monotonic() - started < 0.5
+    assert len(received) == count  # nothing more was read after the cancel
     await prov.aclose()
     await wait_until(lambda: wire_server.client_gone, 2)  # noticed on its next write
     assert wire_server.client_gone == 1

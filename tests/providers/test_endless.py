@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
@@ -24,43 +23,40 @@ def delta(text: str) -> bytes:
     )
 
 
-async def _run(
-    server: WireServer, reply: Reply, **limits: float
-) -> tuple[list[str], str, str, float]:
+async def _run(server: WireServer, reply: Reply, **limits: float) -> tuple[list[str], str, str]:
+    """The texts and the error of a stream that would never end by itself. The server
+    keeps sending for 30 s: a limit that did not hold ends the test at 15 s."""
     server.route("/v1/chat/completions", reply)
-    started = time.monotonic()
     async with asyncio.timeout(15):  # the old code never ended these
         items, error = await collect(provider("openai", server.url + "/v1", **limits))
     assert error is not None
     texts = [i.text for i in items if isinstance(i, TextDelta)]
-    return texts, error.category, error.message, time.monotonic() - started
+    return texts, error.category, error.message
 
 
 async def test_keep_alives_after_text_do_not_reset_the_idle_timer(wire_server: WireServer) -> None:
     reply = Reply(body=delta("Hello") + delta(" there"), headers=SSE, fault="endless", pause=0.05)
-    texts, category, message, took = await _run(wire_server, reply, idle_timeout=0.6)
+    texts, category, message = await _run(wire_server, reply, idle_timeout=0.6)
     assert texts == ["Hello", " there"]
     assert category == "timeout" and "stalled" in message
-    assert took < 5
 
 
 async def test_only_keep_alives_never_start_a_reply(wire_server: WireServer) -> None:
     reply = Reply(headers=SSE, fault="endless", pause=0.05)
-    texts, category, message, _ = await _run(wire_server, reply, first_byte_timeout=0.6)
+    texts, category, message = await _run(wire_server, reply, first_byte_timeout=0.6)
     assert texts == [] and category == "timeout" and "did not start replying" in message
 
 
 async def test_deltas_forever_stop_at_the_time_limit(wire_server: WireServer) -> None:
     reply = Reply(headers=SSE, fault="endless", repeat=delta("la "), pause=0.02)
-    texts, category, message, took = await _run(wire_server, reply, reply_seconds=1.0)
+    texts, category, message = await _run(wire_server, reply, reply_seconds=1.0)
     assert len(texts) > 5 and set(texts) == {"la "}
     assert category == "limit" and "reply_minutes" in message and "kept" in message
-    assert 0.9 < took < 5
 
 
 async def test_deltas_forever_stop_at_the_size_limit(wire_server: WireServer) -> None:
     reply = Reply(headers=SSE, fault="endless", repeat=delta("x" * 1000), pause=0.001)
-    texts, category, message, _ = await _run(wire_server, reply, reply_bytes=50_000)
+    texts, category, message = await _run(wire_server, reply, reply_bytes=50_000)
     assert 30 < len(texts) <= 50
     assert category == "limit" and "0.05 MB" in message and "reply_mb" in message
 

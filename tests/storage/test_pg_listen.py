@@ -1,11 +1,18 @@
 """The PostgreSQL change listener on a real server: what another connection announces
-bumps the version within a second, our own backends do not, and a restarted server is
-listened to again by itself."""
+bumps the version, our own backends do not, and a restarted server is listened to again
+by itself.
+
+No test here times anything: a notification is pushed (the listener polls nothing), so
+the waits are only there for a stuck test to end. How soon a change arrives is
+``benchmarks/bench_notify.py``'s to measure ("notify latency").
+
+PostgreSQL delivers notifications in the order their transactions committed, so "ours
+were not counted" is checked with a foreign notification sent after ours: once that
+one is counted, ours have been seen too."""
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 
 import psycopg
@@ -35,17 +42,15 @@ def notify(url: str, payload: str = "event") -> int:
         return conn.info.backend_pid
 
 
-def test_a_notify_from_another_connection_bumps_the_version_within_a_second(
+def test_a_notify_from_another_connection_bumps_the_version(
     listener: ChangeListener, pg_url: str
 ) -> None:
     called = threading.Event()
     listener.on_change = called.set
     before = listener.version
     notify(pg_url)
-    started = time.monotonic()
-    wait_for(lambda: listener.version > before, 1.0, poll=0.005)
-    assert time.monotonic() - started < 1.0
-    assert called.wait(1.0)
+    wait_for(lambda: listener.version > before)
+    assert called.wait(20)
     assert listener.version == before + 1
 
 
@@ -57,8 +62,7 @@ def test_notifications_of_our_own_backends_do_not_count(
         before = listener.version
         own.execute("SELECT pg_notify(%s, 'title')", (CHANNEL,))
         notify(pg_url)  # after ours: once it is counted, ours has been seen too
-        wait_for(lambda: listener.version > before, 2.0)
-        time.sleep(0.05)  # nothing else may still be on its way
+        wait_for(lambda: listener.version > before)
         assert listener.version == before + 1
 
 
@@ -79,7 +83,7 @@ def test_a_write_through_the_contract_trigger_is_announced(
         )
         before = listener.version
         conn.execute("INSERT INTO scratch VALUES (1, 'a title')")
-        wait_for(lambda: listener.version > before, 1.0, poll=0.005)
+        wait_for(lambda: listener.version > before)
 
 
 def test_a_restarted_server_is_listened_to_again(
@@ -91,7 +95,7 @@ def test_a_restarted_server_is_listened_to_again(
     wait_for(lambda: listener.connected and listener.version > before, 15)
     after = listener.version
     notify(pg_url)
-    wait_for(lambda: listener.version > after, 1.0, poll=0.005)
+    wait_for(lambda: listener.version > after)
 
 
 def test_an_unreachable_server_is_retried_quietly_and_close_is_prompt(
@@ -103,25 +107,22 @@ def test_an_unreachable_server_is_retried_quietly_and_close_is_prompt(
     wait_for(lambda: found.error, 5)
     assert not found.connected and found.version == 0
     assert "no_such_database_here" in found.error
-    started = time.monotonic()
     found.close()
-    assert time.monotonic() - started < 1.0
-    assert not any(t.name == "ikgui-listen" and t.is_alive() for t in threading.enumerate())
+    wait_for(lambda: not any(t.name == "ikgui-listen" for t in threading.enumerate()))
 
 
-def test_close_stops_a_listening_thread_within_a_second(pg_url: str) -> None:
+def test_close_stops_a_listening_thread(pg_url: str) -> None:
     found = ChangeListener(pg_url)
     found.start()
     wait_for(lambda: found.connected, 10)
     thread = found._thread
-    started = time.monotonic()
     found.close()
-    assert time.monotonic() - started < 1.0
-    assert thread is not None and not thread.is_alive()
+    assert thread is not None
+    wait_for(lambda: not thread.is_alive())  # (it wakes every WAIT to look)
     assert not found.connected
 
 
-def test_a_store_hears_another_store_within_a_second_but_not_its_own_writes(
+def test_a_store_hears_another_store_but_not_its_own_writes(
     pg_url: str,
 ) -> None:
     """Through the real store: its triggers announce, its own connections are known."""
@@ -131,15 +132,16 @@ def test_a_store_hears_another_store_within_a_second_but_not_its_own_writes(
         wait_for(lambda: listener.connected, 10)
         wait_for(lambda: mine.data_version() != first, 2)  # the connect's own bump
         before = mine.data_version()
+        heard = listener.version
         add_conversation(mine, "c-mine", title="Mine")
         mine.append_event("c-mine", "user", "written here", None)
         mine.update_conversation("c-mine", title="Renamed here")
-        time.sleep(0.3)  # long enough for a notification to arrive, were it counted
-        assert mine.data_version() == before
+        notify(pg_url)  # committed after our writes: counted after theirs would be
+        wait_for(lambda: listener.version > heard)
+        assert listener.version == heard + 1
+        before = mine.data_version()
         laptop.update_conversation("c-mine", title="Renamed on the laptop")
-        started = time.monotonic()
-        wait_for(lambda: mine.data_version() != before, 1.0, poll=0.005)
-        assert time.monotonic() - started < 1.0
+        wait_for(lambda: mine.data_version() != before)
         before = mine.data_version()
         laptop.set_tags("c-mine", ["shared"])
-        wait_for(lambda: mine.data_version() != before, 1.0, poll=0.005)
+        wait_for(lambda: mine.data_version() != before)

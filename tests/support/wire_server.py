@@ -51,6 +51,8 @@ CONTENT_TYPES = {
 }
 #: How long a hung handler waits at most before giving up on its own.
 HANG_LIMIT = 30.0
+#: The bound, never listening socket behind ``WireServer.closed_url``.
+_CLOSED: socket.socket | None = None
 _DROPPED_HEADERS = {"transfer-encoding", "content-length", "connection", "keep-alive", "date"}
 _STATUS_TRAILER = re.compile(rb"\n?HTTP (\d{3})\s*\Z")
 _CURL_TRAILER = re.compile(rb"(?m)^curl rc=\d+\s*\Z")
@@ -254,11 +256,16 @@ class WireServer:
 
     @staticmethod
     def closed_url() -> str:
-        """A URL on 127.0.0.1 where nothing listens (connections are refused)."""
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        return f"http://127.0.0.1:{port}"
+        """A URL on 127.0.0.1 where nothing listens (connections are refused).
+
+        Its port stays bound, never listening, for the life of the process: a port let
+        go could be taken meanwhile by another test process running in parallel (a
+        server of its own, an ikgui child), which would then answer."""
+        global _CLOSED
+        if _CLOSED is None:
+            _CLOSED = socket.socket()
+            _CLOSED.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{_CLOSED.getsockname()[1]}"
 
     # -- configuration -----------------------------------------------------------
     def route(self, path: str, reply: Route, method: str = "POST") -> None:

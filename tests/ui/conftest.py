@@ -7,6 +7,7 @@ hook hands it over), so they can await the session directly. Never block in
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,6 +19,20 @@ from tests.support.waiting import wait_until
 __all__ = ["wait_until"]
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+# pytest-qt's Python model tester prints a "modeltest: ..." line for every check it makes,
+# some of them while pytest-qt closes a test's widgets, outside pytest's capture: they
+# went into the progress line. As debug records they show in a failing test's report
+# ("Captured log") and nowhere else.
+_MODELTEST_LOG = logging.getLogger("pytestqt.modeltest")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _modeltest_logs() -> None:
+    from pytestqt.modeltest import ModelTester  # (after pytest-qt has chosen its Qt)
+
+    _MODELTEST_LOG.setLevel(logging.DEBUG)
+    ModelTester._debug = lambda self, text: _MODELTEST_LOG.debug(text)  # type: ignore[method-assign]
 
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]]:

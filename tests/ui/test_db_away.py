@@ -59,7 +59,12 @@ def first_failure(open_window: Callable[[], MainWindow]) -> DatabaseUnreachable:
 
 
 async def test_start_up_with_the_server_away_waits_on_one_page_then_opens_the_window(
-    pg_server: PgServer, pg_url: str, wire_server: WireServer, tmp_path: Path, qtbot: QtBot
+    pg_server: PgServer,
+    pg_url: str,
+    wire_server: WireServer,
+    tmp_path: Path,
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     home = tmp_path / "home"
     write_config(home, wire_server.url)
@@ -68,6 +73,11 @@ async def test_start_up_with_the_server_away_waits_on_one_page_then_opens_the_wi
     error = first_failure(open_window)
     where = f"127.0.0.1:{pg_server.port}"
     assert error.where == where
+    tries: list[None] = []
+    show_trying = DatabaseWaitPage.show_trying
+    monkeypatch.setattr(
+        DatabaseWaitPage, "show_trying", lambda self: tries.append(None) or show_trying(self)
+    )
     waiting = asyncio.ensure_future(open_when_reachable(open_window, error, first_delay=0.2))
     await wait_until(lambda: len(shown(DatabaseWaitPage)) == 1)
     wait = page()
@@ -77,7 +87,7 @@ async def test_start_up_with_the_server_away_waits_on_one_page_then_opens_the_wi
     assert "IKGUI_DATABASE_URL" in wait.hint.text()
     await wait_until(lambda: wait.status.text().startswith("Trying again in"))
     wait.grab().save(str(tmp_path / "database-away.png"))
-    await asyncio.sleep(0.7)  # a few tries fail meanwhile: still the one page, no window
+    await wait_until(lambda: len(tries) >= 3)  # a few tries fail: still the one page, no window
     assert not waiting.done() and not shown(MainWindow) and len(shown(DatabaseWaitPage)) == 1
     pg_server.start()
     window = await asyncio.wait_for(waiting, 30)

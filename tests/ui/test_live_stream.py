@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from ikgui.storage import PeeweeStore, open_store
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.transcript.scrollback_items import ELSEWHERE
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
+from tests.support.waiting import loop_passes
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.store_window import terminal_run
@@ -159,7 +159,7 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         window.drafts.poll_external_changes()  # (the sidebar has seen the new rows)
         bar = window.scrollback.verticalScrollBar()
         bar.setValue(bar.maximum() // 2)
-        await asyncio.sleep(0.1)
+        await loop_passes()
         where = bar.value()
         assert 0 < where < bar.maximum()
         replays = Counted(monkeypatch, writes, "replayed")
@@ -196,7 +196,7 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         laptop.close()
 
 
-async def test_another_machines_growing_reply_shows_within_a_second_on_postgresql(
+async def test_another_machines_growing_reply_shows_as_it_grows_on_postgresql(
     pg_window: MainWindow, pg_url: str, wire_server: WireServer, qtbot: QtBot
 ) -> None:
     conv = await first_exchange(pg_window, wire_server, qtbot)
@@ -204,19 +204,15 @@ async def test_another_machines_growing_reply_shows_within_a_second_on_postgresq
         laptop.append_event(conv, Kind.USER, "from the laptop")
         event = laptop.append_event(conv, Kind.ASSISTANT, "", GROWING)
         await shown_within(lambda: texts(pg_window)[-2:] == ["from the laptop", ""])
-        waits = []
         text = ""
-        for piece in ("one ", "two ", "three"):
+        for piece in ("one ", "two ", "three"):  # each save shows (pushed: the poll is slow)
             text += piece
             laptop.update_event(event.id, text, GROWING)
-            started = time.monotonic()
-            await wait_until(lambda: texts(pg_window)[-1].strip() == text.strip(), 1.0)  # noqa: B023
-            waits.append(time.monotonic() - started)
+            await shown_within(lambda: texts(pg_window)[-1].strip() == text.strip())  # noqa: B023
         laptop.update_event(event.id, MARKDOWN, FINISHED)
         await shown_within(lambda: texts(pg_window)[-1].endswith("The end."))
     assert "**" not in texts(pg_window)[-1]
     assert label_of(pg_window, event.id) == "Assistant  mock-gpt"
-    assert max(waits) < 1.0, waits
 
 
 async def test_a_reply_whose_writer_died_ends_as_stopped(

@@ -6,7 +6,6 @@ one query; and the rows shown afterwards are exactly those of a fresh sidebar.""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ from ikgui.ui.main_window import MainWindow
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
 from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.waiting import loop_passes
 from tests.support.wire_server import WireServer
 from tests.ui.test_window import closed, opened, quiet, reply, write_config
 
@@ -103,7 +103,7 @@ async def send(window: MainWindow, text: str) -> list[str]:
     with statements(window.session.store) as seen:
         await window.run_line(text)
         await quiet(window)
-        await asyncio.sleep(0.05)  # the view's own timers (layout, fetch) run too
+        await loop_passes()  # the view's own timers (layout, fetch) run too
     return [s for s in seen if not s.startswith("--")]  # (not SQLite's own FTS work)
 
 
@@ -113,7 +113,7 @@ async def test_a_send_start_reads_no_page_and_as_much_with_every_row_loaded(
     window = await filled_window(tmp_path, wire_server)
     try:
         await window.first_paint.wait()
-        await asyncio.sleep(0.1)
+        await loop_passes()
         model = window.sidebar.model
         loaded = model.rowCount()
         few = await send(window, "hello")
@@ -121,7 +121,7 @@ async def test_a_send_start_reads_no_page_and_as_much_with_every_row_loaded(
         assert len([s for s in few if CHILDREN in s]) <= 1  # the new row's own
         assert model.rowCount() == loaded + 1  # the new row, no page more
         model.fetch_all()
-        await asyncio.sleep(0.1)
+        await loop_passes()
         assert model.rowCount() > ROOTS
         every = await send(window, "again")
         assert not [s for s in every if LISTING in s]
