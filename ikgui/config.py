@@ -306,10 +306,9 @@ def save_settings(settings: Settings, path: Path, before: Settings | None = None
     # Imported here so that the command line, which only reads the config, stays fast.
     from ikgui.config_save import config_text, write_atomically
 
-    try:
-        text: str | None = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, UnicodeDecodeError):  # none, or not text: written whole
-        text = None
+    # Read as loading does (a regular file of bounded size only): a config.toml that is a
+    # FIFO or a link to a device is replaced whole instead of hanging the save.
+    text = read_config_text(path).text  # None when missing or unreadable: written whole
     new = config_text(settings, before if before is not None else load_settings(path), text)
     if new != text:
         write_atomically(path, new)

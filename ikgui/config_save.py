@@ -232,7 +232,7 @@ def write_atomically(path: Path, text: str) -> None:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        if path.exists():
+        if path.is_file():  # never a FIFO or a device: copying those would hang or fill the disk
             shutil.copy2(path, path.with_name(path.name + ".bak"))
         os.replace(temp_name, path)
     except BaseException:

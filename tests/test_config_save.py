@@ -262,3 +262,21 @@ def test_a_key_edited_in_the_file_meanwhile_is_kept(tmp_path: Path) -> None:
     save_settings(replace(in_force, text_size=120), path, before=in_force)
     text = path.read_text("utf-8")
     assert "reply_minutes = 50" in text and "text_size = 120" in text
+
+
+def test_saving_over_a_fifo_or_a_device_link_replaces_it_without_reading_it(
+    tmp_path: Path,
+) -> None:
+    """Settings → OK on a config.toml that is a named pipe (no writer: reading would wait
+    for ever) or a link to /dev/zero (reading would never end) writes a new file."""
+    fifo = tmp_path / "fifo" / "config.toml"
+    fifo.parent.mkdir()
+    os.mkfifo(fifo)
+    device = tmp_path / "device" / "config.toml"
+    device.parent.mkdir()
+    device.symlink_to("/dev/zero")
+    for path in (fifo, device):
+        save_settings(full_settings(), path)
+        assert path.is_file() and not path.is_symlink()
+        assert load_settings(path) == full_settings()
+        assert not path.with_name("config.toml.bak").exists()
