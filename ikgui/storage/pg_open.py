@@ -145,7 +145,14 @@ def plain_error(target: Target, exc: BaseException, *, writing: bool) -> Storage
     cause = driver_error(exc) or exc
     text = str(cause).lower()
     state = getattr(cause, "sqlstate", None) or ""
-    if "password authentication failed" in text or "no password supplied" in text:
+    if "no password supplied" in text:
+        return StorageError(
+            f"The database at {target.where} wants a password for user {target.user}, and "
+            "none was given. Store it with `ikgui keys set database`, name an environment "
+            "variable that holds it in config.toml ([storage] password_env), or put it in "
+            "~/.pgpass."
+        )
+    if "password authentication failed" in text:
         return StorageError(
             f"The database at {target.where} refused the password for user {target.user}."
         )
