@@ -66,6 +66,14 @@ class Env:
         return self._store
 
     @property
+    def store_name(self) -> str:
+        """The store in use, in words: its SQLite file, or "PostgreSQL user@host:port/db"."""
+        if self._store is None:
+            return str(self.paths.database)
+        path = self._store.dialect.path
+        return str(path) if path is not None else self._store.dialect.describe()
+
+    @property
     def providers(self) -> Providers:
         if self._providers is None:
             self._providers = Providers(self.settings, self.keys)

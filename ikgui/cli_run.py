@@ -24,7 +24,7 @@ from ikgui import cli_output as out
 from ikgui import recovery
 from ikgui.cli_db import database_password, database_status
 from ikgui.domain import exchange
-from ikgui.domain.errors import ProviderError, UsageError, UserError
+from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import DeltaReceived, EventAppended, EventUpdated, Fact
 from ikgui.domain.ids import resolve_ref
@@ -190,6 +190,8 @@ def _run(
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
     error: ProviderError | None = None
+    #: What failed after the reply streamed (the store went away under the title's read).
+    failure: IkguiError | None = None
     interrupted = False
     output = ""
     try:
@@ -199,9 +201,18 @@ def _run(
     except KeyboardInterrupt:
         interrupted = True
     except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
+        _rescue_before_leaving(session, env, args)
         raise BrokenPipeError from None  # ikgui.cli.main exits quietly
+    except IkguiError as exc:
+        if printer.reply is None:  # nothing streamed: the error says it all
+            _rescue_before_leaving(session, env, args)
+            raise
+        failure = exc
+    except BaseException:
+        _rescue_before_leaving(session, env, args)  # whatever failed, the reply is kept
+        raise
     printer.end_line()
-    unsaved = None if args.no_save else recovery.rescue(session, env.paths.database)
+    unsaved = None if args.no_save else _rescue(session, env)
     reply = printer.reply
     if args.json:
         _print_json(session, output, reply, error, interrupted)
@@ -220,9 +231,31 @@ def _run(
         print(session.conversation.id, file=sys.stderr)
     if unsaved:
         out.error(unsaved)
+    elif failure is not None:
+        out.error(failure.line)
     if interrupted:
         return 130
-    return error.exit_code if error is not None else (1 if unsaved else 0)
+    if error is not None:
+        return error.exit_code
+    return failure.exit_code if failure is not None else (1 if unsaved else 0)
+
+
+def _rescue(session: Session, env: Env) -> str | None:
+    """What waits, written to the database in use or to a recovery file (the line to
+    print, or ``None`` when everything is saved)."""
+    return recovery.rescue(session, env.paths.database, env.store_name)
+
+
+def _rescue_before_leaving(session: Session, env: Env, args: argparse.Namespace) -> None:
+    """On the way out by an exception: keep what waits, and say where it went."""
+    if args.no_save:
+        return
+    try:
+        unsaved = _rescue(session, env)
+    except Exception:  # the exception on its way out says what went wrong
+        return
+    if unsaved:
+        out.error(unsaved)
 
 
 class _Terminated(KeyboardInterrupt):
