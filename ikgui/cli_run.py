@@ -84,8 +84,11 @@ class _Printer:
         self.stream = stream
         self.early = early
         self.reply: Event | None = None
-        #: The reply's text printed so far (a ``json``-mode prompt block is held back).
-        self.printed = ""
+        #: The reply's text printed so far, in pieces (a ``json``-mode prompt block is
+        #: held back): joined only at the end, as adding each delta to one string copies
+        #: all that came before (20 MB of small deltas took minutes).
+        self.pieces: list[str] = []
+        self.last = ""  # the last character printed
         self.pipe_closed = False
         self.gate: PromptBlockGate | None = None
         #: The reply's text as printed (decided once: a per-delta ``isatty`` is a syscall).
@@ -101,7 +104,11 @@ class _Printer:
             and fact.event.kind == Kind.ASSISTANT
         ):
             if self.reply is not None and self.reply.id != fact.event.id:
-                self.gate, self.printed = None, ""  # another reply (a command sent one)
+                self.gate, self.pieces, self.last = (
+                    None,
+                    [],
+                    "",
+                )  # another reply (a command sent one)
             self.reply = fact.event
 
     def write(self, text: str, conv_id: str | None) -> None:
@@ -114,7 +121,8 @@ class _Printer:
             self.pipe_closed = True
             self.session.stop(conv_id)
             return
-        self.printed += text
+        self.pieces.append(text)
+        self.last = text[-1]
 
     def end_line(self) -> None:
         """The rest of the reply as shown (what the gate held back but is not the
@@ -125,9 +133,10 @@ class _Printer:
         if reply is not None and self.gate is not None and self.gate.active:
             end = reply.data.get("display_end")
             shown = reply.content[:end] if isinstance(end, int) else reply.content
-            if shown.startswith(self.printed):
-                self.write(shown[len(self.printed) :], reply.conversation_id)
-        if self.printed and not self.printed.endswith("\n"):
+            printed = "".join(self.pieces)
+            if shown.startswith(printed):
+                self.write(shown[len(printed) :], reply.conversation_id)
+        if self.last and self.last != "\n":
             sys.stdout.write("\n")
 
     def say_prompt(self) -> None:
