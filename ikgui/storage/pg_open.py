@@ -163,9 +163,22 @@ def plain_error(target: Target, exc: BaseException, *, writing: bool) -> Storage
         return StorageError(f"The server at {target.where} has no database named {target.dbname}.")
     if state == "28000" or f'role "{target.user.lower()}" does not exist' in text:
         return StorageError(f"The server at {target.where} has no user {target.user}.")
+    if state == "23505" and _constraint(cause).endswith("_pkey"):
+        # A copy killed half-way left the id counters behind the rows it copied.
+        why = (
+            "an `ikgui db copy` into it was stopped before it finished, so new rows cannot "
+            "be added yet; run that `ikgui db copy` again to finish it"
+        )
+        return StorageError(f"Could not write to the database {target.describe()}: {why}.", why)
     why = _first_line(cause)
     verb = "write to" if writing else "read"
     return StorageError(f"Could not {verb} the database {target.describe()}: {why}.", why)
+
+
+def _constraint(cause: BaseException) -> str:
+    """The name of the constraint a driver error broke ("" when unknown)."""
+    diag = getattr(cause, "diag", None)
+    return str(getattr(diag, "constraint_name", None) or "")
 
 
 def _has_input(conn: Any) -> bool:
