@@ -36,6 +36,8 @@ class _Inflate:
         self._raw_tried = False
         self._z = self._new()
         self._input = b""
+        self._next_member = False  # the input after a finished member is being tried
+        self._ended = False  # what follows the last member is not gzip: ignored
 
     def _new(self) -> zlib._Decompress:
         if self._gzip:
@@ -52,9 +54,16 @@ class _Inflate:
 
     def give(self, size: int) -> bytes:
         data, self._input = self._input, b""
+        if self._ended:
+            return b""
         try:
             out = self._z.decompress(data, size)
         except zlib.error:
+            if self._next_member:
+                # Bytes after the last member that do not start another (padding, a
+                # newline): ignored, as httpx and browsers do.
+                self._ended = True
+                return b""
             if self._gzip or self._raw_tried or self._z.eof:
                 raise
             # "deflate" is meant to be zlib-wrapped; some servers send it raw.
@@ -62,11 +71,14 @@ class _Inflate:
             self._z = self._new()
             out = self._z.decompress(data, size)
         self._input = self._z.unconsumed_tail
+        if out:
+            self._next_member = False
         if self._z.eof and self._z.unused_data:
-            # Another gzip member follows (concatenated members are one body).
+            # Another gzip member may follow (concatenated members are one body).
             rest = self._z.unused_data
             self._z = self._new()
             self._input = rest + self._input
+            self._next_member = True
         return out
 
 
