@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,6 +81,40 @@ def test_a_reply_outliving_the_server_goes_to_a_recovery_file(
     assert sep, errors[0]
     saved = Path(where).read_text(encoding="utf-8")
     assert text in saved
+
+
+def test_a_server_back_before_the_run_ends_gets_the_whole_reply(
+    cli: Cli,
+    wire_server: WireServer,
+    pg_server: PgServer,
+    pg_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _config(cli, wire_server, pg_url, monkeypatch)
+
+    def pieces() -> Iterator[bytes]:
+        body = sse(*PIECES)
+        yield body[:200]
+        pg_server.stop()  # gone while the reply streams...
+        yield body[200:-200]
+        pg_server.start()  # ...and back before it ends
+        yield body[-200:]
+
+    def answer(request: ReceivedRequest) -> Reply:
+        if "short title" in json.dumps(request.json()):
+            return _reply("A title")
+        return Reply(headers=(("content-type", "text/event-stream"),), source=pieces)
+
+    wire_server.route("/v1/chat/completions", answer)
+    try:
+        result = cli.process("run", "tell me a long story")
+    finally:
+        if not pg_server.running:
+            pg_server.start()
+    assert result.code == 0, result.err
+    conv = result.err.strip().splitlines()[-1]
+    shown = cli.ok("conv", "show", conv, "--json").json["scrollback"]
+    assert [e["content"] for e in shown] == ["tell me a long story", "".join(PIECES)]
 
 
 def test_a_role_that_cannot_write_is_named_in_the_rescue(
