@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ikgui.cli_db import cmd_db, print_paths
-from ikgui.cli_output import error, print_json, reply, say
+from ikgui.cli_output import error, print_json, reply, say, width
 from ikgui.cli_parser import build_parser
 from ikgui.cli_view import PIN_COMMANDS, TAG_COMMANDS, cmd_context, cmd_show, conv_json
 from ikgui.config import load_settings
 from ikgui.domain import library
 from ikgui.domain.errors import IkguiError, UserError
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.listing import format_listing, format_tree, tag_summary
+from ikgui.domain.listing import cut, format_listing, format_tree, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.safetext import one_line
 from ikgui.domain.settings import Settings
@@ -69,6 +69,14 @@ class Env:
         return self._store
 
     @property
+    def store_name(self) -> str:
+        """The store in use, in words: its SQLite file, or "PostgreSQL user@host:port/db"."""
+        if self._store is None:
+            return str(self.paths.database)
+        path = self._store.dialect.path
+        return str(path) if path is not None else self._store.dialect.describe()
+
+    @property
     def providers(self) -> Providers:
         if self._providers is None:
             self._providers = Providers(self.settings, self.keys)
@@ -102,7 +110,7 @@ def cmd_list(env: Env, args: argparse.Namespace) -> int:
         rows = env.store.listing_rows(
             args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
         )
-        say(format_listing(rows, time.time()))
+        say(format_listing(rows, time.time(), width()))
         return 0
     convs = env.store.list_conversations(
         args.n, agent=args.agent, tags=args.tag or (), trashed=args.trash
@@ -122,10 +130,12 @@ def cmd_search(env: Env, args: argparse.Namespace) -> int:
     if not hits:
         say("No matches.")
         return 0
-    width = max(len(h.conversation.id) for h in hits)
+    id_width = max(len(h.conversation.id) for h in hits)
+    columns = width()
     for hit in hits:
-        title = one_line(hit.conversation.title or "-")
-        say(f"{hit.conversation.id.ljust(width)}  {title}  {one_line(hit.snippet)}".rstrip())
+        title = cut(one_line(hit.conversation.title or "-"), columns // 2)
+        line = f"{hit.conversation.id.ljust(id_width)}  {title}  {one_line(hit.snippet)}"
+        say(cut(line.rstrip(), columns))
     return 0
 
 

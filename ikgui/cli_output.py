@@ -15,7 +15,9 @@ escaped like everything else when stdout is a terminal.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import sys
 from typing import Any, TextIO
 
@@ -29,6 +31,21 @@ def is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError, OSError):
         return False
+
+
+#: How wide a line of a table is when stdout is no terminal (a pipe, a file) and
+#: ``COLUMNS`` says nothing: wide enough for a script, not a 1 MB title.
+PIPE_WIDTH = 300
+#: The narrowest a terminal is taken to be (a cell must still show something).
+NARROWEST = 40
+
+
+def width() -> int:
+    """The columns a table's line may take: the terminal's (or ``COLUMNS``), else
+    :data:`PIPE_WIDTH`."""
+    if is_terminal(sys.stdout) or os.environ.get("COLUMNS", "").strip().isdigit():
+        return max(NARROWEST, shutil.get_terminal_size((PIPE_WIDTH, 24)).columns)
+    return PIPE_WIDTH
 
 
 def say(text: str = "", *, err: bool = False) -> None:

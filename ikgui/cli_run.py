@@ -25,7 +25,7 @@ from ikgui import recovery
 from ikgui.cli_db import database_password, database_status
 from ikgui.domain import exchange
 from ikgui.domain.catalog import parse_choice
-from ikgui.domain.errors import ProviderError, UsageError, UserError
+from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import DeltaReceived, EventAppended, EventUpdated, Fact
 from ikgui.domain.ids import resolve_ref
@@ -92,8 +92,11 @@ class _Printer:
         self.stream = stream
         self.early = early
         self.reply: Event | None = None
-        #: The reply's text printed so far (a ``json``-mode prompt block is held back).
-        self.printed = ""
+        #: The reply's text printed so far, in pieces (a ``json``-mode prompt block is
+        #: held back): joined only at the end, as adding each delta to one string copies
+        #: all that came before (20 MB of small deltas took minutes).
+        self.pieces: list[str] = []
+        self.last = ""  # the last character printed
         self.pipe_closed = False
         self.gate: PromptBlockGate | None = None
         #: The reply's text as printed (decided once: a per-delta ``isatty`` is a syscall).
@@ -109,7 +112,11 @@ class _Printer:
             and fact.event.kind == Kind.ASSISTANT
         ):
             if self.reply is not None and self.reply.id != fact.event.id:
-                self.gate, self.printed = None, ""  # another reply (a command sent one)
+                self.gate, self.pieces, self.last = (
+                    None,
+                    [],
+                    "",
+                )  # another reply (a command sent one)
             self.reply = fact.event
 
     def write(self, text: str, conv_id: str | None) -> None:
@@ -122,7 +129,8 @@ class _Printer:
             self.pipe_closed = True
             self.session.stop(conv_id)
             return
-        self.printed += text
+        self.pieces.append(text)
+        self.last = text[-1]
 
     def end_line(self) -> None:
         """The rest of the reply as shown (what the gate held back but is not the
@@ -133,9 +141,10 @@ class _Printer:
         if reply is not None and self.gate is not None and self.gate.active:
             end = reply.data.get("display_end")
             shown = reply.content[:end] if isinstance(end, int) else reply.content
-            if shown.startswith(self.printed):
-                self.write(shown[len(self.printed) :], reply.conversation_id)
-        if self.printed and not self.printed.endswith("\n"):
+            printed = "".join(self.pieces)
+            if shown.startswith(printed):
+                self.write(shown[len(printed) :], reply.conversation_id)
+        if self.last and self.last != "\n":
             sys.stdout.write("\n")
 
     def say_prompt(self) -> None:
@@ -198,6 +207,8 @@ def _run(
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
     error: ProviderError | None = None
+    #: What failed after the reply streamed (the store went away under the title's read).
+    failure: IkguiError | None = None
     interrupted = False
     output = ""
     try:
@@ -209,9 +220,18 @@ def _run(
         if getattr(exc, "signum", None) == signal.SIGTERM:  # while waiting for the keyring
             _Signals.terminated = True
     except asyncio.CancelledError:  # the printer stopped it: stdout's reader went away
+        _rescue_before_leaving(session, env, args)
         raise BrokenPipeError from None  # ikgui.cli.main exits quietly
+    except IkguiError as exc:
+        if printer.reply is None:  # nothing streamed: the error says it all
+            _rescue_before_leaving(session, env, args)
+            raise
+        failure = exc
+    except BaseException:
+        _rescue_before_leaving(session, env, args)  # whatever failed, the reply is kept
+        raise
     printer.end_line()
-    unsaved = None if args.no_save else recovery.rescue(session, env.paths.database)
+    unsaved = None if args.no_save else _rescue(session, env)
     reply = printer.reply
     if args.json:
         _print_json(session, output, reply, error, interrupted)
@@ -230,9 +250,31 @@ def _run(
         print(session.conversation.id, file=sys.stderr)
     if unsaved:
         out.error(unsaved)
+    elif failure is not None:
+        out.error(failure.line)
     if interrupted:
         return 130
-    return error.exit_code if error is not None else (1 if unsaved else 0)
+    if error is not None:
+        return error.exit_code
+    return failure.exit_code if failure is not None else (1 if unsaved else 0)
+
+
+def _rescue(session: Session, env: Env) -> str | None:
+    """What waits, written to the database in use or to a recovery file (the line to
+    print, or ``None`` when everything is saved)."""
+    return recovery.rescue(session, env.paths.database, env.store_name)
+
+
+def _rescue_before_leaving(session: Session, env: Env, args: argparse.Namespace) -> None:
+    """On the way out by an exception: keep what waits, and say where it went."""
+    if args.no_save:
+        return
+    try:
+        unsaved = _rescue(session, env)
+    except Exception:  # the exception on its way out says what went wrong
+        return
+    if unsaved:
+        out.error(unsaved)
 
 
 class _Terminated(KeyboardInterrupt):

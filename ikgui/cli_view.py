@@ -15,12 +15,12 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from ikgui.cli_output import print_json, reply_safe, say
+from ikgui.cli_output import print_json, reply_safe, say, width
 from ikgui.domain import library
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ids import normalize_tag, resolve_ref
-from ikgui.domain.listing import describe, tag_summary
+from ikgui.domain.listing import cut, describe, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import labels, message_text
 from ikgui.domain.safetext import one_line, terminal_safe
@@ -81,7 +81,7 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
     conv = env.store.get_conversation(conv_id)
     assert conv is not None
     state = replay_conversation(env.store, conv_id)
-    say(f"{conv.id}  {one_line(conv.title or '-')}")
+    say(cut(f"{conv.id}  {one_line(conv.title or '-')}", width()))
     model = f"model {conv.model or '-'} ({conv.provider or '-'})"  # as /model says it
     details = [f"agent {conv.agent or '-'}", model]
     if conv.parent:

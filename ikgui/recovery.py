@@ -32,7 +32,7 @@ def folders(database: Path) -> list[Path]:
     ]
 
 
-def _text(events: list[Event], database: Path) -> str:
+def _text(events: list[Event], database: Path | str) -> str:
     lines = [
         f"# ikgui could not save these to {database} ({iso(time.time())}).",
         "# Oldest first; each starts with a line: --- <conversation> <kind> <time>.",
@@ -46,11 +46,12 @@ def _text(events: list[Event], database: Path) -> str:
     return "\n".join(lines)
 
 
-def write_file(events: list[Event], database: Path) -> Path:
-    """Write ``events`` to a new recovery file; raises ``OSError`` if no folder takes it."""
+def write_file(events: list[Event], database: Path, name: str | None = None) -> Path:
+    """Write ``events`` to a new recovery file (near ``database``; ``name``: the store in
+    use, in words); raises ``OSError`` if no folder takes it."""
     conv_id = events[0].conversation_id if events else "ikgui"
     stem = f"{conv_id if valid_id(conv_id) else 'conversation'}-{time.strftime('%Y%m%d-%H%M%S')}"
-    data = _text(events, database).encode("utf-8")
+    data = _text(events, name or database).encode("utf-8")
     failure: OSError | None = None
     for folder in folders(database):
         try:
@@ -75,11 +76,15 @@ def write_file(events: list[Event], database: Path) -> Path:
     raise failure or OSError("no folder for a recovery file")
 
 
-def rescue(session: Session, database: Path) -> str | None:
+def rescue(session: Session, database: Path, name: str | None = None) -> str | None:
     """After a run: write what waits, or put it in a recovery file.
 
+    ``database``: the SQLite file, or where recovery files go beside (the data folder's
+    ``ikgui.db`` for a server-backed store); ``name``: the store in use as the message
+    names it ("PostgreSQL user@host:5432/db"; default: ``database``).
     Returns the one ``Error:`` line to print, or ``None`` when everything is saved.
     """
+    shown = name or str(database)
     writes = session.writes
     if not writes or writes.flush():
         return None
@@ -87,10 +92,10 @@ def rescue(session: Session, database: Path) -> str | None:
     events = writes.events()
     what = "the reply" if any(e.kind == "assistant" for e in events) else "this change"
     try:
-        path = write_file(events, database)
+        path = write_file(events, database, shown)
     except OSError as exc:
         return (
-            f"Error: could not save {what} to {database} ({why}), nor to a recovery "
+            f"Error: could not save {what} to {shown} ({why}), nor to a recovery "
             f"file ({exc.strerror or exc})"
         )
-    return f"Error: could not save {what} to {database} ({why}); its text is in {path}"
+    return f"Error: could not save {what} to {shown} ({why}); its text is in {path}"

@@ -7,11 +7,14 @@ start-up runs it: ``ikgui conv list`` opens the store and recovers, nothing more
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from ikgui.domain.errors import StorageError
 from ikgui.domain.events import Event
 from ikgui.domain.ports import Store
+
+log = logging.getLogger(__name__)
 
 
 def recover_unfinished(store: Store, alive: Callable[[int], bool]) -> int:
@@ -29,7 +32,13 @@ def recover_unfinished(store: Store, alive: Callable[[int], bool]) -> int:
             continue
         if being_written(store, event.conversation_id):
             continue
-        mark_interrupted(store, event)
+        try:
+            mark_interrupted(store, event)
+        except StorageError as exc:
+            # Reading never waits on a write (a full disk, a role that cannot write):
+            # the reply is shown as stopped all the same, and a later run marks it.
+            log.info("could not mark an unfinished reply as stopped yet: %s", exc)
+            break
         count += 1
     return count
 

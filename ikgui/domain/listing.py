@@ -48,15 +48,29 @@ def tag_summary(tags: Sequence[str], shown: int = TAGS_SHOWN) -> str:
     return ", ".join(tags[:shown]) + f", … and {len(tags) - shown:,} more"
 
 
-def format_listing(conversations: Sequence[Conversation | ListingRow], now: float) -> str:
+#: The widest an AGENT cell is shown (a name from an import may be any length).
+AGENT_WIDTH = 24
+
+
+def cut(text: str, width: int | None) -> str:
+    """``text`` cut to ``width`` characters, "…" marking the cut (``None``: whole)."""
+    if width is None or len(text) <= width:
+        return text
+    return text[: max(width - 1, 0)] + "…"
+
+
+def format_listing(
+    conversations: Sequence[Conversation | ListingRow], now: float, width: int | None = None
+) -> str:
     """The ``ID AGENT MSGS UPDATED TITLE`` table; ``No conversations.`` when empty.
+    ``width``: each line is cut to it (a terminal's columns), the title first.
 
     Written for 10,000 rows in a few milliseconds (``ikgui conv list`` is a new process
     each time): the cells first, then each line in one format."""
     if not conversations:
         return "No conversations."
     ids = [c.id for c in conversations]
-    agents = [one_line(c.agent or "-") for c in conversations]
+    agents = [cut(one_line(c.agent or "-"), AGENT_WIDTH) for c in conversations]
     counts = [str(c.message_count) for c in conversations]
     ages = [relative(c.updated_at, now) for c in conversations]
     titles = [_title(c) for c in conversations]
@@ -66,6 +80,8 @@ def format_listing(conversations: Sequence[Conversation | ListingRow], now: floa
         "".join((a.ljust(w0), b.ljust(w1), c.ljust(w2), d.ljust(w3), e)).rstrip()
         for a, b, c, d, e in zip(*cells, ["TITLE", *titles], strict=True)
     ]
+    if width is not None:
+        lines = [cut(line, width) for line in lines]
     return "\n".join(lines)
 
 

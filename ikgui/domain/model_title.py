@@ -11,7 +11,7 @@ import logging
 from contextlib import aclosing
 
 from ikgui.domain.current import OpenConversation
-from ikgui.domain.errors import IkguiError
+from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.facts import ConversationChanged
 from ikgui.domain.ids import auto_title
@@ -57,7 +57,21 @@ async def title_after_first_reply(
     current: OpenConversation, conv_id: str, reply: Event | None, factory: ProviderFactory
 ) -> str | None:
     """Ask for and store a model title when ``reply`` is ``conv_id``'s first reply and
-    the settings ask for one; returns the title stored (``None``: nothing changed)."""
+    the settings ask for one; returns the title stored (``None``: nothing changed).
+
+    A store that fails here (a server gone while the reply streamed) leaves the first
+    words: the title is a nicety, and the reply waiting to be written must not be lost
+    to it (issue 21 item 1)."""
+    try:
+        return await _title(current, conv_id, reply, factory)
+    except StorageError as exc:
+        log.info("no model title for %s: %s", conv_id, exc)
+        return None
+
+
+async def _title(
+    current: OpenConversation, conv_id: str, reply: Event | None, factory: ProviderFactory
+) -> str | None:
     if reply is None or reply.kind != Kind.ASSISTANT or not reply.content:
         return None
     conv = current.store.get_conversation(conv_id)

@@ -222,6 +222,33 @@ class ErrorContext:
             setting=setting,
         )
 
+    def too_large(self, size: int, what: str = "the reply") -> ProviderError:
+        """The body passed ``size`` bytes once decoded (a decompression bomb, an endless
+        list): reading stopped there; a reply keeps the text that arrived."""
+        limit = f"{size / 1_000_000:g} MB"
+        if what in ("the reply", "one message"):
+            where = "for it" if what == "the reply" else "in one message"
+            return self.make(
+                f"The reply from {self.url} was stopped: the server sent more than {limit} "
+                f"(uncompressed) {where}, far more than a reply's text needs.",
+                "limit",
+                advice="reply_limit",
+                setting="reply_mb",
+            )
+        return self.make(
+            f"{self.server} sent more than {limit} (uncompressed) for {what}; ikgui stopped "
+            "reading it there.",
+            "protocol",
+        )
+
+    def undecodable(self, encoding: str) -> ProviderError:
+        """The body's ``Content-Encoding`` is unknown or its bytes do not decode."""
+        return self.make(
+            f"{self.server} sent a body encoded as {clean(encoding)[:40]!r} that could not "
+            "be decoded.",
+            "protocol",
+        )
+
     def malformed(self, line: str) -> ProviderError:
         excerpt = clean(line)[:80]
         return self.make(

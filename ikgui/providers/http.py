@@ -7,8 +7,11 @@ Timeouts (SPEC §8): ``connect`` (default 10 s) for the TCP/TLS connection;
 than a ping: text, thinking, tool calls, usage): ``: keep-alive`` comments and
 Anthropic's pings keep neither timer going, so a server that only sends keep-alives
 is stopped. Each reply also has an overall limit
-(``reply_seconds``, 30 minutes, and ``reply_bytes``, 20 MB of body): an endless stream
-is cut there, keeping the text that arrived, with a ``limit`` error saying why.
+(``reply_seconds``, 30 minutes, and ``reply_bytes``, 20 MB of text): an endless stream
+is cut there, keeping the text that arrived, with a ``limit`` error saying why. Every
+body is limited by its decoded size as it streams (a compressed bomb never unfolds in
+memory): a reply's at ``FRAMING`` times its text limit, a model list's at
+``MODELS_BODY_LIMIT``, an error body's at ``ERROR_BODY_LIMIT``.
 
 Each reply is read by :class:`~ikgui.providers.reply_stream.ReplyStream`
 (re-exported here).
@@ -20,21 +23,25 @@ import asyncio
 import functools
 import json
 import ssl
+import zlib
 from typing import Any
 
 import httpx
 
 from ikgui.domain import settings
 from ikgui.domain.streaming import ChatRequest
+from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.errors import ErrorContext
 from ikgui.providers.reply_stream import ERROR_BODY_LIMIT, JSON_BODY_LIMIT, ReplyStream
 
 CONNECT_TIMEOUT = 10.0
 FIRST_BYTE_TIMEOUT = 120.0
 IDLE_TIMEOUT = 60.0
-#: The longest one reply may stream, and the most body bytes it may hold.
+#: The longest one reply may stream, and the most text it may hold.
 REPLY_SECONDS = settings.REPLY_SECONDS
 REPLY_BYTES = settings.REPLY_BYTES
+#: The most of a model list that is read, decoded (OpenRouter's ~350 models: ~1 MB).
+MODELS_BODY_LIMIT = 8_000_000
 USER_AGENT = "ikgui/0.1"
 
 
@@ -196,11 +203,19 @@ class HTTPProvider:
         errors = self.errors()
         names: list[str] = []
         params: dict[str, str] | None = None
+        # Only what BodyDecoder undoes (httpx would also offer br/zstd when installed).
+        headers = {**self.headers(), "accept-encoding": "gzip, deflate"}
         for _page in range(20):
             try:
-                async with asyncio.timeout(self.idle_timeout):
-                    response = await self.client().get(
-                        self.models_url(), headers=self.headers(), params=params
+                async with (
+                    asyncio.timeout(self.idle_timeout),
+                    self.client().stream(
+                        "GET", self.models_url(), headers=headers, params=params
+                    ) as response,
+                ):
+                    ok = response.is_success
+                    content = await _read_body(
+                        response, MODELS_BODY_LIMIT if ok else ERROR_BODY_LIMIT, errors
                     )
             except TimeoutError:
                 raise errors.timeout("first_byte", self.idle_timeout) from None
@@ -208,15 +223,17 @@ class HTTPProvider:
                 raise errors.from_exception(
                     exc, streaming=False, connect_timeout=self.connect_timeout
                 ) from exc
-            if not response.is_success:
+            if not ok:
                 raise errors.http_status(
-                    response.status_code, response.content, response.headers, self.models_url()
+                    response.status_code, content or b"", response.headers, self.models_url()
                 )
+            if content is None:
+                raise errors.too_large(MODELS_BODY_LIMIT, "its model list")
             try:
-                body = json.loads(response.content)
+                body = json.loads(content)
             except ValueError:
                 raise errors.not_a_stream(
-                    response.headers.get("content-type", ""), response.content[:64]
+                    response.headers.get("content-type", ""), content[:64]
                 ) from None
             page, params = self.model_names(body)
             names.extend(page)
@@ -232,6 +249,26 @@ class HTTPProvider:
         http, self._http = self._http, None
         if http is not None and not self._pooled:
             await http.aclose()
+
+
+async def _read_body(response: httpx.Response, limit: int, errors: ErrorContext) -> bytes | None:
+    """The body decoded, as it streams; ``None`` once it passes ``limit`` (decoded), or,
+    for an error status, the first ``limit`` bytes (the status is what matters)."""
+    encoding = response.headers.get("content-encoding", "")
+    buffer = bytearray()
+    try:
+        decoder = BodyDecoder(encoding)
+        async for raw in response.aiter_raw():
+            for piece in decoder.feed(raw):
+                room = limit - len(buffer)
+                buffer += piece[:room]
+                if len(piece) > room:
+                    return bytes(buffer) if not response.is_success else None
+    except (UnknownEncoding, zlib.error):
+        if not response.is_success:
+            return bytes(buffer)
+        raise errors.undecodable(encoding) from None
+    return bytes(buffer)
 
 
 __all__ = [

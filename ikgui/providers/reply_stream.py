@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -24,15 +25,22 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from ikgui.domain.errors import ProviderError
-from ikgui.domain.streaming import ChatRequest, StreamItem
+from ikgui.domain.streaming import ChatRequest, StreamItem, TextDelta, ToolCallDelta
+from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.parser import StreamParser
 
 if TYPE_CHECKING:
     from ikgui.providers.http import HTTPProvider
 
-#: The most of an error body or a non-streaming JSON reply that is read.
+#: The most of an error body or a non-streaming JSON reply that is read (decoded).
 ERROR_BODY_LIMIT = 64 * 1024
 JSON_BODY_LIMIT = 16 * 1024 * 1024
+#: The most decoded body bytes per byte of the reply's text allowed (``reply_mb`` counts
+#: the text): SSE and JSON framing around one-character deltas is ~200 bytes each.
+FRAMING = 256
+#: The most decoded bytes without one complete message (an SSE event, an NDJSON line):
+#: what the parser buffers; a body of zeros or one endless line stops there.
+MESSAGE_LIMIT = 16_000_000
 
 
 class ReplyStream:
@@ -54,7 +62,12 @@ class ReplyStream:
         self._end_by = 0.0  # the overall limit of this reply (loop time)
         self._content_at: float | None = None  # when content last came (loop time)
         self._progress = 0  # the parser's progress count when last seen
-        self._received = 0  # body bytes so far
+        self._received = 0  # decoded body bytes so far
+        self._text = 0  # bytes of the reply's text handed on so far (``reply_mb``)
+        self._decoder: BodyDecoder | None = None
+        self._decoded: Iterator[bytes] | None = None  # decoded pieces of the raw chunk
+        self._messages = 0  # the parser's message count when last seen
+        self._since_message = 0  # decoded bytes since a message last completed
         self._head = bytearray()  # the body's first bytes, to quote when it is garbage
         self._started = False  # a body byte arrived
         self._sniffed = False
@@ -67,10 +80,11 @@ class ReplyStream:
         try:
             while True:
                 if self._pending:
-                    return self._pending.popleft()
+                    return self._counted(self._pending.popleft())
                 item = self._next_parsed()
                 if item is not None:
-                    return item  # (``_step`` marks the model active before the next read)
+                    # (``_step`` marks the model active before the next read)
+                    return self._counted(item)
                 if self._failure is not None:
                     raise self._failure
                 if self._state == "done":
@@ -82,6 +96,19 @@ class ReplyStream:
         except BaseException:
             await self.aclose()
             raise
+
+    def _counted(self, item: StreamItem) -> StreamItem:
+        """``item``, its text counted against ``reply_mb`` (the reply's text, not the
+        body's framing); the item that would pass the limit is not handed on."""
+        if isinstance(item, TextDelta):
+            self._text += len(item.text.encode("utf-8", "surrogatepass"))
+        elif isinstance(item, ToolCallDelta) and isinstance(item.arguments, str):
+            self._text += len(item.arguments)
+        else:
+            return item
+        if self._text > self._provider.reply_bytes:
+            raise self._errors.reply_limit(size=self._provider.reply_bytes)
+        return item
 
     async def aclose(self) -> None:
         """Close the HTTP response (idempotent); later ``__anext__`` calls end."""
@@ -177,7 +204,14 @@ class ReplyStream:
                 exc, streaming=False, connect_timeout=provider.connect_timeout
             ) from exc
         response = self._response
-        self._chunks = response.aiter_bytes()
+        # Decoded here, by size (httpx would decode a whole chunk of a gzip bomb at once).
+        encoding = response.headers.get("content-encoding", "")
+        try:
+            self._decoder = BodyDecoder(encoding)
+        except UnknownEncoding:
+            await self._close_response()
+            raise errors.undecodable(encoding) from None
+        self._chunks = response.aiter_raw()
         self._state = "open"
         if not 200 <= response.status_code < 300:
             body = await self._read_upto(ERROR_BODY_LIMIT, strict=False)
@@ -205,6 +239,8 @@ class ReplyStream:
 
     async def _whole_json(self, first: bytes) -> None:
         body = first + await self._read_upto(JSON_BODY_LIMIT)
+        if len(body) >= JSON_BODY_LIMIT and await self._read() is not None:
+            raise self._errors.too_large(JSON_BODY_LIMIT)
         self._state = "done"
         await self._close_response()
         if not body.strip():
@@ -226,15 +262,54 @@ class ReplyStream:
                 chunk = await self._read()
                 if chunk is None:
                     break
-                buffer += chunk
+                buffer += chunk[: limit - len(buffer)]
         except ProviderError:
             if strict:
                 raise
         return bytes(buffer)
 
     async def _read(self) -> bytes | None:
-        """The next body chunk (``None`` at the end) within the first-byte/idle limit
-        (counted from the last content, not the last byte) and the reply's limits."""
+        """The next decoded piece of the body (``None`` at the end) within the
+        first-byte/idle limit (counted from the last content, not the last byte) and the
+        reply's limits: its time, and its decoded size (counted as it is decoded)."""
+        while True:
+            if self._decoded is not None:
+                try:
+                    piece = next(self._decoded, None)
+                except zlib.error:
+                    self._decoded = None
+                    encoding = (
+                        self._response.headers.get("content-encoding", "") if self._response else ""
+                    )
+                    raise self._errors.undecodable(encoding) from None
+                if piece is not None:
+                    return self._measured(piece)
+                self._decoded = None
+            chunk = await self._read_raw()
+            if chunk is None:
+                return None
+            assert self._decoder is not None
+            self._decoded = self._decoder.feed(chunk)
+
+    def _measured(self, piece: bytes) -> bytes:
+        """``piece`` (decoded), counted against the body's limits."""
+        provider = self._provider
+        self._started = True
+        self._parser.interpreter.received = True
+        self._received += len(piece)
+        if len(self._head) < 256:
+            self._head += piece[: 256 - len(self._head)]
+        if self._received > provider.reply_bytes * FRAMING:
+            raise self._errors.too_large(provider.reply_bytes * FRAMING)
+        if self._parser.messages != self._messages:
+            self._messages, self._since_message = self._parser.messages, 0
+        self._since_message += len(piece)
+        if self._since_message > MESSAGE_LIMIT:
+            raise self._errors.too_large(MESSAGE_LIMIT, "one message")
+        return piece
+
+    async def _read_raw(self) -> bytes | None:
+        """The next raw (still encoded) chunk, ``None`` at the end, within the limits."""
         provider = self._provider
         while True:
             if self._content_at is not None:
@@ -259,18 +334,12 @@ class ReplyStream:
                     raise self._errors.cut(received=False) from exc
                 return None
             if chunk:
-                self._started = True
-                self._parser.interpreter.received = True
-                self._received += len(chunk)
-                if len(self._head) < 256:
-                    self._head += chunk[: 256 - len(self._head)]
-                if self._received > provider.reply_bytes:
-                    raise self._errors.reply_limit(size=provider.reply_bytes)
                 return chunk
 
     async def _close_response(self) -> None:
         response, self._response = self._response, None
         chunks, self._chunks = self._chunks, None
+        self._decoded = None
         if response is not None:
             await response.aclose()
         if chunks is not None:

@@ -145,7 +145,14 @@ def plain_error(target: Target, exc: BaseException, *, writing: bool) -> Storage
     cause = driver_error(exc) or exc
     text = str(cause).lower()
     state = getattr(cause, "sqlstate", None) or ""
-    if "password authentication failed" in text or "no password supplied" in text:
+    if "no password supplied" in text:
+        return StorageError(
+            f"The database at {target.where} wants a password for user {target.user}, and "
+            "none was given. Store it with `ikgui keys set database`, name an environment "
+            "variable that holds it in config.toml ([storage] password_env), or put it in "
+            "~/.pgpass."
+        )
+    if "password authentication failed" in text:
         return StorageError(
             f"The database at {target.where} refused the password for user {target.user}."
         )
@@ -156,9 +163,22 @@ def plain_error(target: Target, exc: BaseException, *, writing: bool) -> Storage
         return StorageError(f"The server at {target.where} has no database named {target.dbname}.")
     if state == "28000" or f'role "{target.user.lower()}" does not exist' in text:
         return StorageError(f"The server at {target.where} has no user {target.user}.")
+    if state == "23505" and _constraint(cause).endswith("_pkey"):
+        # A copy killed half-way left the id counters behind the rows it copied.
+        why = (
+            "an `ikgui db copy` into it was stopped before it finished, so new rows cannot "
+            "be added yet; run that `ikgui db copy` again to finish it"
+        )
+        return StorageError(f"Could not write to the database {target.describe()}: {why}.", why)
     why = _first_line(cause)
     verb = "write to" if writing else "read"
     return StorageError(f"Could not {verb} the database {target.describe()}: {why}.", why)
+
+
+def _constraint(cause: BaseException) -> str:
+    """The name of the constraint a driver error broke ("" when unknown)."""
+    diag = getattr(cause, "diag", None)
+    return str(getattr(diag, "constraint_name", None) or "")
 
 
 def _has_input(conn: Any) -> bool:

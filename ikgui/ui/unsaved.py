@@ -133,7 +133,11 @@ class UnsavedIndicator(QWidget):
         await self.session.writes.stop()
         path = getattr(self.session.store, "path", None)  # None: a PostgreSQL store
         database = Path(path) if path is not None else _data_folder() / "ikgui.db"
-        self.rescued = recovery.rescue(self.session, database)
+        # A server's store is named as it is ("PostgreSQL user@host:5432/db"), never the
+        # SQLite file nobody uses (whose folder only takes the recovery file).
+        dialect = getattr(self.session.store, "dialect", None)
+        name = dialect.describe() if path is None and dialect is not None else None
+        self.rescued = recovery.rescue(self.session, database, name)
         if self.rescued:
             print(self.rescued, file=sys.stderr)
         self._tick.stop()

@@ -260,3 +260,39 @@ def test_a_server_lost_mid_copy_is_one_line_and_the_next_run_finishes(
     assert rest.startswith("Copied 0 conversations, ") and " 0 events" not in rest
     with open_store(pg_url) as pg:
         assert dump(pg) == rows
+
+
+def test_writing_to_a_half_copied_database_says_to_finish_the_copy(
+    cli: Cli, tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 13: a copy killed half-way leaves the ids' counters behind the copied
+    rows; a write then says so in one sentence, with what to run (no raw ``DETAIL``)."""
+    monkeypatch.delenv("IKGUI_DATABASE_URL", raising=False)
+    rows = _fill(cli, tmp_path)
+    pages = copy_module._pages
+
+    def killed(model: Any, source: Any, batch: int) -> Iterator[list[Any]]:
+        for number, page in enumerate(pages(model, source, batch)):
+            if model is EventRow and number == 2:
+                raise KeyboardInterrupt  # (as a kill: nothing after it runs)
+            yield page
+
+    monkeypatch.setattr(copy_module.copy_history, "__kwdefaults__", {"progress": None, "batch": 5})
+    monkeypatch.setattr(copy_module, "_pages", killed)
+    # A killed process runs no clean-up: the id counters are not moved past the copy.
+    monkeypatch.setattr(copy_module, "_move_sequences", lambda dest: None)
+    assert cli("db", "copy", "--to", pg_url).code != 0
+    monkeypatch.undo()
+    monkeypatch.setenv("IKGUI_DATABASE_URL", pg_url)
+    result = cli("run", "/title after the stopped copy")
+    assert result.code == 1, result
+    [line] = [line for line in result.err.splitlines() if line.startswith("Error: ")]
+    assert "ikgui db copy" in line and "again" in line, line
+    assert "DETAIL" not in line and "already exists" not in line and "Key (" not in line
+    monkeypatch.delenv("IKGUI_DATABASE_URL")
+    cli.ok("db", "copy", "--to", pg_url)
+    monkeypatch.setenv("IKGUI_DATABASE_URL", pg_url)
+    new = cli.new_id("/title after the copy finished")
+    assert cli.ok("conv", "show", new).code == 0
+    with open_store(pg_url) as pg:
+        assert len(dump(pg)[1]) > len(rows[1])

@@ -49,6 +49,23 @@ def test_without_a_password_the_role_is_refused_in_plain_words(
     assert result.code == 1 and result.err.startswith("Error: ")
     assert "Traceback" not in result.err
     assert not (cli.home / "ikgui.db").exists()
+    # Issue 21 item 14: none was given, so none was refused; where to set one is said.
+    assert "refused" not in result.err and "none was given" in result.err
+    for where in ("ikgui keys set database", "password_env", "~/.pgpass"):
+        assert where in result.err
+
+
+def test_a_wrong_password_is_said_to_be_refused(
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
+    role: tuple[str, str],
+    memory_keyring: MemoryKeyring,
+) -> None:
+    use(cli, monkeypatch, role[0])
+    memory_keyring.set_password("ikgui", "database", "not-the-password")
+    result = cli("conv", "list")
+    assert result.code == 1 and "refused the password" in result.err
+    assert "Traceback" not in result.err
 
 
 def test_the_password_from_the_keyring(

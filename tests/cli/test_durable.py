@@ -79,6 +79,66 @@ def test_a_reply_that_cannot_be_saved_goes_to_a_recovery_file(
     assert [e["kind"] for e in shown][:3] == ["user", "assistant", "user"]
 
 
+#: Holds a read transaction on the database (``argv[1]``), so its write-ahead log stays
+#: and a writer must grow it; touches ``argv[2]`` once it holds it.
+HOLDER = """
+import sqlite3, sys, time, pathlib
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN")
+db.execute("SELECT count(*) FROM event").fetchone()
+pathlib.Path(sys.argv[2]).touch()
+time.sleep(120)
+"""
+
+
+def test_after_a_rescue_on_a_full_disk_reading_still_works(
+    cli: Cli, local: WireServer, spare_tmp: Path
+) -> None:
+    """Issue 21 item 2: the reply left unfinished on the full disk is marked at start-up,
+    but that write failing never stops ``conv list``, ``show`` or ``search``: the marking
+    waits for a later run, with room."""
+    local.route("/v1/chat/completions", sse_reply("hi"))
+    conv = cli.new_id("hello")
+    local.route("/v1/chat/completions", sse_reply(*PIECES, pause=0.001))
+    staged = cli.home.parent / "staged"
+    subprocess.run(["cp", "-a", str(cli.home), str(staged)], check=True)
+    python = shlex.quote(sys.executable)
+    home = shlex.quote(str(cli.home))
+    reads = " ".join(
+        f"; echo '=== {' '.join(args)}'; {python} -m ikgui {' '.join(args)} 2>&1"
+        for args in (("conv", "list"), ("conv", "show", conv), ("conv", "search", "hello"))
+    )
+    # The reply's last write fails on the full disk (it goes to a recovery file), so it is
+    # left "streaming"; then the last bytes of the disk are taken while another reader
+    # holds the log open: the database opens for writing, but no write fits.
+    ready = shlex.quote(str(spare_tmp / "holding"))
+    script = (
+        f"mount -t tmpfs -o size=400k tmpfs {home} && cp -a {shlex.quote(str(staged))}/. {home} "
+        f"&& {python} -m ikgui run -c {conv} 'tell me everything' > /dev/null 2>&1; "
+        f"{python} -c {shlex.quote(HOLDER)} {home}/ikgui.db {ready} > /dev/null 2>&1 & "
+        "holder=$!; "
+        f"while [ ! -e {ready} ]; do sleep 0.01; done; "
+        f"dd if=/dev/zero of={home}/filler bs=1k > /dev/null 2>&1; echo '=== filled' {reads}; "
+        "kill $holder"
+    )
+    env = dict(os.environ, IKGUI_HOME=str(cli.home), TMPDIR=str(spare_tmp))
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    sections = dict(part.split("\n", 1) for part in done.stdout.split("=== ")[1:] if "\n" in part)
+    reading = done.stdout.partition("=== filled")[2]
+    assert "disk is full" not in reading, reading
+    assert "Traceback" not in reading and "unexpectedly" not in reading
+    assert conv in sections["conv list"], done.stdout
+    assert "hello" in sections[f"conv show {conv}"], done.stdout
+    assert conv in sections["conv search hello"], done.stdout
+
+
 def _slow(text: str, n: int = 40, pause: float = 0.05) -> Reply:
     parts = sse(*[f"{text}{i} " for i in range(n)]).split(b"\n\n")
     return Reply(

@@ -11,6 +11,9 @@ qasync loop of UI tests and ``ikgui`` subprocesses alike::
         ...  # point a provider at server.url
         server.requests[-1].json()                     # what the client sent
 
+A ``source`` makes the body as it is sent (a decompression bomb of gigabytes is never
+held in memory: see ``tests/providers/test_bombs.py``).
+
 Faults: ``delay`` before the status line, ``first_byte_delay`` after the headers,
 ``pause`` between body pieces, and ``fault`` = ``"hang"`` (never answer), ``"stall"``
 (stop sending after ``fault_after`` body bytes and keep the connection open),
@@ -30,7 +33,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -149,6 +152,8 @@ class Reply:
     fault_after: int = 0  # body bytes sent before a stall/cut/reset
     chunked: bool = True  # Transfer-Encoding: chunked, else Content-Length
     repeat: bytes = b": keep-alive\n\n"  # what "endless" sends over and over
+    #: Or pieces made as they are sent (a body too big to hold: a decompression bomb).
+    source: Callable[[], Iterable[bytes]] | None = None
 
     def pieces(self) -> list[bytes]:
         if self.chunks is not None:
@@ -350,6 +355,8 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.fault == "hang":
             release.wait(HANG_LIMIT)
             return self._drop()
+        if reply.source is not None:
+            return self._send_made(reply)
         pieces = reply.pieces()
         chunked = reply.chunked or reply.fault is not None
         lines = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}"]
@@ -375,6 +382,17 @@ class _Handler(BaseHTTPRequestHandler):
             return self._fault(reply.fault, release)
         if chunked:
             self.wfile.write(b"0\r\n\r\n")
+
+    def _send_made(self, reply: Reply) -> None:
+        """A body made piece by piece as it is sent (chunked), never held whole."""
+        assert reply.source is not None
+        lines = [f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}"]
+        lines += [f"{k}: {v}" for k, v in reply.headers]
+        lines.append("transfer-encoding: chunked")
+        self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        for piece in reply.source():
+            self._write(piece, chunked=True)
+        self.wfile.write(b"0\r\n\r\n")
 
     def _write(self, piece: bytes, chunked: bool) -> None:
         if not piece:

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
+from ikgui.domain import pending
 from ikgui.domain.errors import DatabaseUnreachable
 from ikgui.storage import open_store
 from ikgui.ui.db_wait import DatabaseWaitPage, open_when_reachable
@@ -229,3 +230,55 @@ async def test_ikgui_started_with_the_server_away_opens_once_it_answers(
     database = pg_url.rsplit("/", 1)[1]
     assert out.splitlines() == [f"MAIN PostgreSQL ikgui@{where}/{database}", "EXIT 0"]
     assert "Traceback" not in err
+
+
+async def test_what_waits_is_written_as_soon_as_the_listener_hears_the_server(
+    pg_server: PgServer,
+    pg_url: str,
+    wire_server: WireServer,
+    tmp_path: Path,
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 21 item 15: the retry loop's timer is made an hour long here, so the write
+    that lands once the server is back can only come from the change listener noticing
+    it reconnected (the window used to wait for the loop: up to 25 s)."""
+    monkeypatch.setattr(pending, "FIRST_DELAY", 3600.0)
+    monkeypatch.setattr(pending, "MAX_DELAY", 3600.0)
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    window = window_over(open_store(pg_url), home)
+    window.show()
+    await quiet(window)
+    try:
+        await wait_until(lambda: window.store.listener.connected)  # type: ignore[attr-defined]
+        words = [f"w{i} " for i in range(60)]
+        wire_server.route("/v1/chat/completions", reply(*words, pause=0.04))
+        await type_and_send(qtbot, window, "tell me a story")
+        await wait_until(lambda: any(t.startswith("w0 w1") for t in texts(window)))
+        conv = window.current_id
+        await asyncio.to_thread(pg_server.stop)
+        await wait_until(lambda: bool(window.session.writes), 10)
+        await settle(window)  # the reply streamed to its end, kept in memory
+        assert window.session.writes
+        flushes = 0
+        flush = window.session.writes.flush
+
+        def counted() -> bool:
+            nonlocal flushes
+            flushes += 1
+            return flush()
+
+        monkeypatch.setattr(window.session.writes, "flush", counted)
+        await asyncio.to_thread(pg_server.start)
+        # No click on "Retry now", and the loop's next try is an hour away.
+        await wait_until(lambda: not window.session.writes, 30)
+        assert flushes >= 1
+        full = "".join(words).strip()
+        with open_store(pg_url) as fresh:
+            stored = [(e.kind, e.content.strip()) for e in fresh.events(conv)]
+            assert stored == [("user", "tell me a story"), ("assistant", full)]
+    finally:
+        await closed(window)
+    assert "Traceback" not in capfd.readouterr().err

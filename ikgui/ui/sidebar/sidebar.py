@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.domain.errors import DatabaseUnreachable
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
@@ -201,9 +202,15 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.view.updateGeometries()  # (Qt then fetches if the last row is in view)
 
     def refresh_conversation(self, conv_id: str) -> None:
-        """Show one conversation's new state (inserted at its place if it is new)."""
+        """Show one conversation's new state (inserted at its place if it is new).
+
+        A database server that does not answer leaves the row as it is: the poll shows
+        the new state once the server is back (a reply can end while it is away)."""
         shown = self.model.conversation(self.model.index_of(conv_id))
-        conv = self.model.refresh(conv_id)
+        try:
+            conv = self.model.refresh(conv_id)
+        except DatabaseUnreachable:
+            return
         if conv is not None:
             self.search_model.update_conversation(conv)
             if shown is None or shown.tags != conv.tags or not self.tag_filter.knows(conv.tags):

@@ -5,7 +5,8 @@ changed in another process.
 On PostgreSQL the store's change listener (``store.listener``: LISTEN/NOTIFY on a thread
 of its own) also announces what another machine wrote: its callback queues a signal to
 this thread, and the window re-reads within ``SOON_MS`` instead of at the next poll (the
-poll stays, as the fallback)."""
+poll stays, as the fallback). The same signal tells that the server answers again (the
+listener announces each reconnection): changes waiting to be written are retried then."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ class DraftsAndPolling(QObject):
         self._soon_timer.setInterval(SOON_MS)
         self._soon_timer.timeout.connect(self.poll_external_changes)
         self.changed_elsewhere.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
+        self.changed_elsewhere.connect(self._server_answers, Qt.ConnectionType.QueuedConnection)
         self._listener: Any = None
         #: A draft the database did not take (its server was away): saved at the next poll.
         self._draft_waits = False
@@ -85,6 +87,14 @@ class DraftsAndPolling(QObject):
         steady stream of changes is still shown every ``SOON_MS``)."""
         if not self._soon_timer.isActive() and self._poll_timer.isActive():
             self._soon_timer.start()
+
+    def _server_answers(self) -> None:
+        """The listener heard from the server (it is connected again, or another machine
+        wrote): what waits to be written is tried now, not at the retry loop's next step
+        (up to half a minute away once it has backed off)."""
+        window = self.window
+        if window.session.writes and self._listener is not None:
+            window.unsaved.retry_now()
 
     # -- drafts ----------------------------------------------------------------------------
     def save_draft(self) -> None:
