@@ -13,11 +13,13 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QToolTip, QWidget
 from pytestqt.qtbot import QtBot
 
+from ikgui.ui.main_window import MainWindow
+from ikgui.ui.prompt.working_prompt import COLLAPSED_WIDTH
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.styled import app_styled, gone
-from tests.ui.test_window import closed, opened, write_config
+from tests.ui.test_window import closed, opened, reply, settle, type_and_send, write_config
 
 __all__ = ["wire_server", "wire_server_session"]
 
@@ -73,5 +75,58 @@ async def test_a_shown_tooltip_reads_against_its_background(
             assert text_contrast(image) >= 4.5
         finally:
             QToolTip.hideText()
+            await closed(win)
+            gone(win)
+
+
+def blank_at_the_right(win: MainWindow) -> int:
+    """Pixels between the transcript's right edge and the window's, beside the working
+    prompt collapsed to its toggle and the splitter's handle."""
+    stack = win.centre_stack
+    right = stack.mapTo(win, stack.rect().topRight()).x() + 1
+    return win.width() - right - win.working.width() - win.splitter.handleWidth()
+
+
+async def roomy(win: MainWindow, width: int = 1340, height: int = 820) -> None:
+    win.resize(width, height)
+    await wait_until(lambda: win.width() == width)
+    for _ in range(5):  # the layouts settle in posted events
+        QApplication.processEvents()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_no_blank_column_beside_a_conversation_without_a_working_prompt(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot, theme: str
+) -> None:
+    with app_styled(theme):
+        first = await opened(tmp_path / "first", check_timeout=0.5)  # the first run
+        try:
+            for width in (1340, 1920, 800):
+                await roomy(first, width, 700)
+                assert first.working.collapsed
+                assert first.working.width() <= COLLAPSED_WIDTH
+                assert blank_at_the_right(first) <= 2, width
+        finally:
+            await closed(first)
+            gone(first)
+        home = tmp_path / "home"
+        write_config(home, wire_server.url, prompt_mode="off")
+        win = await opened(home)
+        try:
+            wire_server.route("/v1/chat/completions", reply("The aurora ", "borealis glows."))
+            await type_and_send(qtbot, win, "northern lights")
+            await settle(win)
+            await roomy(win)
+            assert win.working.collapsed and blank_at_the_right(win) <= 2
+            win.prompt_panel.toggle()  # shown, then put away again: still no gap
+            await roomy(win, 1341)
+            assert not win.working.collapsed
+            win.prompt_panel.toggle()
+            await roomy(win, 1340)
+            assert win.working.collapsed and blank_at_the_right(win) <= 2
+            # the transcript takes all but the sidebar, the toggle and the handles
+            room = win.width() - win.sidebar.width() - COLLAPSED_WIDTH
+            assert win.centre_stack.width() >= room - 2 * win.splitter.handleWidth() - 4
+        finally:
             await closed(win)
             gone(win)
