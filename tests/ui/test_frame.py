@@ -130,3 +130,70 @@ async def test_no_blank_column_beside_a_conversation_without_a_working_prompt(
         finally:
             await closed(win)
             gone(win)
+
+
+def f6_stops(win: MainWindow, qtbot: QtBot, start: QWidget) -> list[QWidget]:
+    """Press F6 from ``start`` until the keyboard is back there: every stop on the way."""
+    start.setFocus()
+    stops: list[QWidget] = []
+    for _ in range(10):
+        focus = QApplication.focusWidget()
+        assert focus is not None
+        qtbot.keyClick(focus, Qt.Key.Key_F6)
+        now = QApplication.focusWidget()
+        assert now is not None and now is not focus, "F6 left the keyboard where it was"
+        if now is start:
+            return stops
+        stops.append(now)
+    raise AssertionError(f"F6 never came back: {[w.objectName() for w in stops]}")
+
+
+def assert_visible_and_shown_focused(win: MainWindow, qtbot: QtBot, start: QWidget) -> None:
+    stops = f6_stops(win, qtbot, start)
+    assert win.working.toggle not in stops
+    looks = {}
+    for stop in [start, *stops]:
+        stop.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        assert stop.isVisible() and stop.width() > 0 and stop.height() > 0, stop.objectName()
+        looks[stop] = stop.grab().toImage()
+    for stop, focused in looks.items():  # seen again without the keyboard: it looks other
+        other = start if stop is not start else stops[0]
+        other.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        if stop is win.sidebar.view:
+            continue  # the sidebar's own focus ring is the sidebar's (issue 20, item 17)
+        assert stop.grab().toImage() != focused, f"{stop.objectName()} shows no focus"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_every_f6_stop_is_shown_and_shows_the_keyboard(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot, theme: str
+) -> None:
+    with app_styled(theme):
+        first = await opened(tmp_path / "first", check_timeout=0.5)  # the welcome
+        try:
+            first.activateWindow()
+            assert first.working.collapsed
+            assert_visible_and_shown_focused(first, qtbot, first.prompt)
+        finally:
+            await closed(first)
+            gone(first)
+        home = tmp_path / "home"
+        write_config(home, wire_server.url, prompt_mode="off")
+        win = await opened(home)
+        try:
+            wire_server.route("/v1/chat/completions", reply("The aurora ", "borealis glows."))
+            await type_and_send(qtbot, win, "northern lights")
+            await settle(win)
+            win.activateWindow()
+            assert win.working.collapsed
+            qtbot.keyClick(win.prompt, Qt.Key.Key_F6)  # from the prompt: not the toggle
+            assert QApplication.focusWidget() is not win.working.toggle
+            assert_visible_and_shown_focused(win, qtbot, win.prompt)
+            win.prompt_panel.toggle()  # shown: its editor is a stop
+            assert win.working.editor in f6_stops(win, qtbot, win.prompt)
+            await roomy(win, 800, 600)  # narrow: the sidebar is put away, no stop
+            assert not win.sidebar.isVisible()
+            assert win.sidebar.view not in f6_stops(win, qtbot, win.prompt)
+        finally:
+            await closed(win)
+            gone(win)

@@ -81,16 +81,18 @@ class WindowKeys:
 
     # -- panes --------------------------------------------------------------------------
     def panes(self) -> list[tuple[QWidget, QWidget]]:
-        """Where F6 goes, in order, the ones shown now: ``(pane, what takes the keys)``."""
+        """Where F6 goes, in order, the ones shown now: ``(pane, what takes the keys)``.
+        A part put away is no stop (issue 20, item 17): the working prompt collapsed to
+        its toggle (Ctrl+Shift+P opens it), the sidebar hidden in a narrow window."""
         w = self.window
-        working = w.working.toggle if w.working.collapsed else w.working.editor
         centre = w.centre_stack.currentWidget() or w.centre_stack
         candidates = [
             (w.sidebar, w.sidebar.view),
             (w.centre_stack, centre),
             (w.prompt, w.prompt),
-            (w.working, working),
         ]
+        if not w.working.collapsed:
+            candidates.append((w.working, w.working.editor))
         found = [(p, _takes_focus(t)) for p, t in candidates if t.isVisible() and t.isEnabled()]
         return [(p, t) for p, t in found if t is not None]
 
