@@ -10,11 +10,22 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QToolTip, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialogButtonBox,
+    QFileDialog,
+    QProxyStyle,
+    QStyle,
+    QStyleFactory,
+    QToolTip,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
+from ikgui.app import open_demo
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.prompt.working_prompt import COLLAPSED_WIDTH
+from ikgui.ui.window.export_file import documents, file_name
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
@@ -194,6 +205,102 @@ async def test_every_f6_stop_is_shown_and_shows_the_keyboard(
             await roomy(win, 800, 600)  # narrow: the sidebar is put away, no stop
             assert not win.sidebar.isVisible()
             assert win.sidebar.view not in f6_stops(win, qtbot, win.prompt)
+        finally:
+            await closed(win)
+            gone(win)
+
+
+def as_shown(title: str, display_name: str = "ikgui") -> str:
+    """A window title as Qt hands it to the desktop: the application's display name is
+    added unless the title ends with it (``QPlatformWindow::formatWindowTitle``)."""
+    return title if title.endswith(display_name) else f"{title} — {display_name}"
+
+
+async def test_the_demo_s_title_names_the_app_once(tmp_path: Path, qtbot: QtBot) -> None:
+    win = await opened(tmp_path / "home", check_timeout=0.3)
+    demo: MainWindow = open_demo()
+    try:
+        demo.chrome.refresh()
+        shown = as_shown(demo.windowTitle())
+        assert shown.count("ikgui") == 1 and "read-only" in shown, shown
+        assert as_shown(win.windowTitle()).count("ikgui") == 1
+    finally:
+        await closed(demo)
+        await closed(win)
+
+
+async def test_export_starts_in_documents_under_the_title(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def save_as(parent: QWidget, caption: str, start: str, kinds: str) -> tuple[str, str]:
+        asked.append((caption, start))
+        return "", ""  # cancelled
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_as))
+    home = tmp_path / "home"
+    write_config(home, wire_server.url, prompt_mode="off")
+    win = await opened(home)
+    try:
+        wire_server.route("/v1/chat/completions", reply("Fine."))
+        await type_and_send(qtbot, win, "plans")
+        await settle(win)
+        win.sidebar.rename_requested.emit(win.current_id, 'Plans: Q3/Q4 "draft"?\u202e')
+        await wait_until(lambda: win.session.conversation.title.startswith("Plans"))
+        win.toolbar_actions["actionExport"].trigger()
+        assert len(asked) == 1
+        start = Path(asked[0][1])
+        assert start.parent == documents() and start.parent != Path.cwd()
+        assert start.name == "Plans Q3 Q4 draft.json"
+    finally:
+        await closed(win)
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Trip planning: Lofoten in March", "Trip planning Lofoten in March.json"),
+        ("../../etc/passwd", "etc passwd.json"),
+        ("a\nb\tc\u200fd", "a b c d.json"),
+        ("CON", "abc123.json"),
+        ("...", "abc123.json"),
+        ("", "abc123.json"),
+        ("x" * 200, "x" * 80 + ".json"),
+    ],
+)
+def test_an_export_s_file_name_is_the_title_made_safe(title: str, name: str) -> None:
+    assert file_name(title, "abc123") == name
+
+
+class StockIcons(QProxyStyle):
+    """Fusion as a Linux desktop's theme makes it: stock icons on dialog buttons."""
+
+    def styleHint(self, hint, option=None, widget=None, data=None):  # type: ignore[no-untyped-def]
+        if hint == QStyle.StyleHint.SH_DialogButtonBox_ButtonsHaveIcons:
+            return 1
+        return super().styleHint(hint, option, widget, data)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_dialog_buttons_carry_no_stock_icons(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot, theme: str
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    with app_styled(theme) as app:
+        app.setStyle(StockIcons(QStyleFactory.create("Fusion")))
+        win = await opened(home)
+        try:
+            win.open_settings()
+            dialogs = [win.settings_dialog, win.keys.show_shortcuts()]
+            boxes = [b for d in dialogs for b in d.findChildren(QDialogButtonBox)]
+            assert len(boxes) >= 2
+            for box in boxes:
+                for button in box.buttons():
+                    assert button.icon().isNull(), f"{button.text()} has a stock icon"
+            for dialog in dialogs:
+                dialog.close()
         finally:
             await closed(win)
             gone(win)

@@ -57,7 +57,7 @@ class ChromePresenter:
         failed = bool(shown) and shown[-1].kind == Kind.ERROR  # its card says why
         window.status_stream.setText("Streaming…" if streaming else "Failed" if failed else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
-        window.setWindowTitle(f"{window_title(title)} — ikgui{window.policy.title_suffix}")
+        window.setWindowTitle(f"{window_title(title)}{window.policy.title_suffix} — ikgui")
         window.policy.restrict(window)
         if actions.current_model() != (session.model or ""):
             actions.set_models(actions.model_names(), session.model)

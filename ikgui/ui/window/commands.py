@@ -18,6 +18,7 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.window.export_file import file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
 from ikgui.ui.window.trash import empty_trash
 
@@ -242,7 +243,8 @@ class WindowCommands:
     def export(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:
             self.open_conversation(conv_id)
-        path = self.window.ask_save_path(f"{conv_id}.json")
+        conv = self.window.store.get_conversation(conv_id)
+        path = self.window.ask_save_path(file_name(conv.title if conv else "", conv_id))
         if path:
             fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
             self.run("export", fmt=fmt, path=path)
