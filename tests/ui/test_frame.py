@@ -304,3 +304,59 @@ async def test_dialog_buttons_carry_no_stock_icons(
         finally:
             await closed(win)
             gone(win)
+
+
+async def test_the_centre_shows_the_title_and_a_click_renames_it(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url, prompt_mode="off")
+    win = await opened(home)
+    try:
+        header = win.pane.title_header
+        assert not header.isVisible()  # the first run's welcome: nothing named yet
+        wire_server.route("/v1/chat/completions", reply("Fine."))
+        await type_and_send(qtbot, win, "plans")
+        await settle(win)
+        conv_id = win.current_id
+        assert header.isVisible() and header.shown_text() == win.session.conversation.title
+        win.toolbar_actions["actionNew"].trigger()
+        await wait_until(lambda: win.current_id != conv_id)
+        assert header.shown_text() == "New conversation"
+        qtbot.mouseClick(header.button, Qt.MouseButton.LeftButton)  # not stored yet
+        assert header.currentWidget() is header.button
+        win.open_conversation(conv_id)
+        await wait_until(lambda: win.current_id == conv_id)
+        qtbot.mouseClick(header.button, Qt.MouseButton.LeftButton)
+        assert header.currentWidget() is header.editor and header.editor.hasSelectedText()
+        qtbot.keyClicks(header.editor, "Trips <b>&</b> plans")  # typed over the old title
+        qtbot.keyClick(header.editor, Qt.Key.Key_Return)
+        await wait_until(lambda: win.store.get_conversation(conv_id).title == "Trips <b>&</b> plans")  # type: ignore[union-attr]
+        await wait_until(lambda: header.shown_text() == "Trips <b>&</b> plans")  # plain
+        assert header.currentWidget() is header.button
+        qtbot.mouseClick(header.button, Qt.MouseButton.LeftButton)  # Escape: unchanged
+        qtbot.keyClicks(header.editor, "never")
+        qtbot.keyClick(header.editor, Qt.Key.Key_Escape)
+        assert win.store.get_conversation(conv_id).title == "Trips <b>&</b> plans"  # type: ignore[union-attr]
+        long = "A very long title about the northern lights over the fjord " * 4
+        win.sidebar.rename_requested.emit(conv_id, long.strip())  # renamed elsewhere
+        await wait_until(lambda: header.shown_text().endswith("…"))
+        assert header.shown_text().startswith("A very long title")
+        assert header.button.width() <= win.pane.width()
+        assert win.minimumWidth() <= 800  # a long title never widens the window
+    finally:
+        await closed(win)
+
+
+async def test_the_demo_s_title_is_not_renamed(tmp_path: Path, qtbot: QtBot) -> None:
+    win = await opened(tmp_path / "home", check_timeout=0.3)
+    demo: MainWindow = open_demo()
+    try:
+        header = demo.pane.title_header
+        before = header.title
+        assert before and header.isVisible()
+        qtbot.mouseClick(header.button, Qt.MouseButton.LeftButton)
+        assert header.currentWidget() is header.button and header.title == before
+    finally:
+        await closed(demo)
+        await closed(win)

@@ -58,6 +58,9 @@ class ChromePresenter:
         window.status_stream.setText("Streaming…" if streaming else "Failed" if failed else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
         window.setWindowTitle(f"{window_title(title)}{window.policy.title_suffix} — ikgui")
+        named = conv.title or ("Untitled conversation" if session.saved else "New conversation")
+        renamable = session.saved and not window.policy.read_only
+        window.pane.title_header.set_title(named, renamable)
         window.policy.restrict(window)
         if actions.current_model() != (session.model or ""):
             actions.set_models(actions.model_names(), session.model)

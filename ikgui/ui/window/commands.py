@@ -60,6 +60,9 @@ class WindowCommands:
         w.banner.settings_requested.connect(lambda: w.open_settings("providers"))
         w.pane.setup_requested.connect(lambda: w.open_settings("providers"))
         w.pane.demo_requested.connect(w.open_demo)
+        w.pane.title_header.rename_requested.connect(
+            lambda title: self.guard(s.rename, w.current_id, title)
+        )
 
         bar = w.sidebar
         bar.conversation_activated.connect(self.open_conversation)
