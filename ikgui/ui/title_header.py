@@ -138,7 +138,13 @@ class TitleHeader(QStackedWidget):
             if kind == QEvent.Type.KeyPress and escape:
                 self.cancel_editing()
                 return True
-            if kind == QEvent.Type.FocusOut and isinstance(event, QFocusEvent):
-                if event.reason() != Qt.FocusReason.PopupFocusReason:  # (its own menu)
-                    self.finish_editing()  # as the sidebar's editor: leaving keeps it
+            if self._left(event):
+                self.finish_editing()  # as the sidebar's editor: leaving keeps it
         return super().eventFilter(watched, event)
+
+    @staticmethod
+    def _left(event: QEvent) -> bool:
+        """The editor lost the keyboard (not to its own context menu)."""
+        if not isinstance(event, QFocusEvent) or event.type() != QEvent.Type.FocusOut:
+            return False
+        return event.reason() != Qt.FocusReason.PopupFocusReason

@@ -331,7 +331,8 @@ async def test_the_centre_shows_the_title_and_a_click_renames_it(
         assert header.currentWidget() is header.editor and header.editor.hasSelectedText()
         qtbot.keyClicks(header.editor, "Trips <b>&</b> plans")  # typed over the old title
         qtbot.keyClick(header.editor, Qt.Key.Key_Return)
-        await wait_until(lambda: win.store.get_conversation(conv_id).title == "Trips <b>&</b> plans")  # type: ignore[union-attr]
+        renamed = "Trips <b>&</b> plans"
+        await wait_until(lambda: win.store.get_conversation(conv_id).title == renamed)  # type: ignore[union-attr]
         await wait_until(lambda: header.shown_text() == "Trips <b>&</b> plans")  # plain
         assert header.currentWidget() is header.button
         qtbot.mouseClick(header.button, Qt.MouseButton.LeftButton)  # Escape: unchanged

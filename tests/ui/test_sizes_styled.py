@@ -64,9 +64,7 @@ async def sidebar_shown(window: MainWindow) -> None:
     await wait_until(lambda: window.sidebar.isVisible())
 
 
-async def sidebar_and_working_prompt(
-    window: MainWindow, server: WireServer, qtbot: QtBot
-) -> None:
+async def sidebar_and_working_prompt(window: MainWindow, server: WireServer, qtbot: QtBot) -> None:
     """Issue 20, item 14: beside the sidebar the transcript was ~295 px, the prompt's
     placeholder cut; too narrow for both, the sidebar lies over the transcript."""
     await working_prompt(window, server, qtbot)

@@ -247,7 +247,7 @@ class WindowCommands:
         if conv_id != self.window.current_id:
             self.open_conversation(conv_id)
         conv = self.window.store.get_conversation(conv_id)
-        path = self.window.ask_save_path(file_name(conv.title if conv else "", conv_id))
+        path = self.window.ask_save_path(file_name(conv.title or "" if conv else "", conv_id))
         if path:
             fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
             self.run("export", fmt=fmt, path=path)
