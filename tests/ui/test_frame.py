@@ -143,6 +143,47 @@ async def test_no_blank_column_beside_a_conversation_without_a_working_prompt(
             gone(win)
 
 
+async def test_a_narrow_window_shows_the_sidebar_over_the_transcript(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)  # (the agent drafts prompts: the panel is open)
+    with app_styled("light"):
+        win = await opened(home)
+        try:
+            wire_server.route("/v1/chat/completions", reply("Fine."))
+            await type_and_send(qtbot, win, "first")
+            await settle(win)
+            await roomy(win, 800, 600)
+            win.activateWindow()
+            assert not win.working.collapsed
+            before = win.centre_stack.width()
+            toggle = win.chrome.responsive.sidebar_toggle
+            toggle.trigger()
+            await wait_until(lambda: win.sidebar.isVisible())
+            side, stack = win.sidebar, win.centre_stack
+            assert stack.width() == before  # over it, not beside it
+            over = side.geometry().intersected(stack.geometry().translated(win.splitter.pos()))
+            assert not over.isEmpty()
+            assert side.width() >= 240 and side.height() == win.splitter.height()
+            assert side.view.hasFocus() or side.isAncestorOf(QApplication.focusWidget())
+            qtbot.keyClick(side.view, Qt.Key.Key_Escape)  # Escape puts it away
+            assert not side.isVisible() and not toggle.isChecked()
+            assert QApplication.focusWidget() is win.prompt
+            toggle.trigger()
+            win.scrollback.setFocus()  # the keyboard elsewhere: put away
+            assert not side.isVisible()
+            toggle.trigger()
+            side.conversation_activated.emit(win.current_id, None)  # a conversation chosen
+            assert not side.isVisible()
+            await roomy(win, 1340, 820)  # room for both: beside the transcript again
+            assert side.isVisible() and win.splitter.indexOf(side) == 0
+            assert side.geometry().right() < win.pane.geometry().left()
+        finally:
+            await closed(win)
+            gone(win)
+
+
 def f6_stops(win: MainWindow, qtbot: QtBot, start: QWidget) -> list[QWidget]:
     """Press F6 from ``start`` until the keyboard is back there: every stop on the way."""
     start.setFocus()

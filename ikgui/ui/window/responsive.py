@@ -6,7 +6,8 @@ column, so the transcript keeps at least :data:`MIN_TRANSCRIPT` pixels at 800×6
 There the toggle shows the sidebar over the transcript, at the window's left edge, as
 ChatGPT's does (issue 20, item 14): beside it, with the working prompt open, the
 transcript was squeezed to ~295 px and the prompt's placeholder cut. Choosing a
-conversation, or moving the keyboard or a click elsewhere in the window, puts it away.
+conversation, Escape, or moving the keyboard or a click elsewhere in the window puts it
+away.
 
 Whether the toolbar's labels fit is decided against their width in the roomy layout,
 measured afresh (the toolbar briefly set to labels, unpainted) whenever it may have
@@ -18,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QResizeEvent
+from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
 from ikgui.ui.icons import set_icon
@@ -92,6 +93,7 @@ class Responsive(QObject):
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focus_moved)
         window.installEventFilter(self)
+        window.sidebar.installEventFilter(self)  # (Escape puts it away)
         window.splitter.installEventFilter(self)
         toolbar.installEventFilter(self)
         self.apply(window.width())
@@ -106,6 +108,11 @@ class Responsive(QObject):
             self.apply(self.window.width())
         elif watched is self.window.splitter and kind in (QEvent.Type.Resize, QEvent.Type.Move):
             self._place_overlay()
+        elif watched is self.window.sidebar and kind == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Escape and not self.docked():
+                self.sidebar_toggle.setChecked(False)  # (what is typed in its search stays)
+                return True
         elif kind in _RESTYLED and watched is self.window.toolbar_actions.toolbar:
             shown = self._actions_shown()
             if kind != QEvent.Type.ActionChanged or shown != self._shown:
