@@ -1,7 +1,7 @@
 """The open conversation's title above its transcript (issue 20, item 19), as Claude's and
-Jan's show it: plain text, elided to the room there is; a click (or Enter, F2) opens it
-for renaming in place — Enter renames, Escape leaves it as it was. The window renames
-through the domain session, as the sidebar's inline rename does."""
+Jan's show it: plain text, elided to the room there is; a click (or Space, the keyboard
+on it) opens it for renaming in place — Enter renames, Escape leaves it as it was. The
+window renames through the domain session, as the sidebar's inline rename does."""
 
 from __future__ import annotations
 

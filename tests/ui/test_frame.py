@@ -26,6 +26,7 @@ from ikgui.app import open_demo
 from ikgui.ui.main_window import MainWindow
 from ikgui.ui.prompt.working_prompt import COLLAPSED_WIDTH
 from ikgui.ui.window.export_file import documents, file_name
+from ikgui.ui.window.splitter import least_width
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
@@ -178,6 +179,7 @@ async def test_a_narrow_window_shows_the_sidebar_over_the_transcript(
             assert not side.isVisible()
             await roomy(win, 1340, 820)  # room for both: beside the transcript again
             assert side.isVisible() and win.splitter.indexOf(side) == 0
+            assert side.width() >= least_width(side)
             assert side.geometry().right() < win.pane.geometry().left()
         finally:
             await closed(win)
