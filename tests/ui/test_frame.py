@@ -160,6 +160,10 @@ async def test_a_narrow_window_shows_the_sidebar_over_the_transcript(
             assert not win.working.collapsed
             before = win.centre_stack.width()
             toggle = win.chrome.responsive.sidebar_toggle
+            qtbot.keyClick(win.prompt, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+            assert QApplication.focusWidget() is win.sidebar.search_box  # Ctrl+F shows it
+            qtbot.keyClick(win.sidebar.search_box, Qt.Key.Key_Escape)  # (nothing typed)
+            assert not win.sidebar.isVisible() and not toggle.isChecked()
             toggle.trigger()
             await wait_until(lambda: win.sidebar.isVisible())
             side, stack = win.sidebar, win.centre_stack

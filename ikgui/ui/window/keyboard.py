@@ -60,7 +60,7 @@ class WindowKeys:
             "showContext": window.show_context,
             "rewindMenu": lambda: self.open_menu("actionRewind"),
             "newMenu": lambda: self.open_menu("actionNew"),
-            "search": window.sidebar.focus_search,
+            "search": self.search,
             "prompt": window.prompt.setFocus,
             "shortcuts": self.show_shortcuts,
         }
@@ -107,6 +107,13 @@ class WindowKeys:
             if focus is not None and (focus is pane or pane.isAncestorOf(focus)):
                 current = index
         panes[(current + step) % len(panes)][1].setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def search(self) -> None:
+        """Ctrl+F: the sidebar's search box (a narrow window shows the sidebar first)."""
+        toggle = self.window.chrome.responsive.sidebar_toggle
+        if not self.window.sidebar.isVisible() and toggle.isVisible():
+            toggle.setChecked(True)
+        self.window.sidebar.focus_search()
 
     # -- the toolbar's parts ------------------------------------------------------------
     def focus_model(self) -> QMenu | None:
