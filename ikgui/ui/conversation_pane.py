@@ -1,5 +1,6 @@
-"""The centre of the window: banner, the transcript (or the first-run welcome), one line
-of command feedback, and the prompt editor with its Send and Stop buttons."""
+"""The centre of the window: the conversation's title, banner, the transcript (or the
+first-run welcome), one line of command feedback, and the prompt editor with its Send
+and Stop buttons."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
 from ikgui.ui.prompt.prompt_editor import PromptEditor
+from ikgui.ui.title_header import TitleHeader
 from ikgui.ui.transcript.scrollback import ScrollbackView
 from ikgui.ui.window.splitter import sized_by_current_page
 
@@ -44,6 +46,7 @@ class ConversationPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.title_header = TitleHeader(self)  # the open conversation's title: rename
         self.banner = Banner(self)
         #: What the banner is about ("server": no model server configured or reachable).
         self.banner_topic = ""
@@ -68,6 +71,7 @@ class ConversationPane(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(6)
+        column.addWidget(self.title_header)
         column.addWidget(self.banner)
         column.addWidget(self.stack, 1)
         column.addWidget(self.feedback)
@@ -117,6 +121,7 @@ class ConversationPane(QWidget):
         return self._welcome
 
     def show_welcome(self, welcome: bool) -> None:
+        self.title_header.setVisible(not welcome)  # (nothing is named yet)
         if welcome:
             self.stack.setCurrentWidget(self.welcome)
         elif self.stack.currentWidget() is not self.scrollback:

@@ -269,9 +269,12 @@ class MainWindow(QMainWindow):
         return value if ok else None
 
     def ask_save_path(self, suggested: str) -> Path | None:
+        """Where to save ``suggested`` (a file name), starting in the Documents folder."""
         from PySide6.QtWidgets import QFileDialog
 
-        start = str(self.session.export_dir / suggested)
+        from ikgui.ui.window.export_file import documents
+
+        start = str(documents() / suggested)
         name, _ = QFileDialog.getSaveFileName(
             self, "Export conversation", start, "JSON (*.json);;Markdown (*.md)"
         )

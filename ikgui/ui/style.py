@@ -183,6 +183,10 @@ def style_sheet(palette: QPalette) -> str:
         "handle": _mix(window, text, 0.10),
         "scroll": _mix(window, text, 0.25),
         "scroll_hover": _mix(window, text, 0.38),
+        # A QToolTip rule makes Qt paint the tip with the sheet's background (the window
+        # colour unless said): both its colours are said, from the palette's tip roles.
+        "tip_base": palette.color(Role.ToolTipBase),
+        "tip_text": palette.color(Role.ToolTipText),
     }
     values = {key: value.name() for key, value in colors.items()}
     values["chevron"] = _tinted_file("chevron-down", colors["muted"])

@@ -64,6 +64,13 @@ async def sidebar_shown(window: MainWindow) -> None:
     await wait_until(lambda: window.sidebar.isVisible())
 
 
+async def sidebar_and_working_prompt(window: MainWindow, server: WireServer, qtbot: QtBot) -> None:
+    """Issue 20, item 14: beside the sidebar the transcript was ~295 px, the prompt's
+    placeholder cut; too narrow for both, the sidebar lies over the transcript."""
+    await working_prompt(window, server, qtbot)
+    await sidebar_shown(window)
+
+
 async def trash(window: MainWindow, server: WireServer, qtbot: QtBot) -> None:
     await conversation(window, server, qtbot)
     window.toolbar_actions["actionDelete"].trigger()
@@ -92,6 +99,7 @@ STATES: dict[str, State] = {
     "home": home,
     "conversation": conversation,
     "working-prompt": working_prompt,
+    "sidebar-and-working-prompt": sidebar_and_working_prompt,
     "larger-text": larger_text,
     "error-card": error_card,
     "trash": trash,
@@ -122,8 +130,12 @@ def assert_fits(window: MainWindow) -> None:
     assert window.minimumWidth() <= 800
     assert clipped(window) == []
     assert squeezed(window) == []
-    if not window.sidebar.isVisible():
-        assert window.centre_stack.width() >= MIN_TRANSCRIPT
+    # the sidebar, when shown, lies over the transcript: it keeps its room either way
+    assert window.centre_stack.width() >= MIN_TRANSCRIPT
+    prompt = window.prompt
+    if prompt.isVisible():  # the placeholder is read whole
+        room = prompt.viewport().width() - 2 * prompt.document().documentMargin()
+        assert prompt.fontMetrics().horizontalAdvance(prompt.placeholderText()) <= room
     dialog = getattr(window, "branches_view", None)
     if dialog is not None and dialog.isVisible():  # a dialog over it fits the same room
         assert dialog.width() <= 800 and dialog.height() <= 600

@@ -46,7 +46,7 @@ async def test_the_demo_s_rules_are_one_policy_object(tmp_path: Path, qtbot: QtB
         demo.chrome.refresh()  # the policy disables what the demo may not do
         enabled = [n for n, a in demo.toolbar_actions.actions.items() if a.isEnabled()]
         assert enabled == ["actionExport"] and not demo.send_button.isEnabled()
-        assert demo.windowTitle().endswith("— ikgui demo (read-only)")
+        assert demo.windowTitle().endswith(" (read-only demo) — ikgui")
         # the demo's settings change its session only: no config.toml is written
         demo.services.save_settings(replace(demo.session.settings, theme="dark"))
         assert demo.session.settings.theme == "dark"

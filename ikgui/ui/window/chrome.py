@@ -57,7 +57,10 @@ class ChromePresenter:
         failed = bool(shown) and shown[-1].kind == Kind.ERROR  # its card says why
         window.status_stream.setText("Streaming…" if streaming else "Failed" if failed else "Ready")
         title = conv.title or ("New conversation" if not session.saved else conv.id)
-        window.setWindowTitle(f"{window_title(title)} — ikgui{window.policy.title_suffix}")
+        window.setWindowTitle(f"{window_title(title)}{window.policy.title_suffix} — ikgui")
+        named = conv.title or ("Untitled conversation" if session.saved else "New conversation")
+        renamable = session.saved and not window.policy.read_only
+        window.pane.title_header.set_title(named, renamable)
         window.policy.restrict(window)
         window.model_lists.show()  # this conversation's provider and model
         self.closed.refresh()

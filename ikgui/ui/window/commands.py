@@ -18,6 +18,7 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.window.export_file import file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
 from ikgui.ui.window.trash import empty_trash
 
@@ -57,6 +58,9 @@ class WindowCommands:
         w.banner.settings_requested.connect(lambda: w.open_settings("providers"))
         w.pane.setup_requested.connect(lambda: w.open_settings("providers"))
         w.pane.demo_requested.connect(w.open_demo)
+        w.pane.title_header.rename_requested.connect(
+            lambda title: self.guard(s.rename, w.current_id, title)
+        )
 
         bar = w.sidebar
         bar.conversation_activated.connect(self.open_conversation)
@@ -250,7 +254,8 @@ class WindowCommands:
     def export(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:
             self.open_conversation(conv_id)
-        path = self.window.ask_save_path(f"{conv_id}.json")
+        conv = self.window.store.get_conversation(conv_id)
+        path = self.window.ask_save_path(file_name(conv.title or "" if conv else "", conv_id))
         if path:
             fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
             self.run("export", fmt=fmt, path=path)

@@ -60,7 +60,7 @@ class WindowKeys:
             "showContext": window.show_context,
             "rewindMenu": lambda: self.open_menu("actionRewind"),
             "newMenu": lambda: self.open_menu("actionNew"),
-            "search": window.sidebar.focus_search,
+            "search": self.search,
             "prompt": window.prompt.setFocus,
             "shortcuts": self.show_shortcuts,
         }
@@ -81,16 +81,18 @@ class WindowKeys:
 
     # -- panes --------------------------------------------------------------------------
     def panes(self) -> list[tuple[QWidget, QWidget]]:
-        """Where F6 goes, in order, the ones shown now: ``(pane, what takes the keys)``."""
+        """Where F6 goes, in order, the ones shown now: ``(pane, what takes the keys)``.
+        A part put away is no stop (issue 20, item 17): the working prompt collapsed to
+        its toggle (Ctrl+Shift+P opens it), the sidebar hidden in a narrow window."""
         w = self.window
-        working = w.working.toggle if w.working.collapsed else w.working.editor
         centre = w.centre_stack.currentWidget() or w.centre_stack
         candidates = [
             (w.sidebar, w.sidebar.view),
             (w.centre_stack, centre),
             (w.prompt, w.prompt),
-            (w.working, working),
         ]
+        if not w.working.collapsed:
+            candidates.append((w.working, w.working.editor))
         found = [(p, _takes_focus(t)) for p, t in candidates if t.isVisible() and t.isEnabled()]
         return [(p, t) for p, t in found if t is not None]
 
@@ -105,6 +107,13 @@ class WindowKeys:
             if focus is not None and (focus is pane or pane.isAncestorOf(focus)):
                 current = index
         panes[(current + step) % len(panes)][1].setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def search(self) -> None:
+        """Ctrl+F: the sidebar's search box (a narrow window shows the sidebar first)."""
+        toggle = self.window.chrome.responsive.sidebar_toggle
+        if not self.window.sidebar.isVisible() and toggle.isVisible():
+            toggle.setChecked(True)
+        self.window.sidebar.focus_search()
 
     # -- the toolbar's parts ------------------------------------------------------------
     def focus_model(self) -> QMenu | None:

@@ -40,7 +40,9 @@ class ReadOnlyPolicy(WritablePolicy):
     """The demo: browse, search, read; nothing is written and no server is asked."""
 
     read_only = True
-    title_suffix = " demo (read-only)"
+    #: Before the app's name: Qt adds the display name ("ikgui") to a title that does not
+    #: end with it, and "… — ikgui demo (read-only)" was shown "… — ikgui" again.
+    title_suffix = " (read-only demo)"
 
     def refuses(self, window: MainWindow) -> bool:
         window.show_feedback(DEMO_REFUSAL, error=True)

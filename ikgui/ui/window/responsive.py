@@ -3,6 +3,12 @@ toolbar goes icon-only (the model selector stays, narrower), the sidebar collaps
 "Conversations" toggle at the toolbar's start and the working prompt keeps to a slim
 column, so the transcript keeps at least :data:`MIN_TRANSCRIPT` pixels at 800×600.
 
+There the toggle shows the sidebar over the transcript, at the window's left edge, as
+ChatGPT's does (issue 20, item 14): beside it, with the working prompt open, the
+transcript was squeezed to ~295 px and the prompt's placeholder cut. Choosing a
+conversation, Escape, or moving the keyboard or a click elsewhere in the window puts it
+away.
+
 Whether the toolbar's labels fit is decided against their width in the roomy layout,
 measured afresh (the toolbar briefly set to labels, unpainted) whenever it may have
 changed: when the window is shown, and after a font, style (theme) or toolbar change —
@@ -13,10 +19,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QResizeEvent
-from PySide6.QtWidgets import QToolButton
+from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent
+from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
 from ikgui.ui.icons import set_icon
+from ikgui.ui.window.splitter import least_width
 
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
@@ -28,6 +35,8 @@ MIN_TRANSCRIPT = 480
 #: The side panels' widths in the compact layout (when shown).
 COMPACT_SIDEBAR = 240
 COMPACT_WORKING = 230
+#: The sidebar's width when it lies over the transcript (a narrow window).
+OVERLAY_SIDEBAR = 300
 #: The model selector's width in characters: roomy, compact.
 MODEL_CHARS = (13, 8)
 TEXT = Qt.ToolButtonStyle.ToolButtonTextBesideIcon
@@ -75,7 +84,17 @@ class Responsive(QObject):
         if more is not None:  # Qt's own overflow button (should it ever show)
             more.setAccessibleName("More actions")
         self.sidebar_toggle.toggled.connect(self._show_sidebar)
+        #: Holds the sidebar's place in the splitter while it lies over the transcript.
+        self._place = QWidget()
+        self._place.setObjectName("sidebarPlace")
+        self._place.hide()
+        window.sidebar.conversation_activated.connect(lambda *_: self._put_away())
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_moved)
         window.installEventFilter(self)
+        window.sidebar.installEventFilter(self)  # (Escape puts it away)
+        window.splitter.installEventFilter(self)
         toolbar.installEventFilter(self)
         self.apply(window.width())
 
@@ -87,6 +106,13 @@ class Responsive(QObject):
         elif watched is self.window and kind == QEvent.Type.Show:
             self._text_width = None  # polished now: right from the first paint
             self.apply(self.window.width())
+        elif watched is self.window.splitter and kind in (QEvent.Type.Resize, QEvent.Type.Move):
+            self._place_overlay()
+        elif watched is self.window.sidebar and kind == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            if event.key() == Qt.Key.Key_Escape and not self.docked():
+                self.sidebar_toggle.setChecked(False)  # (what is typed in its search stays)
+                return True
         elif kind in _RESTYLED and watched is self.window.toolbar_actions.toolbar:
             shown = self._actions_shown()
             if kind != QEvent.Type.ActionChanged or shown != self._shown:
@@ -112,7 +138,10 @@ class Responsive(QObject):
             self.sidebar_toggle.blockSignals(True)
             self.sidebar_toggle.setChecked(not narrow)
             self.sidebar_toggle.blockSignals(False)
-            window.sidebar.setVisible(not narrow)
+            if narrow:
+                self._overlay()
+            else:
+                self._dock()
         self._fit_toolbar(width)
         self.fit()
 
@@ -153,15 +182,77 @@ class Responsive(QObject):
         sizes = splitter.sizes()
         if len(sizes) != 3:
             return
-        side = COMPACT_SIDEBAR if self.window.sidebar.isVisible() else 0
+        side = COMPACT_SIDEBAR if self.docked() and self.window.sidebar.isVisible() else 0
         working = sizes[2] if self.window.working.collapsed else COMPACT_WORKING
         if sizes[0] <= side and sizes[2] <= working:
             return
         total = sum(sizes)
         splitter.setSizes([side, max(0, total - side - working), working])
 
+    # -- the sidebar over the transcript -------------------------------------------------
+    def docked(self) -> bool:
+        """Whether the sidebar is in the splitter (not lying over the transcript)."""
+        return self.window.splitter.indexOf(self.window.sidebar) >= 0
+
+    def _overlay(self) -> None:
+        """Take the sidebar out of the splitter (hidden): shown, it lies over the rest."""
+        window, sidebar = self.window, self.window.sidebar
+        if self.docked():
+            window.splitter.replaceWidget(0, self._place)  # (its parent is now None)
+            self._place.hide()
+            sidebar.setParent(window)  # (hidden by setParent)
+            sidebar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+            _restyle(sidebar, True)
+        sidebar.hide()
+
+    def _dock(self) -> None:
+        """The sidebar back in the splitter, shown."""
+        window, sidebar = self.window, self.window.sidebar
+        if not self.docked():
+            sidebar.hide()
+            _restyle(sidebar, False)
+            window.splitter.replaceWidget(0, sidebar)
+            self._place.setParent(None)
+            self._place.hide()
+        sidebar.show()
+
+    def _place_overlay(self) -> None:
+        sidebar, splitter = self.window.sidebar, self.window.splitter
+        if self.docked():
+            return
+        area = splitter.geometry()  # (the central widget, in the window's coordinates)
+        width = min(max(OVERLAY_SIDEBAR, least_width(sidebar)), area.width())
+        sidebar.setGeometry(area.x(), area.y(), width, area.height())
+
+    def _put_away(self) -> None:
+        """A conversation was chosen: the sidebar over the transcript steps aside."""
+        if not self.docked() and self.window.sidebar.isVisible():
+            self.sidebar_toggle.setChecked(False)
+
+    def _focus_moved(self, _old: QWidget | None, new: QWidget | None) -> None:
+        sidebar = self.window.sidebar
+        if new is None or self.docked() or not sidebar.isVisible():
+            return
+        if new.window() is self.window and new is not sidebar and not sidebar.isAncestorOf(new):
+            self.sidebar_toggle.setChecked(False)
+
     def _show_sidebar(self, shown: bool) -> None:
-        self.window.sidebar.setVisible(shown)
+        sidebar = self.window.sidebar
+        focus = QApplication.focusWidget()
+        had_keys = focus is not None and sidebar.isAncestorOf(focus)
+        if shown and not self.docked():
+            self._place_overlay()
+            sidebar.raise_()
+        sidebar.setVisible(shown)
         self.fit()
         if shown:
-            self.window.sidebar.setFocus()
+            sidebar.setFocus()
+        elif had_keys:
+            self.window.prompt.setFocus()
+
+
+def _restyle(widget: QWidget, overlay: bool) -> None:
+    """The style sheet's ``[overlay="true"]`` rule on or off (a background and an edge)."""
+    widget.setProperty("overlay", overlay)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)

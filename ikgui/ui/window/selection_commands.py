@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QFileDialog
 
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.window.export_file import documents
 
 if TYPE_CHECKING:
     from ikgui.domain.library import TagEdit
@@ -96,7 +97,7 @@ class SelectionCommands:
 
     def export_many(self, conv_ids: list[str]) -> None:
         """Each as ``<id>.json`` in a folder the user picks."""
-        start = str(self.commands.session.export_dir)
+        start = str(documents())
         folder = QFileDialog.getExistingDirectory(self.window, "Export conversations to", start)
         if folder:
             self.export_to(conv_ids, Path(folder))

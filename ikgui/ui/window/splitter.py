@@ -8,6 +8,10 @@ tiling window manager's half screen): it stopped short, in the roomy layout, bef
 :mod:`ikgui.ui.window.responsive` could collapse the sidebar to its toggle. Below
 ``NARROW`` the sidebar is hidden anyway, so its width is left out of the minimum.
 
+A panel narrower than the width the splitter keeps for it (the working prompt collapsed
+to its toggle, whose maximum width is the toggle's) left the difference blank at the
+window's edge (issue 20, item 13): that width goes to the conversation instead.
+
 Likewise a stacked widget counts its hidden pages' least widths too: the first-run
 welcome, once built, kept an open conversation at least 387 px wide, so with the sidebar
 shown on demand at 800 px the panels were squeezed below what they need.
@@ -17,8 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QByteArray, QEvent, QSize
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QSizePolicy, QSplitter, QStackedWidget, QWidget
+
+#: The panel that takes the width the others cannot (the conversation).
+STRETCHED = 1
 
 
 def least_width(widget: QWidget) -> int:
@@ -39,6 +47,43 @@ class MainSplitter(QSplitter):
             return hint
         collapsible = least_width(first) + self.handleWidth()
         return QSize(max(0, hint.width() - collapsible), hint.height())
+
+    def fill(self) -> None:
+        """Give the width kept for a panel beyond its maximum to the conversation."""
+        sizes = self.sizes()
+        if len(sizes) <= STRETCHED:
+            return
+        spare = 0
+        for index, size in enumerate(sizes):
+            panel = self.widget(index)
+            if index == STRETCHED or panel is None or panel.isHidden():
+                continue
+            most = panel.maximumWidth()
+            if size > most:
+                spare += size - most
+                sizes[index] = most
+        if spare:
+            sizes[STRETCHED] += spare
+            self.setSizes(sizes)
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:  # a panel's maximum changed
+            self.fill()
+        return handled
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.fill()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fill()
+
+    def restoreState(self, state: QByteArray | bytes | bytearray | memoryview) -> bool:
+        restored = super().restoreState(state)
+        self.fill()
+        return restored
 
 
 def sized_by_current_page(stack: QStackedWidget) -> Callable[[], None]:
