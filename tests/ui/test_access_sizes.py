@@ -208,6 +208,7 @@ async def test_first_run_wraps_the_welcome_and_labels_the_model_box(
         assert selector.choices() == [] and selector.headings() == ["ollama"]
         assert selector.notes("ollama") == [UNAVAILABLE]
         assert selector.shown_text() == "ollama · no model" and selector.isEnabled()
+        assert win.status_model.text() == selector.shown_text()  # the status bar agrees
         label = win.toolbar_actions.toolbar.findChild(QLabel, "modelLabel")
         assert label is not None and label.buddy() is selector
         await resized(win, 1366, 768)  # roomy: the box has a visible label too

@@ -12,6 +12,7 @@ from ikgui.ui.closed_strip import ClosedPresenter
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
 from ikgui.ui.window.announce import Announcer
+from ikgui.ui.window.model_box import NO_MODEL
 from ikgui.ui.window.new_conversation import NewConversationPresenter
 from ikgui.ui.window.responsive import Responsive
 
@@ -50,7 +51,7 @@ class ChromePresenter:
         actions = window.toolbar_actions
         actions.update()
         window.pane.set_streaming(streaming)
-        model = window.model_lists.shown_model() or "default model"  # as the selector
+        model = window.model_lists.shown_model() or NO_MODEL  # as the selector says it
         window.status_model.setText(safe_line(f"{session.provider} · {model}"))
         window.status_usage.setText(usage_text(conv, session.settings, session.model))
         shown = session.state.scrollback
