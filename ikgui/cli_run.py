@@ -196,6 +196,28 @@ def _overrides(session: Session, target: str | None, args: argparse.Namespace) -
         session.overrides.update(given)
 
 
+def _print_result(
+    session: Session,
+    printer: _Printer,
+    output: str,
+    args: argparse.Namespace,
+    error: ProviderError | None,
+    interrupted: bool,
+) -> None:
+    """What ``ikgui run`` prints on stdout once the request is over: its JSON, or the
+    commands' output and a reply that was not streamed (and the working prompt, with -v)."""
+    reply = printer.reply
+    if args.json:
+        _print_json(session, output, reply, error, interrupted)
+    else:
+        if output:
+            out.say(output)
+        if reply is not None and not printer.stream:
+            out.reply(describe(reply), "\n")
+    if args.verbose and not args.json:
+        printer.say_prompt()
+
+
 def _run(
     session: Session, target: str | None, text: str, args: argparse.Namespace, env: Env
 ) -> int:
@@ -232,16 +254,7 @@ def _run(
         raise
     printer.end_line()
     unsaved = None if args.no_save else _rescue(session, env)
-    reply = printer.reply
-    if args.json:
-        _print_json(session, output, reply, error, interrupted)
-    else:
-        if output:
-            out.say(output)
-        if reply is not None and not printer.stream:
-            out.reply(describe(reply), "\n")
-    if args.verbose and not args.json:
-        printer.say_prompt()
+    _print_result(session, printer, output, args, error, interrupted)
     if interrupted and not args.quiet:
         print("(stopped)", file=sys.stderr)
     if error is not None:
