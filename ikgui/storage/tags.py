@@ -15,7 +15,7 @@ from typing import Any
 from peewee import Database, Expression, fn
 
 from ikgui.storage.models import ConversationRow, TagRow
-from ikgui.storage.prepared import chunks, execute_query
+from ikgui.storage.queries import chunks, execute_query
 
 #: Ids per statement when tagging a list of conversations (well under SQLite's 999
 #: parameters).
