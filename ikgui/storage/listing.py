@@ -3,11 +3,11 @@
 The lookups by id and of forks are SQL (:mod:`ikgui.storage.queries`); the listing, whose
 shape varies with its filters, is built with peewee. Rows are mapped by name
 (``conversation_from_row``). A few conversations (by id, forks, a page of the listing)
-come with their tags joined in one column by a correlated aggregate (``group_concat``
-or ``string_agg``; one query). A long listing (every
-conversation: ``conv list --json``, the Trash) reads the conversations, then the tags in
-a second query, joined here: the aggregate run once per row costs more than both
-(10,000 rows: ~35 ms on PostgreSQL and ~12 ms on SQLite, against ~3 ms for the tags).
+come with their tags joined in one column by a correlated aggregate (``group_concat`` or
+``string_agg``; one query). A long listing (every conversation: ``conv list --json``,
+the Trash) reads the conversations, then the tags in a second query, joined here: the
+aggregate run once per row costs more than both (10,000 rows: ~35 ms on PostgreSQL and
+~12 ms on SQLite, against ~3 ms for the tags).
 The listing table (``ikgui conv list``) reads only the columns it shows (``table``).
 """
 

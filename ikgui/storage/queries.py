@@ -19,7 +19,7 @@ from typing import Any
 
 from peewee import Database, SqliteDatabase
 
-from ikgui.storage.models import CONVERSATION_FIELDS
+from ikgui.storage.models import CONVERSATION_FIELDS, EVENT_FIELDS
 
 #: Above any event id: a bound that keeps every row.
 MAX_ID = 2**63 - 1
@@ -46,17 +46,9 @@ class Query:
 
 
 def marks(count: int) -> str:
-    """``count`` parameter marks for an ``IN (...)`` list."""
+    """``count`` parameter marks for an ``IN (...)`` list (one text per length: cheap to
+    write out, and each database caches its plan by text)."""
     return ", ".join("?" * count)
-
-
-def in_list(head: str, count: int, tail: str = "", postgres_head: str | None = None) -> Query:
-    """``head`` + ``IN (`` ``count`` marks ``)`` + ``tail`` (``IN`` lists: one text per
-    length; cheap to write out)."""
-    sqlite = f"{head} IN ({marks(count)}){tail}"
-    if postgres_head is None:
-        return Query(sqlite)
-    return Query(sqlite, f"{postgres_head} IN ({', '.join(['%s'] * count)}){tail}")
 
 
 # -- conversations ----------------------------------------------------------------------
@@ -71,12 +63,12 @@ _TAG_NAMES_POSTGRES = (
     "(SELECT string_agg(tag.name, chr(31)) FROM tag WHERE tag.conversation_id = conversation.id)"
 )
 #: The head of every "conversations with their tags" query, per database.
-TAGGED_SQLITE = f"SELECT {_CONVERSATION}, {_TAG_NAMES_SQLITE} FROM conversation"
-TAGGED_POSTGRES = f"SELECT {_CONVERSATION}, {_TAG_NAMES_POSTGRES} FROM conversation"
+_TAGGED_SQLITE = f"SELECT {_CONVERSATION}, {_TAG_NAMES_SQLITE} FROM conversation"
+_TAGGED_POSTGRES = f"SELECT {_CONVERSATION}, {_TAG_NAMES_POSTGRES} FROM conversation"
 
 
 def _tagged(where: str) -> Query:
-    return Query(f"{TAGGED_SQLITE} {where}", f"{TAGGED_POSTGRES} {where.replace('?', '%s')}")
+    return Query(f"{_TAGGED_SQLITE} {where}", f"{_TAGGED_POSTGRES} {where.replace('?', '%s')}")
 
 
 CONVERSATION_BY_ID = _tagged("WHERE conversation.id = ?")
@@ -91,20 +83,20 @@ ALL_TAGS = Query("SELECT conversation_id, name FROM tag")
 
 def conversations_by_ids(count: int) -> Query:
     """The conversations (with their tags) of ``count`` ids."""
-    where = "WHERE conversation.id"
-    return in_list(f"{TAGGED_SQLITE} {where}", count, "", f"{TAGGED_POSTGRES} {where}")
+    return _tagged(f"WHERE conversation.id IN ({marks(count)})")
 
 
 def children_of(count: int) -> Query:
     """The forks (with their tags) of ``count`` parents, oldest first."""
-    where = "WHERE conversation.parent_id"
-    order = " ORDER BY conversation.created_at, conversation.id"
-    return in_list(f"{TAGGED_SQLITE} {where}", count, order, f"{TAGGED_POSTGRES} {where}")
+    return _tagged(
+        f"WHERE conversation.parent_id IN ({marks(count)})"
+        " ORDER BY conversation.created_at, conversation.id"
+    )
 
 
 def tags_of(count: int) -> Query:
     """``(conversation id, tag)`` of ``count`` conversations."""
-    return in_list("SELECT conversation_id, name FROM tag WHERE conversation_id", count)
+    return Query(f"SELECT conversation_id, name FROM tag WHERE conversation_id IN ({marks(count)})")
 
 
 # -- events -----------------------------------------------------------------------------
@@ -118,9 +110,8 @@ INSERT_EVENT = Query(
     "INSERT INTO event (conversation_id, kind, content, data, created_at)"
     " VALUES (?, ?, ?, ?, ?) RETURNING id"
 )
-EVENT_BY_ID = Query(
-    "SELECT id, conversation_id, kind, content, data, created_at FROM event WHERE id = ?"
-)
+_EVENT = ", ".join(f.column_name for f in EVENT_FIELDS)
+EVENT_BY_ID = Query(f"SELECT {_EVENT} FROM event WHERE id = ?")
 LAST_EVENT_ID = Query("SELECT MAX(id) FROM event WHERE conversation_id = ?")
 #: ``(id, length of content, length of data)`` of the newest events, newest first.
 TAIL_STAMP = Query(
@@ -136,7 +127,7 @@ LOG_TAIL = Query(f"{_LOG} WHERE conversation_id = ? ORDER BY id DESC LIMIT ?")
 
 def event_contents(count: int) -> Query:
     """``(id, content)`` of ``count`` events."""
-    return in_list("SELECT id, content FROM event WHERE id", count)
+    return Query(f"SELECT id, content FROM event WHERE id IN ({marks(count)})")
 
 
 # -- counts (see ikgui.storage.counts) --------------------------------------------------
