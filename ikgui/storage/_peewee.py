@@ -2,9 +2,10 @@
 
 peewee imports psycopg when it is first imported, whenever psycopg is installed (the
 ``postgres`` extra), and SQLite never needs it. Measured on the tested versions (peewee
-4.5.3, psycopg 3.3.9; ``python -X importtime``): ``ikgui.storage`` imports in ~25 ms with
-psycopg hidden and ~96 ms without, so ``ikgui conv list`` on SQLite starts ~75 ms
-sooner (~125 ms against ~200 ms, the fastest of 20 runs each).
+4.5.3, psycopg 3.3.9) with ``ikgui conv list`` on a 1,000-conversation SQLite database
+(``benchmarks/make_db.py``), 30 alternating runs on a quiet machine: 109 ms median with
+psycopg hidden, 201 ms without (``python -X importtime``: ``ikgui.storage`` imports in
+~25 ms against ~96 ms).
 
 peewee has no documented way to skip the driver, so this reaches into it: importing
 this module (``ikgui.storage`` does, first) imports peewee while ``import psycopg``
