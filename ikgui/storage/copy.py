@@ -38,7 +38,7 @@ from ikgui.storage.copy_sync import (
     sync_tags,
 )
 from ikgui.storage.models import ConversationRow, EventRow
-from ikgui.storage.prepared import chunks, execute_sql
+from ikgui.storage.queries import chunks, execute_sql
 
 BATCH = 2000
 #: ``progress(what, done, total)``: called after each batch ("events", 40000, 1000000).

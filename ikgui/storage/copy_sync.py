@@ -28,7 +28,7 @@ from typing import Any, cast
 from peewee import ColumnBase, Database, Field, Model, fn
 
 from ikgui.storage.models import ConversationRow, EventRow, TagRow
-from ikgui.storage.prepared import chunks, execute_sql
+from ikgui.storage.queries import chunks, execute_sql
 
 #: Does something to the destination's search index for the rows with these ids.
 Index = Callable[[Database, list[Any]], None]

@@ -1,5 +1,6 @@
 """Counting without reading (issue 10 item 1): the items a cleared group holds, and the
-messages of a conversation still in its context, built with peewee on either database."""
+messages of a conversation still in its context (SQL of :mod:`ikgui.storage.queries`,
+the same on either database)."""
 
 from __future__ import annotations
 
@@ -7,85 +8,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from peewee import Database, fn
+from peewee import Database
 
-from ikgui.storage.models import ConversationRow, EventRow
-from ikgui.storage.prepared import Prepared, literal
-
-_MAX_ID = 2**63 - 1
-
-
-def _range(conv_id: Any, after: Any, upto: Any) -> Any:
-    return (EventRow.conversation == conv_id) & (EventRow.id > after) & (EventRow.id <= upto)
-
-
-_COUNT = fn.COUNT(EventRow.id)
-#: A conversation's own messages (the message count's rule) with ``after < id <= upto``.
-_MESSAGES = Prepared(
-    lambda conv_id, after, upto: EventRow.select(_COUNT).where(
-        _range(conv_id, after, upto)
-        & (
-            (EventRow.kind == literal("user"))
-            | ((EventRow.kind == literal("assistant")) & (EventRow.content != literal("")))
-        )
-    ),
-    str,
-    int,
-    int,
-)
-_SHOWN = Prepared(
-    lambda conv_id, after, upto: EventRow.select(_COUNT).where(
-        _range(conv_id, after, upto) & EventRow.kind.not_in([literal("clear"), literal("retry")])
-    ),
-    str,
-    int,
-    int,
-)
-_EMPTY_REPLIES = Prepared(
-    lambda conv_id, after, upto: EventRow.select(EventRow.data).where(
-        _range(conv_id, after, upto)
-        & (EventRow.kind == literal("assistant"))
-        & (EventRow.content == literal(""))
-    ),
-    str,
-    int,
-    int,
-)
-_IS_CLEAR = EventRow.kind == literal("clear")
-_LATEST_CLEAR = Prepared(
-    lambda conv_id: EventRow.select(fn.MAX(EventRow.id)).where(
-        (EventRow.conversation == conv_id) & _IS_CLEAR
-    ),
-    str,
-)
-_LATEST_CLEAR_UPTO = Prepared(
-    lambda conv_id, upto: EventRow.select(fn.MAX(EventRow.id)).where(
-        (EventRow.conversation == conv_id) & _IS_CLEAR & (EventRow.id <= upto)
-    ),
-    str,
-    int,
-)
-_CUT_MARKS = Prepared(
-    lambda conv_id, after: EventRow.select(EventRow.id, EventRow.data).where(
-        (EventRow.conversation == conv_id)
-        & (EventRow.id > after)
-        & EventRow.kind.in_([literal("rewind"), literal("retry")])
-    ),
-    str,
-    int,
-)
-_MESSAGE_COUNT = Prepared(
-    lambda conv_id: ConversationRow.select(ConversationRow.message_count).where(
-        ConversationRow.id == conv_id
-    ),
-    str,
-)
-_FORK_OF = Prepared(
-    lambda conv_id: ConversationRow.select(
-        ConversationRow.parent, ConversationRow.fork_event_id
-    ).where(ConversationRow.id == conv_id),
-    str,
-)
+from ikgui.storage import queries
 
 
 def _scalar(cursor: Any) -> Any:
@@ -106,8 +31,8 @@ def _failed(raw: str | None) -> bool:
 def count_shown(db: Database, conv_id: str, after: int, upto: int) -> int:
     """See ``Store.count_shown``: the events a reader sees, less the replies that failed
     before any text (few: read and checked here, the same on both databases)."""
-    total = int(_scalar(_SHOWN(db, conv_id, after, upto)) or 0)
-    empty = _EMPTY_REPLIES(db, conv_id, after, upto).fetchall()
+    total = int(_scalar(queries.COUNT_SHOWN.run(db, conv_id, after, upto)) or 0)
+    empty = queries.EMPTY_REPLIES.run(db, conv_id, after, upto).fetchall()
     return total - sum(1 for (raw,) in empty if _failed(raw))
 
 
@@ -133,14 +58,14 @@ def _cuts(rows: Sequence[Any]) -> list[tuple[int, int]]:
 
 def latest_clear(db: Database, conv_id: str, upto: int | None = None) -> int | None:
     if upto is None:
-        value = _scalar(_LATEST_CLEAR(db, conv_id))
+        value = _scalar(queries.LATEST_CLEAR.run(db, conv_id))
     else:
-        value = _scalar(_LATEST_CLEAR_UPTO(db, conv_id, upto))
+        value = _scalar(queries.LATEST_CLEAR_UPTO.run(db, conv_id, upto))
     return int(value) if value is not None else None
 
 
 def _messages(db: Database, conv_id: str, after: int, upto: int) -> int:
-    return int(_scalar(_MESSAGES(db, conv_id, after, upto)) or 0)
+    return int(_scalar(queries.COUNT_MESSAGES.run(db, conv_id, after, upto)) or 0)
 
 
 def context_count(db: Database, conv_id: str) -> int:
@@ -148,10 +73,10 @@ def context_count(db: Database, conv_id: str) -> int:
     the ranges its rewinds and retries cut (each an index range scan; a NOT EXISTS per
     message took seconds on 10,000 events)."""
     clear = latest_clear(db, conv_id) or 0
-    cuts = _cuts(_CUT_MARKS(db, conv_id, clear).fetchall())
+    cuts = _cuts(queries.CUT_MARKS.run(db, conv_id, clear).fetchall())
     if not clear and not cuts:  # the common case: all of them
-        return int(_scalar(_MESSAGE_COUNT(db, conv_id)) or 0)
-    total = _messages(db, conv_id, clear, _MAX_ID)
+        return int(_scalar(queries.MESSAGE_COUNT.run(db, conv_id)) or 0)
+    total = _messages(db, conv_id, clear, queries.MAX_ID)
     for low, high in cuts:
         total -= _messages(db, conv_id, low, high - 1)
     return total
@@ -175,7 +100,7 @@ class _Walk:
     def fork_of(self, conv_id: str) -> tuple[str | None, int | None]:
         found = self.forks.get(conv_id)
         if found is None:
-            row = _FORK_OF(self.db, conv_id).fetchone()
+            row = queries.FORK_OF.run(self.db, conv_id).fetchone()
             found = self.forks[conv_id] = (row[0], row[1]) if row is not None else (None, None)
         return found
 

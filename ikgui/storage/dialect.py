@@ -1,7 +1,8 @@
 """What differs between the two databases, behind one small protocol.
 
-The store (:mod:`ikgui.storage.repository`) builds every query with peewee on the models
-of :mod:`ikgui.storage.models`; the few things SQL dialects do differently live in one
+The store (:mod:`ikgui.storage.repository`) runs its hot queries as SQL
+(:mod:`ikgui.storage.queries`) and builds the others with peewee on the models of
+:mod:`ikgui.storage.models`; the few things SQL dialects do differently live in one
 module per database: :mod:`ikgui.storage.dialect_sqlite` (FTS5, ``BEGIN IMMEDIATE``,
 lock files, ``PRAGMA data_version``) and :mod:`ikgui.storage.dialect_postgres`
 (``tsvector``/GIN, advisory locks, reconnecting after a lost connection).
@@ -14,7 +15,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
-from peewee import ColumnBase, Database, Field
+from peewee import ColumnBase, Database
 
 from ikgui.domain.errors import StorageError
 from ikgui.domain.ports import SendLock
@@ -87,18 +88,3 @@ class Dialect(Protocol):
     ) -> dict[int, str]:
         """Plain text around the match in each event (trimmed to a snippet later)."""
         ...
-
-
-class TagNames(ColumnBase):
-    """The tag names of a group joined by ``models.TAG_SEP``: ``group_concat`` on
-    SQLite, ``string_agg`` on PostgreSQL (the one aggregate the two spell differently;
-    told apart by the parameter style peewee renders for the database)."""
-
-    def __init__(self, column: Field) -> None:
-        super().__init__()
-        self.column = column
-
-    def __sql__(self, ctx: Any) -> Any:
-        if ctx.state.param == "?":  # SQLite
-            return ctx.literal("group_concat(").sql(self.column).literal(", char(31))")
-        return ctx.literal("string_agg(").sql(self.column).literal(", chr(31))")

@@ -30,7 +30,7 @@ from ikgui.storage.pg_open import (
     is_lost,
     plain_error,
 )
-from ikgui.storage.prepared import execute_sql
+from ikgui.storage.queries import execute_sql
 from ikgui.storage.search import SNIPPET_WIDTH, snippet
 
 #: ``pg_try_advisory_lock(SEND_LOCK, <crc32 of the conversation id>)``.

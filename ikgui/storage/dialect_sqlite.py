@@ -24,20 +24,12 @@ from ikgui.domain.errors import StorageError
 from ikgui.storage.db import storage_error
 from ikgui.storage.locks import FileSendLock
 from ikgui.storage.migrations import FTS_CHARS, INDEXED_KINDS
-from ikgui.storage.models import EventRow
-from ikgui.storage.prepared import Prepared, chunks, execute_sql
+from ikgui.storage.queries import chunks, event_contents, execute_sql
 
 _INDEXED = frozenset(INDEXED_KINDS)
 _KIND_LIST = ", ".join(f"'{k}'" for k in INDEXED_KINDS)
 #: Ids per ``IN (...)`` list (well under SQLite's limit of bound parameters).
 CHUNK = 500
-
-
-_CONTENTS = Prepared(
-    lambda *ids: EventRow.select(EventRow.id, EventRow.content).where(EventRow.id.in_(ids)),
-    int,
-    many=True,
-)
 
 
 def match_expression(words: Iterable[str]) -> str:
@@ -168,7 +160,7 @@ class SqliteDialect:
     ) -> dict[int, str]:
         if not event_ids:
             return {}
-        return dict(_CONTENTS(db, *event_ids).fetchall())
+        return dict(event_contents(len(event_ids)).run(db, *event_ids).fetchall())
 
 
 def rebuild(conn: sqlite3.Connection) -> None:

@@ -1,12 +1,13 @@
 """Reading conversations: by id, forks, and the newest-first listing with its filters.
 
-Each query is built with peewee once per shape (:mod:`ikgui.storage.prepared`); rows are
-mapped by name (``conversation_from_row``). A few conversations (by id, forks, a page of
-the listing) come with their tags joined in one column by a correlated aggregate
-(``TagNames``: ``group_concat`` or ``string_agg``; one query). A long listing (every
-conversation: ``conv list --json``, the Trash) reads the conversations, then the tags in
-a second query, joined here: the aggregate run once per row costs more than both
-(10,000 rows: ~35 ms on PostgreSQL and ~12 ms on SQLite, against ~3 ms for the tags).
+The lookups by id and of forks are SQL (:mod:`ikgui.storage.queries`); the listing, whose
+shape varies with its filters, is built with peewee. Rows are mapped by name
+(``conversation_from_row``). A few conversations (by id, forks, a page of the listing)
+come with their tags joined in one column by a correlated aggregate (``group_concat`` or
+``string_agg``; one query). A long listing (every conversation: ``conv list --json``,
+the Trash) reads the conversations, then the tags in a second query, joined here: the
+aggregate run once per row costs more than both (10,000 rows: ~35 ms on PostgreSQL and
+~12 ms on SQLite, against ~3 ms for the tags).
 The listing table (``ikgui conv list``) reads only the columns it shows (``table``).
 """
 
@@ -15,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from peewee import SQL, Database, Tuple
+from peewee import SQL, Database, SqliteDatabase, Tuple, fn
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.listing import ListingRow
+from ikgui.storage import queries
 from ikgui.storage import tags as tags_sql
-from ikgui.storage.dialect import TagNames
 from ikgui.storage.models import (
     CONVERSATION_FIELDS,
     ConversationRow,
@@ -28,7 +29,7 @@ from ikgui.storage.models import (
     conversation_from_fields,
     conversation_from_row,
 )
-from ikgui.storage.prepared import Prepared, chunks, execute
+from ikgui.storage.queries import chunks, execute_query
 
 _Row = ConversationRow
 
@@ -51,7 +52,14 @@ _TABLE_FIELDS = (
 )
 
 
-def _select(columns: str = "tagged") -> Any:
+def _tag_names(db: Database) -> Any:
+    """The aggregate joining a group's tag names by ``TAG_SEP`` (spelled per database)."""
+    if isinstance(db, SqliteDatabase):
+        return fn.GROUP_CONCAT(TagRow.name, SQL("char(31)"))
+    return fn.STRING_AGG(TagRow.name, SQL("chr(31)"))
+
+
+def _select(db: Database, columns: str = "tagged") -> Any:
     """The conversation's fields and, last, its tags joined by ``TAG_SEP`` (the dialect's
     aggregate; ``None`` without tags); only the fields (``"fields"``), or only what the
     listing table shows (``"table"``)."""
@@ -59,7 +67,7 @@ def _select(columns: str = "tagged") -> Any:
         return _Row.select(*_TABLE_FIELDS)
     if columns == "fields":
         return _Row.select(*CONVERSATION_FIELDS)
-    names = TagRow.select(TagNames(TagRow.name)).where(TagRow.conversation == _Row.id)
+    names = TagRow.select(_tag_names(db)).where(TagRow.conversation == _Row.id)
     return _Row.select(*CONVERSATION_FIELDS, names)
 
 
@@ -67,27 +75,8 @@ def _conversations(rows: Sequence[Any]) -> list[Conversation]:
     return [conversation_from_row(r) for r in rows]
 
 
-_BY_ID = Prepared(lambda conv_id: _select().where(_Row.id == conv_id), str)
-_BY_IDS = Prepared(lambda *ids: _select().where(_Row.id.in_(ids)), str, many=True)
-_CHILDREN = Prepared(
-    lambda conv_id: _select().where(_Row.parent == conv_id).order_by(_Row.created_at, _Row.id),
-    str,
-)
-_CHILDREN_OF = Prepared(
-    lambda *ids: _select().where(_Row.parent.in_(ids)).order_by(_Row.created_at, _Row.id),
-    str,
-    many=True,
-)
 #: Parents per ``children_of`` query (an ``IN`` list; one SQL text per length).
 CHILDREN_CHUNK = 500
-_ALL_TAGS = Prepared(lambda: TagRow.select(TagRow.conversation, TagRow.name))
-_TAGS_OF = Prepared(
-    lambda *ids: TagRow.select(TagRow.conversation, TagRow.name).where(
-        TagRow.conversation.in_(ids)
-    ),
-    str,
-    many=True,
-)
 
 
 def _tags_of(db: Database, conv_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -96,7 +85,7 @@ def _tags_of(db: Database, conv_ids: Sequence[str]) -> dict[str, tuple[str, ...]
     if not conv_ids:
         return {}
     many = len(conv_ids) > JOIN_TAGS_ABOVE
-    cursor = _ALL_TAGS(db) if many else _TAGS_OF(db, *conv_ids)
+    cursor = queries.ALL_TAGS.run(db) if many else queries.tags_of(len(conv_ids)).run(db, *conv_ids)
     names: dict[str, list[str]] = {}
     for conv_id, name in cursor.fetchall():
         names.setdefault(conv_id, []).append(name)
@@ -104,12 +93,16 @@ def _tags_of(db: Database, conv_ids: Sequence[str]) -> dict[str, tuple[str, ...]
 
 
 def by_id(db: Database, conv_id: str) -> Conversation | None:
-    found = _conversations(_BY_ID(db, conv_id).fetchall())
+    found = _conversations(queries.CONVERSATION_BY_ID.run(db, conv_id).fetchall())
     return found[0] if found else None
 
 
 def by_ids(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversation]:
-    found = _conversations(_BY_IDS(db, *conv_ids).fetchall()) if conv_ids else []
+    if not conv_ids:
+        return {}
+    found = _conversations(
+        queries.conversations_by_ids(len(conv_ids)).run(db, *conv_ids).fetchall()
+    )
     return {c.id: c for c in found}
 
 
@@ -122,7 +115,7 @@ def by_ids_chunked(db: Database, conv_ids: Sequence[str]) -> dict[str, Conversat
 
 
 def children(db: Database, conv_id: str) -> list[Conversation]:
-    return _conversations(_CHILDREN(db, conv_id).fetchall())
+    return _conversations(queries.CHILDREN.run(db, conv_id).fetchall())
 
 
 def children_of(db: Database, conv_ids: Sequence[str]) -> dict[str, list[Conversation]]:
@@ -130,12 +123,14 @@ def children_of(db: Database, conv_ids: Sequence[str]) -> dict[str, list[Convers
     ``CHILDREN_CHUNK`` parents (every one of ``conv_ids`` is a key)."""
     found: dict[str, list[Conversation]] = {conv_id: [] for conv_id in conv_ids}
     for chunk in chunks(list(found), CHILDREN_CHUNK):
-        for conv in _conversations(_CHILDREN_OF(db, *chunk).fetchall()):
+        rows = queries.children_of(len(chunk)).run(db, *chunk).fetchall()
+        for conv in _conversations(rows):
             found[conv.parent or ""].append(conv)
     return found
 
 
 def _list_builder(
+    db: Database,
     trashed: bool,
     pinned: bool | None,
     agent: bool,
@@ -157,7 +152,7 @@ def _list_builder(
             where &= tags_sql.having_all([next(it) for _ in range(tags)])
         if before:
             where &= Tuple(_Row.updated_at, _Row.id) < Tuple(next(it), next(it))
-        query = _select(columns).where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())
+        query = _select(db, columns).where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())
         return query.limit(next(it)) if limit else query
 
     return build
@@ -219,16 +214,11 @@ def _list(
         columns,
     )
     values: list[Any] = []
-    kinds: list[type] = []
     if agent is not None:
         values.append(agent)
-        kinds.append(str)
     values.extend(names)
-    kinds.extend([str] * len(names))
     if before is not None:
         values.extend(before)
-        kinds.extend([float, str])
     if limit is not None:
         values.append(limit)
-        kinds.append(int)
-    return execute(db, ("listing", shape), _list_builder(*shape), kinds, values)
+    return execute_query(db, _list_builder(db, *shape)(*values))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from peewee import Database
 
-from ikgui.storage.prepared import execute_sql
+from ikgui.storage.queries import execute_sql
 
 if TYPE_CHECKING:
     from ikgui.storage.dialect import Dialect

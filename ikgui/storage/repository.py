@@ -1,11 +1,12 @@
 """``PeeweeStore``: the domain's ``Store`` port on one database, SQLite or PostgreSQL.
 
-Every query is built with peewee on the models of :mod:`ikgui.storage.models` and its
-rows are mapped by name (``conversation_from_row``, ``event_from_row``); every write runs
-in ``atomic()`` (the dialect's transaction, savepoints when nested), and every driver or
-peewee failure surfaces as a ``StorageError`` in plain words; writes aimed at a missing
-conversation or event raise ``NotFoundError``. What differs between the databases is the
-dialect's (:mod:`ikgui.storage.dialect`).
+The hot queries are SQL (:mod:`ikgui.storage.queries`), every other query is built with
+peewee on the models of :mod:`ikgui.storage.models`, and rows are mapped by name
+(``conversation_from_row``, ``event_from_row``); every write runs in ``atomic()`` (the
+dialect's transaction, savepoints when nested), and every driver or peewee failure
+surfaces as a ``StorageError`` in plain words; writes aimed at a missing conversation or
+event raise ``NotFoundError``. What differs between the databases is the dialect's
+(:mod:`ikgui.storage.dialect`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from peewee import Database
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
 from ikgui.domain.listing import ListingRow
-from ikgui.storage import listing
+from ikgui.storage import listing, queries
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect_sqlite import SqliteDialect
@@ -32,15 +33,11 @@ from ikgui.storage.models import (
     conversation_values,
     normalize_tags,
 )
-from ikgui.storage.prepared import Prepared, chunks, execute_query
+from ikgui.storage.queries import chunks, execute_query
 from ikgui.storage.store_events import EventStore
 
 #: Ids per ``IN (...)`` list when deleting many conversations.
 _CHUNK = 500
-_EXISTS = Prepared(
-    lambda conv_id: ConversationRow.select(ConversationRow.id).where(ConversationRow.id == conv_id),
-    str,
-)
 
 
 class PeeweeStore(EventStore):
@@ -50,7 +47,7 @@ class PeeweeStore(EventStore):
 
     def conversation_exists(self, conv_id: str) -> bool:
         with self._reading() as db:
-            return _EXISTS(db, conv_id).fetchone() is not None
+            return queries.CONVERSATION_EXISTS.run(db, conv_id).fetchone() is not None
 
     def insert_conversation(self, conv: Conversation) -> None:
         if conv.status not in STATUSES:

@@ -1,6 +1,7 @@
 """The event log half of the store: appending and updating events, and reading a
-conversation's log (every query built with peewee on ``EventRow``; the full-text index
-is maintained by the dialect inside the same transaction)."""
+conversation's log (the hot statements are SQL of :mod:`ikgui.storage.queries`, the rest
+built with peewee on ``EventRow``; the full-text index is maintained by the dialect
+inside the same transaction)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from peewee import fn
+from peewee import SQL
 
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import MESSAGE_KINDS, Event
-from ikgui.storage import counts
+from ikgui.storage import counts, queries
 from ikgui.storage.connection import StoreConnection
 from ikgui.storage.models import EVENT_FIELDS, ConversationRow, EventRow, event_from_row
-from ikgui.storage.prepared import Prepared, execute, execute_query, literal
+from ikgui.storage.queries import execute_query
 
 _COUNTED = frozenset(k.value for k in MESSAGE_KINDS)
-#: What ``events``/``tail_events`` select (the conversation id is known).
-_LOG_FIELDS = (EventRow.id, EventRow.kind, EventRow.content, EventRow.data, EventRow.created_at)
 
 
 def counts_as_message(kind: str, content: str) -> bool:
@@ -45,64 +44,17 @@ def streaming_raw(raw: str | None) -> bool:
     return isinstance(data, dict) and streaming(data)
 
 
-_Ev = EventRow
-_BUMP = Prepared(
-    lambda when, step, conv_id: ConversationRow.update(
-        updated_at=when, message_count=ConversationRow.message_count + step
-    ).where(ConversationRow.id == conv_id),
-    float,
-    int,
-    str,
-)
-_INSERT = Prepared(
-    lambda conv_id, kind, text, raw, when: _Ev.insert(
-        conversation=conv_id, kind=kind, content=text, data=raw, created_at=when
-    ).returning(_Ev.id),
-    str,
-    str,
-    str,
-    str,
-    float,
-)
-_GET = Prepared(lambda event_id: _Ev.select(*EVENT_FIELDS).where(_Ev.id == event_id), int)
-_LAST = Prepared(lambda conv_id: _Ev.select(fn.MAX(_Ev.id)).where(_Ev.conversation == conv_id), str)
-_STAMP = Prepared(
-    lambda conv_id, limit: (
-        _Ev.select(_Ev.id, fn.LENGTH(_Ev.content), fn.COALESCE(fn.LENGTH(_Ev.data), 0))
-        .where(_Ev.conversation == conv_id)
-        .order_by(_Ev.id.desc())
-        .limit(limit)
-    ),
-    str,
-    int,
-)
-
-
-def _log_builder(after: bool, upto: bool, tail: bool) -> Any:
-    def build(conv_id: str, *bounds: int) -> Any:
-        it = iter(bounds)
-        where = _Ev.conversation == conv_id
-        if after:
-            where &= _Ev.id > next(it)
-        if upto:
-            where &= _Ev.id <= next(it)
-        query = _Ev.select(*_LOG_FIELDS).where(where)
-        if tail:
-            return query.order_by(_Ev.id.desc()).limit(next(it))
-        return query.order_by(_Ev.id)
-
-    return build
-
-
 def _read_log(db: Any, conv_id: str, after: int | None, upto: int | None, tail: int | None) -> Any:
-    shape = (after is not None, upto is not None, tail is not None)
-    values = [conv_id, *(v for v in (after, upto, tail) if v is not None)]
-    kinds = [str] + [int] * (len(values) - 1)
-    return execute(db, ("log", shape), _log_builder(*shape), kinds, values).fetchall()
+    if tail is not None:
+        return queries.LOG_TAIL.run(db, conv_id, tail).fetchall()
+    low = 0 if after is None else after  # ids start at 1
+    high = queries.MAX_ID if upto is None else upto
+    return queries.LOG_BETWEEN.run(db, conv_id, low, high).fetchall()
 
 
 def _log(conv_id: str, rows: Sequence[Any]) -> list[Event]:
-    """Events from rows selected with ``_LOG_FIELDS`` (named once, here)."""
+    """Events from rows of ``queries.LOG_BETWEEN`` or ``LOG_TAIL`` (the conversation id
+    is known): ``(id, kind, content, data, created_at)``, named once, here."""
     return [
         Event(event_id, conv_id, kind, content, None, created_at, raw_data=data)
         for event_id, kind, content, data, created_at in rows
@@ -125,9 +77,9 @@ class EventStore(StoreConnection):
             # The conversation's row first: on PostgreSQL this locks it, so two writers
             # appending to one conversation take turns and its ids stay in commit order.
             step = 1 if counts_as_message(kind, text) else 0
-            if not _BUMP(db, when, step, conv_id).rowcount:
+            if not queries.BUMP_CONVERSATION.run(db, when, step, conv_id).rowcount:
                 raise NotFoundError(f"Conversation not found: {conv_id}")
-            cursor = _INSERT(db, conv_id, kind, text, raw, when)
+            cursor = queries.INSERT_EVENT.run(db, conv_id, kind, text, raw, when)
             event_id = int(cursor.fetchone()[0])
             self.dialect.index_event(db, event_id, kind, text, streaming(data))
         return Event(
@@ -157,19 +109,19 @@ class EventStore(StoreConnection):
 
     def get_event(self, event_id: int) -> Event | None:
         with self._reading() as db:
-            row = _GET(db, event_id).fetchone()
+            row = queries.EVENT_BY_ID.run(db, event_id).fetchone()
         return event_from_row(row) if row else None
 
     def last_event_id(self, conv_id: str) -> int | None:
         with self._reading() as db:
-            row = _LAST(db, conv_id).fetchone()
+            row = queries.LAST_EVENT_ID.run(db, conv_id).fetchone()
         return int(row[0]) if row and row[0] is not None else None
 
     def tail_stamp(self, conv_id: str, limit: int) -> list[tuple[int, int, int]]:
         if limit <= 0:
             return []
         with self._reading() as db:
-            rows = _STAMP(db, conv_id, limit).fetchall()
+            rows = queries.TAIL_STAMP.run(db, conv_id, limit).fetchall()
         return [(int(i), int(text), int(data)) for i, text, data in rows]
 
     def latest_clear(self, conv_id: str, upto: int | None) -> int | None:
@@ -206,11 +158,10 @@ class EventStore(StoreConnection):
     def unfinished_replies(self) -> list[Event]:
         maybe = self.dialect.maybe_streaming()
 
-        def build() -> Any:
-            where = (EventRow.kind == literal("assistant")) & maybe
-            return EventRow.select(*EVENT_FIELDS).where(where).order_by(EventRow.id)
-
+        # 'assistant' written out, like ``maybe``: the partial index names both.
+        where = (EventRow.kind == SQL("'assistant'")) & maybe
+        query = EventRow.select(*EVENT_FIELDS).where(where).order_by(EventRow.id)
         with self._reading() as db:
-            rows = execute(db, "unfinished", build, (), ()).fetchall()
+            rows = execute_query(db, query).fetchall()
         events = [event_from_row(r) for r in rows]
         return [e for e in events if e.data.get("streaming") is True]

@@ -15,7 +15,7 @@ from typing import Any
 from peewee import Database, Expression, fn
 
 from ikgui.storage.models import ConversationRow, TagRow
-from ikgui.storage.prepared import chunks, execute_query
+from ikgui.storage.queries import chunks, execute_query
 
 #: Tags per statement (an ``IN`` list or a multi-row ``INSERT``): well under SQLite's
 #: limit on bound values.

@@ -81,7 +81,8 @@ def _resources_root() -> Path:
 
 
 @cache
-def _svg_source(name: str) -> str:
+def svg_source(name: str) -> str:
+    """The SVG text of icon ``name`` (drawn with ``currentColor``); KeyError if unknown."""
     path = resource_path("icons", f"{name}.svg")
     if not path.is_file():
         raise KeyError(f"no icon named {name!r} ({path})")
@@ -104,7 +105,7 @@ def _dimmed(color: QColor, background: QColor) -> QColor:
 
 def render(name: str, size: int, color: QColor, ratio: float = 1.0) -> QPixmap:
     """One icon drawn at ``size`` logical pixels in ``color`` (``ratio``: device pixels)."""
-    svg = _svg_source(name).replace("currentColor", color.name(QColor.NameFormat.HexRgb))
+    svg = svg_source(name).replace("currentColor", color.name(QColor.NameFormat.HexRgb))
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     side = max(1, round(size * ratio))
     pixmap = QPixmap(side, side)
@@ -137,7 +138,7 @@ def icon(name: str, color: QColor | None = None, *, on_accent: bool = False) -> 
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    _svg_source(name)  # an unknown name fails here, not at the first paint
+    svg_source(name)  # an unknown name fails here, not at the first paint
     colors = {
         QIcon.Mode.Normal: normal,
         QIcon.Mode.Active: normal,

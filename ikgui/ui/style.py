@@ -7,15 +7,13 @@ system's colour scheme, re-applied when it changes), ``light`` or ``dark``.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from string import Template
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-from ikgui.ui import icons
+from ikgui.ui import icons, tinted
 
 THEMES = ("system", "light", "dark")
 #: The one accent colour (a calm teal, the app icon's), per theme.
@@ -30,9 +28,6 @@ _DANGER_DARK = "#d8645d"
 _THEME_PROPERTY = "ikguiTheme"
 _CONNECTED_PROPERTY = "ikguiStyleConnected"
 _FUSION_PROPERTY = "ikguiFusion"
-
-#: Tinted copies of the SVGs the style sheet points at (Qt style sheets take files only).
-_tinted_dir: tempfile.TemporaryDirectory[str] | None = None
 
 Role = QPalette.ColorRole
 Group = QPalette.ColorGroup
@@ -118,18 +113,6 @@ def dark_palette() -> QPalette:
     )
 
 
-def _tinted_file(name: str, color: QColor) -> str:
-    """A copy of icon ``name`` drawn in ``color``, as a path a style sheet can load."""
-    global _tinted_dir
-    if _tinted_dir is None:
-        _tinted_dir = tempfile.TemporaryDirectory(prefix="ikgui-style-")
-    path = Path(_tinted_dir.name) / f"{name}-{color.name()[1:]}.svg"
-    if not path.exists():
-        svg = icons.resource_path("icons", f"{name}.svg").read_text(encoding="utf-8")
-        path.write_text(svg.replace("currentColor", color.name()), encoding="utf-8")
-    return path.as_posix()
-
-
 def is_dark(palette: QPalette) -> bool:
     """True when the palette draws light text on a dark window."""
     window = palette.color(Role.Window)
@@ -189,8 +172,9 @@ def style_sheet(palette: QPalette) -> str:
         "tip_text": palette.color(Role.ToolTipText),
     }
     values = {key: value.name() for key, value in colors.items()}
-    values["chevron"] = _tinted_file("chevron-down", colors["muted"])
-    values["chevron_disabled"] = _tinted_file("chevron-down", _mix(colors["muted"], window, 0.5))
+    # Style sheets load images by path: tinted copies served from memory.
+    values["chevron"] = tinted.path("chevron-down", colors["muted"])
+    values["chevron_disabled"] = tinted.path("chevron-down", _mix(colors["muted"], window, 0.5))
     template = Template(icons.resource_path("style", "base.qss").read_text(encoding="utf-8"))
     return template.substitute(values)
 

@@ -31,8 +31,8 @@ ROOTS = 700
 FORK_EVERY = 4
 #: What identifies the listing's page query and a children query in the SQL.
 LISTING = 'ORDER BY "t1"."updated_at" DESC'
-CHILDREN = '"t1"."parent_id" ='
-CHILDREN_OF = '"t1"."parent_id" IN ('
+CHILDREN = "WHERE conversation.parent_id = "
+CHILDREN_OF = "WHERE conversation.parent_id IN ("
 
 
 def fill(path: Path) -> Path:

@@ -29,9 +29,10 @@ from ikgui.ui.sidebar.sidebar_rows import HeaderRole
 from tests.ui.test_send_start import ROOTS, fill, statements
 
 IKGUI = str(Path(ikgui.__file__).parent)
-#: One conversation's row read by id, and many read at once (the SQL's shapes).
-BY_ID = '"t1"."id" = ?'
-BY_IDS = '"t1"."id" IN ('
+#: One conversation's row read by id, and many read at once (the SQL's shapes, as
+#: SQLite's trace shows them: values written in; see ikgui/storage/queries.py).
+BY_ID = "WHERE conversation.id = "
+BY_IDS = "WHERE conversation.id IN ("
 
 
 @contextmanager
