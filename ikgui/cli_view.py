@@ -99,6 +99,8 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
         sys.stdout.write("\n" + (f"[{label}] {text}" if label else f"-- {text}") + "\n")
     if state.working_prompt:
         say(f"\nWorking prompt: {state.working_prompt}")
+    if conv.prompt_draft is not None:  # typed in a window, not saved (issue 22, item 8)
+        say(one_line(f"Unsaved working-prompt edit: {conv.prompt_draft or '(empty)'}"))
     return 0
 
 

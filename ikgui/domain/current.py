@@ -301,6 +301,26 @@ class OpenConversation(PromptEditing):
             setattr(self.conversation, name, value)
         self.announce(ConversationChanged(self.conversation.id))
 
+    def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
+        """Store drafts of conversation ``conv_id`` (the open one, or one the window has
+        just left): the message typed and not sent, the working prompt's unsaved edit and
+        the edit a Clear set aside (``write_ops.DRAFTS``). Session state, not a change of
+        the conversation: nothing is announced (the window holds them as typed). While
+        other changes wait to be written, the open conversation's stay in memory."""
+        unknown = sorted(set(drafts) - write_ops.DRAFTS)
+        if unknown:
+            raise ValueError(f"Not a draft: {', '.join(unknown)}")
+        if not drafts:
+            return
+        here = conv_id == self.conversation.id
+        if here and not self.saved:
+            raise UserError("This conversation is not saved yet; its drafts stay in the window")
+        if not (here and write_ops.fields_wait(self, drafts)):
+            self.store.update_conversation(conv_id, **drafts)
+        if here:
+            for name, value in drafts.items():
+                setattr(self.conversation, name, value)
+
     def retag(self, changes: list[str]) -> tuple[str, ...]:
         """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
         apply_tag_changes((), changes)  # a bad tag is refused before anything is written

@@ -148,6 +148,11 @@ class Conversation:
     draft: str = ""
     #: Pinned conversations are listed first in the sidebar (under "Pinned").
     pinned: bool = False
+    #: An edit of the working prompt not saved yet (``None``: none; ``""`` empties it),
+    #: and the one a Clear set aside behind "Restore unsaved edit": session state kept
+    #: with the conversation, as ``draft`` (the message typed, not sent) is.
+    prompt_draft: str | None = None
+    prompt_set_aside: str | None = None
 
     @property
     def visible_status(self) -> str:

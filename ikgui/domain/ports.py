@@ -54,7 +54,8 @@ class Store(Protocol):
 
     def update_conversation(self, conv_id: str, **changes: Any) -> None:
         """Set fields by name: title, title_by_user, agent, provider, model, status,
-        trashed_at, draft. Unknown names raise ``ValueError``."""
+        trashed_at, draft, prompt_draft, prompt_set_aside. Unknown names raise
+        ``ValueError``."""
         ...
 
     def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:

@@ -238,6 +238,10 @@ class Session:
     def update_fields(self, **changes: Any) -> None:
         self.current.update_fields(**changes)
 
+    def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
+        """Store a conversation's drafts (see ``OpenConversation.keep_drafts``)."""
+        self.current.keep_drafts(conv_id, **drafts)
+
     def retag(self, changes: list[str]) -> tuple[str, ...]:
         """``/tag +a -b`` on the current conversation, atomically (see ``OpenConversation``)."""
         return self.current.retag(changes)

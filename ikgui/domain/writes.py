@@ -126,14 +126,19 @@ def add_usage(
     writes.schedule()
 
 
+#: A conversation's drafts: session state kept with it (the message typed and not sent,
+#: the working prompt's unsaved edit, the edit a Clear set aside).
+DRAFTS = frozenset({"draft", "prompt_draft", "prompt_set_aside"})
+
+
 def fields_wait(session: Writer, changes: dict[str, Any]) -> bool:
-    """Whether conversation fields stay in memory instead of being written: a draft
-    while changes wait (it is only a convenience); anything else of a conversation that
-    is not stored yet is refused."""
+    """Whether conversation fields stay in memory instead of being written: drafts
+    while changes wait (they are only a convenience); anything else of a conversation
+    that is not stored yet is refused."""
     writes = session.writes
     if not writes:
         return False
-    if set(changes) <= {"draft"}:
+    if set(changes) <= DRAFTS:
         return True
     if writes.conversation(session.conversation.id) is not None:
         raise UserError("This conversation is not saved yet; try again when it is")

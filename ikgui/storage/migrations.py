@@ -161,12 +161,26 @@ def _v4_listing_change(conn: sqlite3.Connection) -> None:
         conn.execute(f"CREATE TRIGGER {name} {when} BEGIN {_BUMP_LISTING}; END")
 
 
+#: The conversation columns of version 5: a working-prompt edit not saved yet, and the
+#: one a Clear set aside (NULL: none; an empty text is an edit that empties the prompt).
+#: Session state as the message ``draft`` is: not listed, so writing them moves no listing.
+V5_PROMPT_DRAFTS = ("prompt_draft", "prompt_set_aside")
+
+
+def _v5_prompt_drafts(conn: sqlite3.Connection) -> None:
+    """The working prompt's drafts live with their conversation (they lived in one
+    window's state file, which the command line and other machines never saw)."""
+    for column in V5_PROMPT_DRAFTS:
+        conn.execute(f"ALTER TABLE conversation ADD COLUMN {column} TEXT NULL")
+
+
 #: Every migration this version knows, oldest first.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
     _v2_bounded_index,
     _v3_pinned,
     _v4_listing_change,
+    _v5_prompt_drafts,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

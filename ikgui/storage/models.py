@@ -55,6 +55,8 @@ class ConversationRow(_Base):
     message_count = IntegerField(default=0)
     draft = TextField(default="")
     pinned = IntegerField(default=0)
+    prompt_draft = TextField(null=True)
+    prompt_set_aside = TextField(null=True)
 
     class Meta:
         table_name = "conversation"
@@ -87,7 +89,18 @@ MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow)
 
 #: Fields of ``Conversation`` that ``update_conversation`` may set.
 UPDATABLE = frozenset(
-    {"title", "title_by_user", "agent", "provider", "model", "status", "trashed_at", "draft"}
+    {
+        "title",
+        "title_by_user",
+        "agent",
+        "provider",
+        "model",
+        "status",
+        "trashed_at",
+        "draft",
+        "prompt_draft",
+        "prompt_set_aside",
+    }
 )
 STATUSES = frozenset({"active", "killed"})
 
@@ -138,6 +151,8 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         message_count,
         draft,
         pinned,
+        prompt_draft,
+        prompt_set_aside,
     ) = row
     return Conversation(
         id_,
@@ -159,6 +174,8 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         trashed_at,
         draft or "",
         bool(pinned),
+        prompt_draft,
+        prompt_set_aside,
     )
 
 
@@ -183,6 +200,8 @@ _CONVERSATION_ARGS = (
     "trashed_at",
     "draft",
     "pinned",
+    "prompt_draft",
+    "prompt_set_aside",
 )
 
 
@@ -215,8 +234,10 @@ def event_from_row(row: Sequence[Any]) -> Event:
 
 
 def conversation_values(conv: Conversation) -> dict[str, Any]:
-    """The ``conversation`` row for ``conv`` (column name -> value)."""
-    return {
+    """The ``conversation`` row for ``conv`` (column name -> value); the working prompt's
+    drafts only when there are some (the columns default to NULL), so a row without
+    them is written as a database before version 5 holds it."""
+    values: dict[str, Any] = {
         "id": conv.id,
         "parent_id": conv.parent,
         "fork_event_id": conv.fork_event_id,
@@ -236,3 +257,8 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         "draft": conv.draft or "",
         "pinned": int(conv.pinned),
     }
+    if conv.prompt_draft is not None:
+        values["prompt_draft"] = conv.prompt_draft
+    if conv.prompt_set_aside is not None:
+        values["prompt_set_aside"] = conv.prompt_set_aside
+    return values

@@ -1,5 +1,6 @@
 """The PostgreSQL schema: frozen DDL per version, numbered as SQLite's (1 initial, 2 the
-bounded search index, 3 pinned, 4 listing changes), recorded in ``ikgui_meta``.
+bounded search index, 3 pinned, 4 listing changes, 5 the working prompt's drafts),
+recorded in ``ikgui_meta``.
 
 The tables and columns are SQLite's (``models.py`` serves both; a test keeps all three in
 step), with PostgreSQL's types: ``double precision`` times, ``bigint`` identity ids.
@@ -8,7 +9,8 @@ searchable kinds' text, bounded, nothing while a reply streams; the rule of SQLi
 ``event_text`` view) with a GIN index, and an expression GIN index on titles. Triggers
 ``NOTIFY ikgui_changes`` after every statement that writes a conversation, event or tag,
 the payload naming the table (since 4, ``conversation_unlisted`` for a statement that
-writes none of the conversation columns a listing shows: a draft, the usage).
+writes none of the conversation columns a listing shows: a draft, the usage; since 5
+the working prompt's drafts too).
 
 Every pending version runs in ONE transaction that first takes an advisory lock, so two
 processes starting at once never both migrate, and a failure leaves the database as it
@@ -199,6 +201,18 @@ _V4 = (
         FOR EACH STATEMENT EXECUTE FUNCTION ikgui_notify_as('conversation_unlisted')""",
 )
 
+#: As SQLite's version 5; the unlisted trigger names the new columns, so another
+#: machine hears a working-prompt draft without re-reading its listing.
+_V5 = (
+    "ALTER TABLE conversation ADD COLUMN prompt_draft TEXT NULL",
+    "ALTER TABLE conversation ADD COLUMN prompt_set_aside TEXT NULL",
+    "DROP TRIGGER conversation_unlisted_notify ON conversation",
+    """CREATE TRIGGER conversation_unlisted_notify
+        AFTER UPDATE OF draft, prompt_draft, prompt_set_aside, tokens_input, tokens_output,
+            cost, created_at ON conversation
+        FOR EACH STATEMENT EXECUTE FUNCTION ikgui_notify_as('conversation_unlisted')""",
+)
+
 
 def _runner(statements: Sequence[str]) -> PgMigration:
     def run(cursor: Any) -> None:
@@ -214,6 +228,7 @@ PG_MIGRATIONS: tuple[PgMigration, ...] = (
     _runner(_V2),
     _runner(_V3),
     _runner(_V4),
+    _runner(_V5),
 )
 
 

@@ -116,6 +116,24 @@ def test_a_draft_or_usage_saved_elsewhere_leaves_the_listing_version(
     assert moves(store, lambda: other.update_conversation("c1", title="Uno", draft=""))
 
 
+def test_working_prompt_drafts_are_stored_and_leave_the_listing_version(
+    store: PeeweeStore, other: PeeweeStore
+) -> None:
+    """Issue 22, item 8: the working prompt's drafts are session state kept with the
+    conversation (seen by another process or machine), not a change of any listing."""
+    add_conversation(other, "c1", title="One")
+    assert not moves(store, lambda: other.update_conversation("c1", prompt_draft="a red fox"))
+    assert not moves(store, lambda: other.update_conversation("c1", prompt_set_aside="a cat"))
+    seen = store.get_conversation("c1")
+    assert seen is not None
+    assert (seen.prompt_draft, seen.prompt_set_aside) == ("a red fox", "a cat")
+    other.update_conversation("c1", prompt_draft="", prompt_set_aside=None)  # "": an edit
+    again = store.get_conversation("c1")
+    assert again is not None and (again.prompt_draft, again.prompt_set_aside) == ("", None)
+    listed = store.list_conversations()[0]
+    assert (listed.prompt_draft, listed.prompt_set_aside) == ("", None)
+
+
 @pytest.mark.parametrize("kind", BOTH)
 def test_a_database_from_before_schema_4_keeps_its_rows_and_counts_once_upgraded(
     kind: str, db_path: Path, request: pytest.FixtureRequest
@@ -130,7 +148,9 @@ def test_a_database_from_before_schema_4_keeps_its_rows_and_counts_once_upgraded
         add_conversation(old, "c1", title="One", tags=["a"])
         assert old.schema_version() == 3
     with open_store(location) as store, open_store(location) as other:
-        assert store.schema_version() == 4 and store.list_conversations()[0].tags == ("a",)
+        assert store.schema_version() == len(MIGRATIONS) and store.list_conversations()[0].tags == (
+            "a",
+        )
         assert moves(store, lambda: other.update_conversation("c1", title="Uno"))
         assert not moves(store, lambda: other.update_conversation("c1", draft="typed"))
 
@@ -138,6 +158,7 @@ def test_a_database_from_before_schema_4_keeps_its_rows_and_counts_once_upgraded
 def test_every_conversation_column_is_listed_or_known_to_be_unlisted() -> None:
     """A column added later must be put in a new version's trigger, or here, on purpose."""
     unlisted = {"id", "draft", "tokens_input", "tokens_output", "cost", "created_at"}
+    unlisted |= set(migrations.V5_PROMPT_DRAFTS)  # session state, as the draft
     listed = {c.strip() for c in migrations._V4_LISTED.split(",")}
     assert listed == {c.strip() for c in pg_migrations._V4_LISTED.split(",")}
     columns = {f.column_name for f in ConversationRow._meta.sorted_fields}

@@ -31,7 +31,18 @@ from ikgui.domain.reading import shown
 
 #: The fields ``update_conversation`` may set (as in ``ikgui.storage.models``).
 UPDATABLE = frozenset(
-    {"title", "title_by_user", "agent", "provider", "model", "status", "trashed_at", "draft"}
+    {
+        "title",
+        "title_by_user",
+        "agent",
+        "provider",
+        "model",
+        "status",
+        "trashed_at",
+        "draft",
+        "prompt_draft",
+        "prompt_set_aside",
+    }
 )
 STATUSES = frozenset({"active", "killed"})
 #: The kinds whose text is searchable (as in ``ikgui.storage.migrations``).

@@ -3,7 +3,9 @@ draft that keeps it across conversations and restarts, Save/Revert, and the hist
 
 An unsaved edit that Clear ended (issue 20, item 7: the domain sets it aside) is kept
 as a draft of its own, per conversation and across restarts, behind "Restore unsaved
-edit": restored, it is an unsaved edit again; it is never sent by itself.
+edit": restored, it is an unsaved edit again; it is never sent by itself. Both drafts
+are kept with the conversation in the store by the draft keeper
+(:mod:`ikgui.ui.prompt.drafts`, issue 22 item 8), written after a pause in typing.
 
 The panel is shown when it has something to do — the agent drafts prompts (``line`` or
 ``json`` mode) or the conversation has a working prompt or an unsaved edit — and
@@ -24,12 +26,8 @@ from ikgui.ui.prompt.working_prompt import TOGGLE_SHORTCUT
 if TYPE_CHECKING:
     from ikgui.ui.main_window import MainWindow
 
-#: ``ui_state`` keys: the user's choice ("shown" / "hidden"; absent: automatic) and the
-#: unsaved edit of each conversation (``…/_unsaved`` for one not stored yet).
+#: ``ui_state`` key: the user's choice ("shown" / "hidden"; absent: automatic).
 CHOICE_KEY = "working_prompt/panel"
-DRAFT_KEY = "working_prompt/drafts/{}"
-#: ``ui_state`` key of the edit a Clear ended, per conversation.
-SET_ASIDE_KEY = "working_prompt/cleared/{}"
 SEND_TIP = "Send (Enter)"
 SEND_SAVES_TIP = "Send (Enter) — also saves your working-prompt edit: the assistant is told"
 
@@ -63,8 +61,7 @@ class WorkingPromptController(QObject):
         self._width = 300
         #: The user's choice ("shown", "hidden"; "": automatic), read once.
         self._choice = str(window.services.ui_state.value(CHOICE_KEY, "", type=str))
-        #: The drafts known to be stored (so that clearing one costs nothing otherwise).
-        self._drafts: set[str] = set()
+        self.keeper = window.drafts.keeper
         #: Whether the open conversation has an edit a Clear ended ("Restore unsaved edit").
         self._set_aside = False
 
@@ -124,17 +121,11 @@ class WorkingPromptController(QObject):
         self.apply_visibility()
 
     # -- the edit and its draft ----------------------------------------------------------
-    def _draft_key(self) -> str:
-        session = self.window.session
-        return DRAFT_KEY.format(session.conversation.id if session.saved else "_unsaved")
-
     def edited(self, text: str) -> None:
         session = self.window.session
         session.stage_prompt(text)
         if session.prompt_edited:
-            key = self._draft_key()
-            self.window.services.ui_state.setValue(key, text)
-            self._drafts.add(key)
+            self.keeper.keep("prompt_draft", text)  # written after a pause in typing
         else:
             self._forget_draft()
         self._show_state()
@@ -155,15 +146,12 @@ class WorkingPromptController(QObject):
         window = self.window
         session = window.session
         session.revert_prompt()
-        state, key = window.services.ui_state, self._draft_key()
-        draft = str(state.value(key, "", type=str)) if state.contains(key) else None
-        if draft is not None:
-            self._drafts.add(key)
+        draft = self.keeper.of_open("prompt_draft")
         window.working.show_prompt(session.state.working_prompt)
         if draft is not None and draft != session.state.working_prompt:
             window.working.show_prompt(draft)
             session.stage_prompt(draft)
-        self._set_aside = state.contains(self._set_aside_key())
+        self._set_aside = self.keeper.of_open("prompt_set_aside") is not None
         self.refresh()
 
     def refresh(self) -> None:
@@ -172,7 +160,7 @@ class WorkingPromptController(QObject):
         session = window.session
         edit = session.take_set_aside_prompt()
         if edit is not None:  # a Clear ended it: kept behind "Restore unsaved edit"
-            window.services.ui_state.setValue(self._set_aside_key(), edit)
+            self.keeper.keep("prompt_set_aside", edit)
             self._set_aside = True
         writable = not (session.read_only or window.read_only)  # (its editor is read-only)
         window.working.restore_edit_button.setVisible(self._set_aside and writable)
@@ -182,16 +170,12 @@ class WorkingPromptController(QObject):
         self._show_state()
         self.apply_visibility()
 
-    def _set_aside_key(self) -> str:
-        session = self.window.session
-        return SET_ASIDE_KEY.format(session.conversation.id if session.saved else "_unsaved")
-
     def restore_set_aside(self) -> None:
         """ "Restore unsaved edit": the edit a Clear ended is an unsaved edit again."""
         window = self.window
-        state, key = window.services.ui_state, self._set_aside_key()
-        edit = str(state.value(key, "", type=str)) if state.contains(key) else None
-        state.remove(key)
+        edit = self.keeper.of_open("prompt_set_aside")
+        if edit is not None:
+            self.keeper.keep("prompt_set_aside", None)
         self._set_aside = False
         if edit is not None:
             window.working.editor.setPlainText(edit)  # as typed: staged, drafted, shown
@@ -199,12 +183,10 @@ class WorkingPromptController(QObject):
         self.refresh()
 
     def _forget_draft(self) -> None:
-        """Drop the open conversation's stored draft, if it has one (this runs after every
-        change: the window's state is written only when there is something to drop)."""
-        key = self._draft_key()
-        if key in self._drafts:
-            self._drafts.discard(key)
-            self.window.services.ui_state.remove(key)
+        """Drop the open conversation's draft, if it has one (this runs after every
+        change: it is written only when there is something to drop)."""
+        if self.keeper.of_open("prompt_draft") is not None:
+            self.keeper.keep("prompt_draft", None)
 
     def _show_state(self) -> None:
         edited = self.window.session.prompt_edited

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QComboBox
 
-from ikgui.ui.settings.settings_common import ListEditor, named
+from ikgui.ui.settings.entries import free_name
+from ikgui.ui.settings.settings_common import named
 from ikgui.ui.settings.settings_drafts import ProviderDraft
 
 
@@ -58,7 +59,7 @@ def apply_preset(draft: ProviderDraft, preset: Preset, others: list[str]) -> boo
     draft.kind, draft.base_url = preset.kind, preset.base_url
     if draft.name != draft.given_name:
         return False
-    name = preset.name if preset.name not in others else ListEditor.free_name(preset.name, others)
+    name = preset.name if preset.name not in others else free_name(preset.name, others)
     renamed = name != draft.name
     draft.name = draft.given_name = name
     return renamed

@@ -7,19 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit, QWidget
 
 from ikgui.domain.settings import AgentSettings, Settings
-from ikgui.ui.settings.settings_common import (
-    Issue,
-    ListEditor,
-    add_row,
-    form_layout,
-    label,
-    name_problem,
-    named,
-    set_invalid,
-)
+from ikgui.ui.settings.entries import NamedEntries, beside
+from ikgui.ui.settings.settings_common import Issue, add_row, form_layout, label, named
 from ikgui.ui.settings.settings_drafts import AUTO_TITLE_LABELS, AgentDraft, ProviderDraft
 
 PROMPT_MODE_LABELS = {
@@ -83,25 +75,27 @@ class AgentsPage(QWidget):
             )
             for a in settings.agents.values()
         ]
+        self.name_edit = named(QLineEdit(), "agentName", "Agent name")
+        self.editor: NamedEntries[AgentDraft] = NamedEntries(
+            "agentList",
+            "agent",
+            self.drafts,
+            make=AgentDraft,
+            name_edit=self.name_edit,
+            show=self._show,
+        )
+        self.editor.changed.connect(self.agents_changed)
+        self.editor.added.connect(self._added)
         self._build()
-        self.name_edit.textEdited.connect(self._name_edited)
         self.provider_combo.activated.connect(self._provider_chosen)
         self.model_edit.textEdited.connect(self._model_edited)
         self.mode_combo.activated.connect(self._mode_chosen)
         self.title_combo.activated.connect(self._title_chosen)
         self.prompt_edit.textChanged.connect(self._prompt_edited)
-        self.editor.list.currentRowChanged.connect(self._show)
-        for draft in self.drafts:
-            self.editor.list.addItem(draft.name)
         self.refresh_providers()
-        self.editor.list.setCurrentRow(0 if self.drafts else -1)
-        self._show(self.editor.list.currentRow())
+        self.editor.fill()
 
     def _build(self) -> None:
-        self.editor = ListEditor("agentList", "agent")
-        self.editor.add_requested.connect(self.add_agent)
-        self.editor.remove_requested.connect(self.remove_agent)
-        self.name_edit = named(QLineEdit(), "agentName", "Agent name")
         self.provider_combo = named(QComboBox(), "agentProvider", "Agent's provider")
         self.model_edit = named(QLineEdit(), "agentModel", "Agent's model")
         self.model_edit.setPlaceholderText("the provider's default model")
@@ -128,16 +122,11 @@ class AgentsPage(QWidget):
         )
         self.form = named(QWidget(), "agentForm", "Agent")
         self.form.setLayout(form)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(12, 12, 12, 12)
-        layout.setSpacing(16)
-        layout.addWidget(self.editor)
-        layout.addWidget(self.form, 1)
+        beside(self, self.editor, self.form)
 
     @property
     def current(self) -> AgentDraft | None:
-        row = self.editor.list.currentRow()
-        return self.drafts[row] if 0 <= row < len(self.drafts) else None
+        return self.editor.current
 
     def refresh_providers(self) -> None:
         """The providers changed: forget removed ones, show renamed ones' new names."""
@@ -147,10 +136,8 @@ class AgentsPage(QWidget):
                 agent.provider_id = None
         fill_provider_combo(self.provider_combo, self._providers(), "Default provider")
 
-    def _show(self, row: int) -> None:
-        draft = self.current
+    def _show(self, draft: AgentDraft | None) -> None:
         self.form.setEnabled(draft is not None)
-        self.editor.remove_button.setEnabled(draft is not None)
         self._showing = True
         if draft is None:
             self.name_edit.clear()
@@ -164,20 +151,7 @@ class AgentsPage(QWidget):
             self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(draft.prompt_mode)))
             self.title_combo.setCurrentIndex(max(0, self.title_combo.findData(draft.auto_title)))
             self.prompt_edit.setPlainText(draft.system_prompt)
-            problem = name_problem(draft.name, self.names(), "agent")
-            set_invalid(self.name_edit, problem is not None)
         self._showing = False
-
-    def _name_edited(self, text: str) -> None:
-        draft = self.current
-        if draft is None:
-            return
-        draft.name = text
-        item = self.editor.list.currentItem()
-        if item is not None:
-            item.setText(text or "(unnamed)")
-        set_invalid(self.name_edit, name_problem(text, self.names(), "agent") is not None)
-        self.agents_changed.emit()
 
     def _provider_chosen(self, index: int) -> None:
         if self.current is not None:
@@ -201,26 +175,22 @@ class AgentsPage(QWidget):
             self.current.system_prompt = self.prompt_edit.toPlainText()
 
     def add_agent(self) -> None:
-        name = ListEditor.free_name("agent", self.names())
-        self.drafts.append(AgentDraft(name))
-        self.editor.append(name)
-        self.agents_changed.emit()
+        self.editor.add()
+
+    def _added(self) -> None:
         self.name_edit.setFocus()
         self.name_edit.selectAll()
 
     def remove_agent(self) -> None:
-        if self.editor.remove_current(self.drafts):
-            self._show(self.editor.list.currentRow())
-            self.agents_changed.emit()
+        self.editor.remove()
 
     def names(self) -> list[str]:
-        return [draft.name for draft in self.drafts]
+        return self.editor.names()
 
     def issues(self) -> list[Issue]:
         found: list[Issue] = []
-        names = self.names()
         for row, draft in enumerate(self.drafts):
-            problem = name_problem(draft.name, names, "agent")
+            problem = self.editor.name_problem(draft)
             if problem:
                 found.append(Issue("agents", problem, self.name_edit, row))
         return found

@@ -1,24 +1,21 @@
-"""Pieces shared by the Settings dialog's pages: a list with add/remove buttons, inline
-validation marks, and the problems a page reports when asked to validate."""
+"""Pieces shared by the Settings dialog's pages: add/remove buttons, inline validation
+marks, and the problems a page reports when asked to validate (the editor of named
+entries the Agents and Providers pages share is :mod:`ikgui.ui.settings.entries`)."""
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLayout,
     QLineEdit,
-    QListWidget,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -173,50 +170,3 @@ def add_remove_buttons(name: str, what: str) -> tuple[QPushButton, QPushButton, 
     row.addWidget(remove)
     row.addStretch(1)
     return add, remove, row
-
-
-class ListEditor(QWidget):
-    """A list of named items with add and remove buttons underneath."""
-
-    add_requested = Signal()
-    remove_requested = Signal()
-
-    @staticmethod
-    def free_name(prefix: str, names: list[str]) -> str:
-        """``prefix-1``, ``prefix-2``…: the first not in ``names``."""
-        return next(n for i in itertools.count(1) if (n := f"{prefix}-{i}") not in names)
-
-    def remove_current(self, drafts: list[Any], before: Callable[[], None] | None = None) -> bool:
-        """Take the selected item out of ``drafts`` and of the list (``before`` runs
-        first); ``False`` when nothing is selected."""
-        row = self.list.currentRow()
-        if not 0 <= row < len(drafts):
-            return False
-        if before is not None:
-            before()
-        del drafts[row]  # before the list changes: its signals read the drafts
-        self.list.takeItem(row)
-        return True
-
-    def append(self, name: str) -> None:
-        """Show a new last item and select it."""
-        self.list.addItem(name)
-        self.list.setCurrentRow(self.list.count() - 1)
-
-    def __init__(self, name: str, what: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.list = QListWidget()
-        self.list.setObjectName(name)
-        self.list.setAccessibleName(f"{what.capitalize()}s")
-        # Items laid out before the style sheet's padding applies keep their old height.
-        self.list.ensurePolished()
-        self.add_button, self.remove_button, buttons = add_remove_buttons(name, what)
-        self.add_button.clicked.connect(self.add_requested)
-        self.remove_button.clicked.connect(self.remove_requested)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(8)
-        layout.addWidget(self.list, 1)
-        layout.addLayout(buttons)
-        self.setMinimumWidth(200)
-        self.setMaximumWidth(260)

@@ -23,16 +23,15 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
+from ikgui.ui.settings.entries import NamedEntries, beside
 from ikgui.ui.settings.key_words import NO_KEYRING, KeyWords
 from ikgui.ui.settings.presets import apply_preset, preset_combo, preset_named
 from ikgui.ui.settings.settings_common import (
     Issue,
-    ListEditor,
     add_row,
     env_problem,
     form_layout,
     label,
-    name_problem,
     named,
     set_invalid,
     set_role,
@@ -84,11 +83,19 @@ class ProvidersPage(QWidget):
         self._connect()
 
     def _build_fields(self, keys: KeyStore) -> None:
-        self.editor = ListEditor("providerList", "provider")
-        self.editor.add_requested.connect(self.add_provider)
-        self.editor.remove_requested.connect(self.remove_provider)
-        self.preset_combo = preset_combo()
         self.name_edit = named(QLineEdit(), "providerName", "Provider name")
+        self.editor: NamedEntries[ProviderDraft] = NamedEntries(
+            "providerList",
+            "provider",
+            self.drafts,
+            make=lambda name: ProviderDraft(
+                name, "openai", DEFAULT_URLS["openai"], given_name=name
+            ),
+            name_edit=self.name_edit,
+            show=self._show,
+            before_remove=self.cancel_test,
+        )
+        self.preset_combo = preset_combo()
         self.kind_combo = named(QComboBox(), "providerKind", "Provider kind")
         for kind, text in KIND_LABELS.items():
             self.kind_combo.addItem(text, kind)
@@ -150,14 +157,12 @@ class ProvidersPage(QWidget):
         right.addWidget(self.form)
         right.addStretch(1)
         right.addWidget(self.notice)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(12, 12, 12, 12)
-        layout.setSpacing(16)
-        layout.addWidget(self.editor)
-        layout.addLayout(right, 1)
+        beside(self, self.editor, right)
 
     def _connect(self) -> None:
-        self.name_edit.textEdited.connect(self._name_edited)
+        self.editor.changed.connect(self._update_key_status)
+        self.editor.changed.connect(self.providers_changed)
+        self.editor.added.connect(self.preset_combo.setFocus)  # quickest: pick the server
         self.kind_combo.activated.connect(self._kind_chosen)
         self.preset_combo.activated.connect(self._preset_chosen)
         self.url_edit.textEdited.connect(self._url_edited)
@@ -165,31 +170,20 @@ class ProvidersPage(QWidget):
         self.key_edit.textEdited.connect(self._key_edited)
         self.forget_button.clicked.connect(self._forget_clicked)
         self.test_button.clicked.connect(self.start_test)
-        self.editor.list.currentRowChanged.connect(self._show)
-        for draft in self.drafts:
-            self.editor.list.addItem(draft.name)
-        self.editor.list.setCurrentRow(0 if self.drafts else -1)
-        self._show(self.editor.list.currentRow())
+        self.editor.fill()
 
     # -- selection and editing ---------------------------------------------------------
 
     @property
     def current(self) -> ProviderDraft | None:
-        row = self.editor.list.currentRow()
-        return self.drafts[row] if 0 <= row < len(self.drafts) else None
+        return self.editor.current
 
     def select(self, name: str) -> bool:
-        for row, draft in enumerate(self.drafts):
-            if draft.name == name:
-                self.editor.list.setCurrentRow(row)
-                return True
-        return False
+        return self.editor.select(name)
 
-    def _show(self, row: int) -> None:
+    def _show(self, draft: ProviderDraft | None) -> None:
         self.cancel_test()
-        draft = self.current
         self.form.setEnabled(draft is not None)
-        self.editor.remove_button.setEnabled(draft is not None)
         self.test_result.clear()
         # Presets are for a provider being added; an existing one keeps its identity.
         self.form_rows.setRowVisible(0, draft is not None and draft.original is None)
@@ -207,20 +201,7 @@ class ProvidersPage(QWidget):
         set_invalid(self.env_edit, env_problem(draft.api_key_env) is not None)
         self.key_edit.setText(draft.key)
         self._check_url()
-        set_invalid(self.name_edit, name_problem(draft.name, self.names(), "provider") is not None)
         self._update_key_status()
-
-    def _name_edited(self, text: str) -> None:
-        draft = self.current
-        if draft is None:
-            return
-        draft.name = text
-        item = self.editor.list.currentItem()
-        if item is not None:
-            item.setText(text or "(unnamed)")
-        set_invalid(self.name_edit, name_problem(text, self.names(), "provider") is not None)
-        self._update_key_status()
-        self.providers_changed.emit()
 
     def _kind_chosen(self, index: int) -> None:
         draft = self.current
@@ -246,11 +227,9 @@ class ProvidersPage(QWidget):
             self.url_edit.selectAll()
             return
         if apply_preset(draft, preset, [d.name for d in self.drafts if d is not draft]):
-            item = self.editor.list.currentItem()
-            if item is not None:
-                item.setText(draft.name)
+            self.editor.rename_current(draft.name)
             self.providers_changed.emit()
-        self._show(self.editor.list.currentRow())
+        self.editor.show_current()
         self.preset_combo.setCurrentIndex(index)
 
     def _url_edited(self, text: str) -> None:
@@ -294,27 +273,20 @@ class ProvidersPage(QWidget):
             self.forget_button.setEnabled(bool(draft.key) or (stored and not draft.forget_key))
 
     def add_provider(self) -> None:
-        name = ListEditor.free_name("provider", self.names())
-        self.drafts.append(ProviderDraft(name, "openai", DEFAULT_URLS["openai"], given_name=name))
-        self.editor.append(name)
-        self.providers_changed.emit()
-        self.preset_combo.setFocus()  # the quickest start: pick the server from a list
+        self.editor.add()
 
     def remove_provider(self) -> None:
-        if self.editor.remove_current(self.drafts, before=self.cancel_test):
-            self._show(self.editor.list.currentRow())
-            self.providers_changed.emit()
+        self.editor.remove()
 
     def names(self) -> list[str]:
-        return [draft.name for draft in self.drafts]
+        return self.editor.names()
 
     def issues(self) -> list[Issue]:
         found: list[Issue] = []
         if not self.drafts:
             found.append(Issue("providers", "Add at least one provider.", self.editor.list))
-        names = self.names()
         for row, draft in enumerate(self.drafts):
-            problem = name_problem(draft.name, names, "provider")
+            problem = self.editor.name_problem(draft)
             if problem:
                 found.append(Issue("providers", problem, self.name_edit, row))
             problem = env_problem(draft.api_key_env)

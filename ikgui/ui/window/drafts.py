@@ -1,5 +1,6 @@
-"""The prompt's draft (saved with its conversation, or in the window's state while the
-conversation is unsaved) and the poll that shows what ``ikgui run`` / ``ikgui conv``
+"""The prompt's draft (saved with its conversation by the draft keeper,
+:mod:`ikgui.ui.prompt.drafts`, or in the window's state while the conversation is
+unsaved) and the poll that shows what ``ikgui run`` / ``ikgui conv``
 changed in another process.
 
 On PostgreSQL the store's change listener (``store.listener``: LISTEN/NOTIFY on a thread
@@ -18,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from ikgui.domain import elsewhere
 from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.prompt.drafts import DraftKeeper, carry_over
 from ikgui.ui.window.elsewhere_mark import ElsewhereMark
 
 if TYPE_CHECKING:
@@ -61,12 +63,21 @@ class DraftsAndPolling(QObject):
         self.changed_elsewhere.connect(self._poll_soon, Qt.ConnectionType.QueuedConnection)
         self.changed_elsewhere.connect(self._server_answers, Qt.ConnectionType.QueuedConnection)
         self._listener: Any = None
-        #: A draft the database did not take (its server was away): saved at the next poll.
-        self._draft_waits = False
+        #: Both drafts of the open conversation (the message, the working prompt's).
+        self.keeper = DraftKeeper(
+            window.session, window.services.ui_state, writable=self._writable, parent=self
+        )
+        if not window.policy.read_only:
+            carry_over(window.session, window.services.ui_state)
         #: When the poll last saw the database change (``time.monotonic()``).
         self._quiet_since = time.monotonic()
         #: The sidebar's streaming marker for a reply written elsewhere.
         self.elsewhere_mark = ElsewhereMark(window)
+
+    def _writable(self) -> bool:
+        """Whether drafts are written (not in the demo, nor to a store opened read-only)."""
+        window = self.window
+        return not (window.policy.read_only or getattr(window.store, "read_only", None))
 
     def start_polling(self) -> None:
         self._poll_timer.start()
@@ -98,15 +109,12 @@ class DraftsAndPolling(QObject):
 
     # -- drafts ----------------------------------------------------------------------------
     def save_draft(self) -> None:
-        window = self.window
-        session = window.session
-        text = window.prompt.toPlainText()
-        if session.saved:
-            if text != session.conversation.draft or self._draft_waits:
-                window.commands.guard(lambda: self._write_draft(text))
-        else:
-            self._draft_waits = False
-            window.services.ui_state.setValue("draft_unsaved", text)
+        """Keep the editor's text as the open conversation's draft, and write every
+        draft due (the working prompt's too). A database server that does not answer is
+        no error here: the drafts stay due, and the first poll that reaches the server
+        again (and finds no other change waiting) writes them."""
+        self.keeper.keep("draft", self.window.prompt.toPlainText())
+        self.keeper.flush()
 
     def sent(self) -> None:
         """The editor's text was sent (or run): its draft ends now, before the send
@@ -118,18 +126,6 @@ class DraftsAndPolling(QObject):
         self._draft_timer.stop()
         self.save_draft()  # (the editor is empty: submit clears it before it says so)
 
-    def _write_draft(self, text: str) -> None:
-        """A database server that does not answer is no error here: the text stays in
-        the editor, and is saved by the first poll that reaches the server again (and
-        finds no other change waiting)."""
-        session = self.window.session
-        try:
-            session.update_fields(draft=text)
-        except DatabaseUnreachable:
-            self._draft_waits = True
-        else:  # while other changes wait, the session keeps a draft in memory only
-            self._draft_waits = bool(session.writes)
-
     def show_draft(self) -> None:
         """Put the open conversation's draft in the prompt (not as an edit); the same
         conversation shown again (re-read after another process wrote) keeps what is
@@ -139,11 +135,7 @@ class DraftsAndPolling(QObject):
         if session.conversation.id == self._draft_of:
             return
         self._draft_of = session.conversation.id
-        draft = (
-            session.conversation.draft
-            if session.saved
-            else str(window.services.ui_state.value("draft_unsaved", "", type=str))
-        )
+        draft = self.keeper.of_open("draft") or ""
         window.prompt.blockSignals(True)
         window.prompt.setPlainText(draft)
         window.prompt.blockSignals(False)
@@ -166,8 +158,8 @@ class DraftsAndPolling(QObject):
             window.statusBar().showMessage(AWAY, POLL_MS + 500)
         try:
             changed = window.sidebar.poll()
-            if self._draft_waits and not session.writes:
-                self.save_draft()
+            if self.keeper.waits and not session.writes:
+                self.keeper.flush()
             if not changed:
                 self._check_writer()
             else:
