@@ -48,7 +48,7 @@ HEADING_CHARS = 48
 #: The most chips the editor shows (the first tags; the rest are counted): a
 #: conversation with 100,000 imported tags opens as fast as one with ten. Removing a chip
 #: brings the next one in.
-CHIPS_SHOWN = 60
+CHIPS_SHOWN = 24
 #: The most characters of a tag a chip's tooltip shows.
 TOOLTIP_CHARS = 300
 _SEPARATORS = re.compile(r"[,\s]+")
