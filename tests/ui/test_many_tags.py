@@ -23,7 +23,13 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Conversation
 from ikgui.paths import resolve
 from ikgui.storage import SqliteStore, open_store
-from ikgui.ui.sidebar import sidebar_delegate, sidebar_menu, tag_editor, tag_filter
+from ikgui.ui.sidebar import (
+    manage_tags,
+    sidebar_delegate,
+    sidebar_menu,
+    tag_editor,
+    tag_filter,
+)
 from ikgui.ui.sidebar.sidebar import ConversationSidebar
 from tests.support.fixtures import closed_url
 from tests.ui.conftest import wait_until
@@ -82,10 +88,22 @@ class CountingChip(QToolButton):
         super().__init__(*args)
 
 
+class CountingTable(manage_tags.TagTable):
+    """Manage tags' table model, counting what the table reads of it."""
+
+    reads = 0
+
+    def data(self, index: Any, role: int = 0) -> Any:
+        CountingTable.reads += 1
+        return super().data(index, role)
+
+
 @pytest.fixture(autouse=True)
 def counted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sidebar_delegate, "QFontMetrics", CountingMetrics)
     monkeypatch.setattr(tag_editor, "QToolButton", CountingChip)
+    monkeypatch.setattr(manage_tags, "TagTable", CountingTable)
+    CountingTable.reads = 0
     CountingMetrics.reset()
     CountingChip.made = 0
 
@@ -238,3 +256,18 @@ async def test_the_window_shows_a_conversation_with_100000_tags(
         dialog.reject()
     finally:
         await closed(win)
+
+
+def test_manage_tags_lists_100000_tags_reading_only_what_it_shows(
+    sidebar: ConversationSidebar,
+) -> None:
+    dialog = sidebar.open_manage_tags()
+    assert dialog.isVisible()
+    dialog.table.viewport().repaint()
+    total = sum(SIZES.values())
+    assert dialog.table.model().rowCount() == total
+    assert CountingTable.reads < total // 2  # the rows in sight (and a sample for widths)
+    last = tag_names(SIZES["chat-huge"], prefix="hu")[-1]
+    dialog.select(last)
+    assert dialog.selected_tag() == last and dialog.name_edit.text() == last
+    dialog.reject()

@@ -84,8 +84,8 @@ def chip_layout(
     chips: list[Chip] = []
     x = line.right() + 1 - total
     for i, (label, w) in enumerate(shown):
-        tag = str(tags[i]) if i < kept else None
-        chips.append(Chip(label, tag, QRectF(x, line.top(), w, height)))
+        name = str(tags[i]) if i < kept else None
+        chips.append(Chip(label, name, QRectF(x, line.top(), w, height)))
         x += w + CHIP_GAP
     return chips
 
