@@ -266,7 +266,7 @@ def test_manage_tags_lists_100000_tags_reading_only_what_it_shows(
     dialog.table.viewport().repaint()
     total = sum(SIZES.values())
     assert dialog.table.model().rowCount() == total
-    assert CountingTable.reads < total // 2  # the rows in sight (and a sample for widths)
+    assert CountingTable.reads < 20_000  # the rows in sight and a sample for the widths
     last = tag_names(SIZES["chat-huge"], prefix="hu")[-1]
     dialog.select(last)
     assert dialog.selected_tag() == last and dialog.name_edit.text() == last

@@ -52,6 +52,8 @@ HINT = (
 )
 _COLUMNS = ("Tag", "Conversations", "In the Trash")
 _ROOT = QModelIndex()
+#: How many rows the count columns are sized from.
+SIZE_SAMPLE = 200
 
 
 class _NameEdit(QLineEdit):
@@ -167,6 +169,9 @@ class ManageTagsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # The count columns fit a sample of rows (the first and those in sight), not
+        # every one of 100,000 tags at each layout.
+        header.setResizeContentsPrecision(SIZE_SAMPLE)
         self.table.selectionModel().selectionChanged.connect(self._on_selected)
 
         self.undo_what: str | None = None  # what Undo reverses, told by the window
