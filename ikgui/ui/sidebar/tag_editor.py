@@ -246,7 +246,16 @@ class TagEditorDialog(QDialog):
         return tags
 
     def _validate(self) -> None:
-        ok = self.tags() is not None
+        """Check what is typed (the chips are allowed already): a keystroke costs the
+        line, not a pass over every tag of a conversation with thousands."""
+        try:
+            parse_tags(self.line.text())
+        except UserError as exc:
+            self._show_message(exc.message)
+            ok = False
+        else:
+            self._show_message("")
+            ok = True
         button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         if button is not None:
             button.setEnabled(ok)
