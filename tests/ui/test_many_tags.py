@@ -53,10 +53,12 @@ class CountingMetrics(QFontMetrics):
     """The delegate's font metrics, counting every text measured (all instances)."""
 
     calls = 0
+    chars = 0
     seen: ClassVar[list[str]] = []
 
     def _count(self, text: str) -> None:
         CountingMetrics.calls += 1
+        CountingMetrics.chars += len(text)
         if CountingMetrics.calls <= BUDGET:
             CountingMetrics.seen.append(text[:20])
         else:
@@ -73,6 +75,7 @@ class CountingMetrics(QFontMetrics):
     @classmethod
     def reset(cls) -> None:
         cls.calls = 0
+        cls.chars = 0
         cls.seen = []
 
 
@@ -271,3 +274,27 @@ def test_manage_tags_lists_100000_tags_reading_only_what_it_shows(
     dialog.select(last)
     assert dialog.selected_tag() == last and dialog.name_edit.text() == last
     dialog.reject()
+
+
+def test_a_row_with_huge_tags_measures_a_bounded_text(
+    sidebar: ConversationSidebar, store: SqliteStore, qtbot: QtBot
+) -> None:
+    """Tags of 100,000 characters each (an import, another program): the chips show
+    their start, the tooltip too, and a paint measures a few hundred characters."""
+    db = sqlite3.connect(store.path)
+    with db:
+        db.executemany(
+            "INSERT INTO tag (conversation_id, name) VALUES ('chat-ten', ?)",
+            [(letter * 100_000,) for letter in "abc"],
+        )
+    db.close()
+    sidebar.reload()
+    option, index = option_for(sidebar, "chat-ten")
+    delegate = sidebar.view.itemDelegate()
+    assert isinstance(delegate, sidebar_delegate.ConversationDelegate)
+    CountingMetrics.reset()
+    laid = delegate.layout_of(option, index)
+    assert CountingMetrics.chars < 2_000
+    assert any(s.startswith("aaaa") for s in CountingMetrics.seen)  # the long ones first
+    assert laid.line.chips[-1].label == f"+{13 - len(laid.line.chips) + 1}"
+    assert len(str(index.data(Qt.ItemDataRole.ToolTipRole))) < 2_000
