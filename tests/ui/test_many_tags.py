@@ -256,6 +256,10 @@ async def test_the_window_shows_a_conversation_with_100000_tags(
         dialog.remove_tag(first)  # the next tag comes into sight
         assert CountingChip.made <= tag_editor.CHIPS_SHOWN
         assert len(dialog.chip_tags) == 99_999 and first not in dialog.shown_chips()
+        last_shown = dialog.shown_chips()[-1]
+        qtbot.keyClick(dialog.line, Qt.Key.Key_Backspace)  # the last chip in sight goes
+        assert len(dialog.chip_tags) == 99_998 and last_shown not in dialog.chip_tags
+        assert dialog.chip_tags[-1] == tag_names(100_000, prefix="hu")[-1]
         dialog.reject()
     finally:
         await closed(win)
