@@ -4,7 +4,9 @@ under the mouse (a click on a chip filters the list by its tag).
 Chips are right-aligned on the row's second line, as many as fit in 55 % of its width
 and leave the row's date room at its left, then a ``+N`` chip for the rest (it has no
 tag: clicking it does nothing). The date always stays: the chips give way first, then the
-rest of the detail line (``agent · N msgs``) is elided before the date.
+rest of the detail line (``agent · N msgs``) is elided before the date. Laying out a
+row measures only the chips that can fit (and long tags only up to ``LABEL_CHARS``), so
+a row with 100,000 tags paints as fast as one with three.
 """
 
 from __future__ import annotations

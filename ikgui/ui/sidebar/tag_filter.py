@@ -36,7 +36,7 @@ BOX_TAGS = 300
 
 def more_text(count: int) -> str:
     """The box's last entry when it cannot list every tag."""
-    return f"… {count:,} less used tags (click a row's tag, or see Manage tags)"
+    return f"… {count:,} more tags: click a tag on a row to filter by it"
 
 
 def count_label(count: int) -> str:
