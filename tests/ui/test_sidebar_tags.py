@@ -142,11 +142,8 @@ def test_manage_tags_lists_counts_and_asks_for_rename_merge_delete(
     qtbot.mouseClick(sidebar.manage_button, Qt.MouseButton.LeftButton)
     dialog = sidebar.manage_dialog
     assert dialog is not None and dialog.isVisible()
-    table = dialog.table
-    rows = [
-        tuple(table.item(r, c).text() for c in range(3))  # type: ignore[union-attr]
-        for r in range(table.rowCount())
-    ]
+    table = dialog.table.model()
+    rows = [tuple(table.index(r, c).data() for c in range(3)) for r in range(table.rowCount())]
     assert rows == [("#api", "3", ""), ("#ideas", "2", ""), ("#work", "2", "1")]
 
     dialog.select("ideas")

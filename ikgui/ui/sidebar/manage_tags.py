@@ -12,7 +12,17 @@ replaces it (a click into the field selects it too). Tags are shown as plain tex
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QFocusEvent, QKeyEvent, QKeySequence, QMouseEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,8 +34,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +51,9 @@ HINT = (
     "Undo (Ctrl+Z) reverses the last one."
 )
 _COLUMNS = ("Tag", "Conversations", "In the Trash")
+_ROOT = QModelIndex()
+#: How many rows the count columns are sized from.
+SIZE_SAMPLE = 200
 
 
 class _NameEdit(QLineEdit):
@@ -79,13 +91,54 @@ class _NameEdit(QLineEdit):
         return super().event(event)
 
 
-def _item(text: str, sort: int | str, *, number: bool = False) -> QTableWidgetItem:
-    item = QTableWidgetItem(text)
-    item.setData(Qt.ItemDataRole.UserRole, sort)
-    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
-    if number:
-        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-    return item
+class TagTable(QAbstractTableModel):
+    """The tags and their counts, one row each, read only when painted: a list of
+    100,000 tags costs its list, not 300,000 items made and measured."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[str, int, int]] = []  # tag, live, in the Trash; by tag
+        self._row_of: dict[str, int] = {}
+
+    def set_counts(self, counts: dict[str, tuple[int, int]]) -> None:
+        self.beginResetModel()
+        self._rows = [(tag, n, gone) for tag, (n, gone) in counts.items()]
+        self._row_of = {tag: row for row, (tag, _, _) in enumerate(self._rows)}
+        self.endResetModel()
+
+    def row_of(self, tag: str) -> int | None:
+        return self._row_of.get(tag)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(_COLUMNS)
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return _COLUMNS[section] if 0 <= section < len(_COLUMNS) else None
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        tag, n, gone = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return f"#{line(tag)}"
+            return str(n) if column == 1 else (str(gone) if gone else "")
+        if role == Qt.ItemDataRole.UserRole:
+            return (tag, n, gone)[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
 
 
 class ManageTagsDialog(QDialog):
@@ -102,6 +155,7 @@ class ManageTagsDialog(QDialog):
         self.counts: dict[str, tuple[int, int]] = {}  # tag -> (live, in the Trash)
         self.confirmation: QMessageBox | None = None
 
+        self.rows = TagTable(self)
         self.table = self._make_table()
 
         self.undo_what: str | None = None  # what Undo reverses, told by the window
@@ -145,11 +199,11 @@ class ManageTagsDialog(QDialog):
         self.set_undo(None)
         self._update_buttons()
 
-    def _make_table(self) -> QTableWidget:
+    def _make_table(self) -> QTableView:
         """The tags with their counts, one row each, selected a row at a time."""
-        table = QTableWidget(0, len(_COLUMNS), self)
+        table = QTableView(self)
         name_widget(table, "tagTable", "Tags")
-        table.setHorizontalHeaderLabels(list(_COLUMNS))
+        table.setModel(self.rows)
         table.verticalHeader().hide()
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -160,7 +214,10 @@ class ManageTagsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        table.itemSelectionChanged.connect(self._on_selected)
+        # The count columns fit a sample of rows (the first and those in sight), not
+        # every one of 100,000 tags at each layout.
+        header.setResizeContentsPrecision(SIZE_SAMPLE)
+        table.selectionModel().selectionChanged.connect(self._on_selected)
         return table
 
     # -- state -----------------------------------------------------------------------------
@@ -170,11 +227,7 @@ class ManageTagsDialog(QDialog):
         trashed = dict(self._store.tag_counts(trashed=True))
         self.counts = {t: (live.get(t, 0), trashed.get(t, 0)) for t in sorted({*live, *trashed})}
         chosen = self.selected_tag()
-        self.table.setRowCount(len(self.counts))
-        for row, (tag, (n, gone)) in enumerate(self.counts.items()):
-            self.table.setItem(row, 0, _item(f"#{line(tag)}", tag))
-            self.table.setItem(row, 1, _item(str(n), n, number=True))
-            self.table.setItem(row, 2, _item(str(gone) if gone else "", gone, number=True))
+        self.rows.set_counts(self.counts)
         if chosen in self.counts:
             self.select(chosen)
         self._update_buttons()
@@ -182,12 +235,10 @@ class ManageTagsDialog(QDialog):
     def select(self, tag: str) -> None:
         """Select ``tag``'s row and scroll it into view (after a rename the list is sorted
         again: the selection follows the tag, not the row under the pointer)."""
-        for row in range(self.table.rowCount()):
-            item = self.table.item(row, 0)
-            if item is not None and item.data(Qt.ItemDataRole.UserRole) == tag:
-                self.table.selectRow(row)
-                self.table.scrollToItem(item)
-                return
+        row = self.rows.row_of(tag)
+        if row is not None:
+            self.table.selectRow(row)
+            self.table.scrollTo(self.rows.index(row, 0))
 
     def set_undo(self, what: str | None) -> None:
         """What Undo reverses ("rename of 'a' to 'b'"), or ``None``: nothing to undo."""

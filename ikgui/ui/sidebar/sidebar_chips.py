@@ -4,7 +4,9 @@ under the mouse (a click on a chip filters the list by its tag).
 Chips are right-aligned on the row's second line, as many as fit in 55 % of its width
 and leave the row's date room at its left, then a ``+N`` chip for the rest (it has no
 tag: clicking it does nothing). The date always stays: the chips give way first, then the
-rest of the detail line (``agent · N msgs``) is elided before the date.
+rest of the detail line (``agent · N msgs``) is elided before the date. Laying out a
+row measures only the chips that can fit (and long tags only up to ``LABEL_CHARS``), so
+a row with 100,000 tags paints as fast as one with three.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ CHIP_GAP = 4
 #: Between the parts of the detail line (``agent · N msgs · date``).
 SEPARATOR = " · "
 ROOM = 0.55
+#: The most characters a chip shows of its tag.
+LABEL_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -31,38 +35,59 @@ class Chip:
     rect: QRectF
 
 
+def chip_label(tag: str) -> str:
+    """What a chip says for ``tag``: one line, at most ``LABEL_CHARS`` characters (an
+    imported tag may be long; what is measured per paint stays bounded)."""
+    text = str(tag)
+    if len(text) > LABEL_CHARS:
+        text = text[: LABEL_CHARS - 1] + "…"
+    return _line(text)
+
+
 def chip_layout(
     tags: Sequence[str], fm: QFontMetrics, height: int, line: QRect, keep: int = 0
 ) -> list[Chip]:
     """The chips of ``tags`` on ``line``, left to right (empty when none fit), leaving
-    ``keep`` pixels free at the line's left (the date)."""
-    if not tags:
+    ``keep`` pixels free at the line's left (the date): as many of the first tags as fit
+    with a ``+N`` chip for the rest.
+
+    The work is bounded by what fits, never by how many tags there are: tags are measured
+    one by one until their chips alone overflow the room (every chip is at least
+    ``2 * CHIP_PAD`` wide), so a row with 100,000 tags measures a handful."""
+    count = len(tags)
+    if not count:
         return []
     room = min(int(line.width() * ROOM), line.width() - keep - CHIP_GAP)
 
     def width_of(label: str) -> int:
         return fm.horizontalAdvance(label) + 2 * CHIP_PAD
 
-    labels = [_line(str(t)) for t in tags]
-    kept = len(labels)
-    while kept:
-        hidden = len(tags) - kept
-        shown = labels[:kept] + ([f"+{hidden}"] if hidden else [])
-        total = sum(width_of(t) for t in shown) + CHIP_GAP * (len(shown) - 1)
+    labels: list[str] = []
+    widths: list[int] = []
+    ends = [0]  # ends[k]: the width of the first k chips with their gaps
+    for tag in tags:
+        if ends[-1] > room:
+            break  # more chips only add width: no longer prefix can fit
+        labels.append(chip_label(tag))
+        widths.append(width_of(labels[-1]))
+        ends.append(ends[-1] + (CHIP_GAP if len(widths) > 1 else 0) + widths[-1])
+    for kept in range(len(labels), -1, -1):
+        hidden = count - kept
+        shown = list(zip(labels[:kept], widths[:kept], strict=True))
+        total = ends[kept]
+        if hidden:
+            more = f"+{hidden}"
+            shown.append((more, width_of(more)))
+            total += (CHIP_GAP if kept else 0) + shown[-1][1]
         if total <= room:
             break
-        kept -= 1
-    hidden = len(tags) - kept
-    shown = labels[:kept] + ([f"+{hidden}"] if hidden else [])
-    total = sum(width_of(t) for t in shown) + CHIP_GAP * (len(shown) - 1)
-    if total > room:
+    else:
         return []
     chips: list[Chip] = []
     x = line.right() + 1 - total
-    for i, label in enumerate(shown):
-        w = width_of(label)
-        tag = str(tags[i]) if i < kept else None
-        chips.append(Chip(label, tag, QRectF(x, line.top(), w, height)))
+    for i, (label, w) in enumerate(shown):
+        name = str(tags[i]) if i < kept else None
+        chips.append(Chip(label, name, QRectF(x, line.top(), w, height)))
         x += w + CHIP_GAP
     return chips
 

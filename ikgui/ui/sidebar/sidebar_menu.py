@@ -17,6 +17,10 @@ from PySide6.QtWidgets import QMenu
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text
+from ikgui.ui.sidebar.sidebar_chips import chip_label
+
+#: The most tags "Remove tag from N" lists (a menu entry each).
+MENU_TAGS = 40
 
 if TYPE_CHECKING:
     from ikgui.ui.sidebar.sidebar import ConversationSidebar
@@ -89,12 +93,15 @@ def selection_menu(bar: ConversationSidebar, convs: Sequence[Conversation]) -> Q
     if used:
         untag = menu.addMenu(action_text(f"Remove tag from {n}"))
         untag.setObjectName("removeTagMenu")
-        for tag in used:
-            action = untag.addAction(action_text(f"#{tag}"))
+        for tag in used[:MENU_TAGS]:
+            action = untag.addAction(action_text(f"#{chip_label(tag)}"))
             action.setObjectName(f"removeTag:{tag}")
             action.triggered.connect(
                 lambda _=False, t=tag: bar.retag_many_requested.emit(ids, [f"-{t}"])
             )
+        if len(used) > MENU_TAGS:
+            rest = untag.addAction(f"… {len(used) - MENU_TAGS:,} more tags")
+            rest.setEnabled(False)
     if bar.pinning and all(c.pinned for c in convs):
         add("unpinAction", f"Unpin {n}", "pin", lambda: bar.unpin_requested.emit(ids), "Ctrl+P")
     elif bar.pinning:

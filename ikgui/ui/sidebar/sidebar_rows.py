@@ -7,12 +7,15 @@ so painting and scrolling cost no queries.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.timefmt import date_group, relative, short_date
 from ikgui.ui.plain import line, tooltip
 from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text
+from ikgui.ui.sidebar.sidebar_chips import chip_label
 
 _USER = int(Qt.ItemDataRole.UserRole)
 
@@ -61,6 +64,18 @@ HeaderRole = _USER + 18
 PINNED = "Pinned"
 
 UNTITLED = "Untitled"
+
+
+#: The most tags a row's tooltip and accessible text name (the rest are counted).
+TAGS_SAID = 12
+
+
+def tags_said(tags: Sequence[str]) -> str:
+    """``tags a, b, c`` — or the first ``TAGS_SAID`` and ``and 99,988 more``: a tooltip
+    costs what it shows, whatever the number of tags."""
+    said = ", ".join(chip_label(t) for t in tags[:TAGS_SAID])
+    rest = len(tags) - TAGS_SAID
+    return f"tags {said} and {rest:,} more" if rest > 0 else f"tags {said}"
 
 
 def title_of(conv: Conversation) -> str:
@@ -127,7 +142,7 @@ def description_of(
         parts.append(branch_count_sentence(conv.message_count, inherited))
     parts.append(f"updated {short_date(conv.updated_at, now)}")
     if conv.tags:
-        parts.append("tags " + ", ".join(conv.tags))
+        parts.append(tags_said(conv.tags))
     if conv.status == STATUS_KILLED:
         parts.append("closed")
     if conv.trashed_at is not None:

@@ -13,7 +13,7 @@ from ikgui.ui.sidebar.sidebar_delegate import mix
 
 def chip_style(palette: QPalette, chip: str, quiet: str) -> str:
     """A style sheet for ``QToolButton#<chip>`` pills and ``#<quiet>`` text buttons (and
-    ``QLabel#tagFilterSummary``)."""
+    ``QLabel#tagFilterSummary`` and ``#tagChipsMore``)."""
     role = QPalette.ColorRole
     ground, text = palette.color(role.Base), palette.color(role.Text)
     accent = palette.color(role.Accent)
@@ -26,7 +26,8 @@ def chip_style(palette: QPalette, chip: str, quiet: str) -> str:
         f" QToolButton#{quiet} {{ border: none; background: transparent;"
         f" color: {muted.name()}; padding: 2px 4px; }}"
         f" QToolButton#{quiet}:hover {{ color: {text.name()}; }}"
-        f" QLabel#tagFilterSummary {{ color: {muted.name()}; padding: 2px 2px; }}"
+        f" QLabel#tagFilterSummary, QLabel#tagChipsMore {{ color: {muted.name()};"
+        " padding: 2px 2px; }"
     )
 
 

@@ -9,9 +9,11 @@ Tags are shown as plain text (``ui.plain.line``), never rich text.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -24,7 +26,17 @@ from ikgui.domain.ports import Store
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, line, make_plain, tooltip
 from ikgui.ui.sidebar.parts import name_widget
+from ikgui.ui.sidebar.sidebar_chips import chip_label
 from ikgui.ui.sidebar.tag_chips import FlowLayout, chip_style
+
+#: The most tags the "Filter by tag" box lists (the most used); a row's chip filters by
+#: any tag, and Manage tags lists them all.
+BOX_TAGS = 300
+
+
+def more_text(count: int) -> str:
+    """The box's last entry when it cannot list every tag."""
+    return f"… {count:,} more tags: click a tag on a row to filter by it"
 
 
 def count_label(count: int) -> str:
@@ -46,6 +58,7 @@ class TagFilterBox(QComboBox):
         self.setMinimumContentsLength(8)
         self._entries: list[tuple[str, int]] = []
         self._known: set[str] = set()
+        self._shown_items = 1
         self.addItem(self.PROMPT, None)
         self.currentIndexChanged.connect(self._on_chosen)
 
@@ -54,17 +67,29 @@ class TagFilterBox(QComboBox):
         return all(t in self._known for t in tags)
 
     def set_counts(self, counts: Sequence[tuple[str, int]], chosen: Collection[str]) -> None:
-        """List the tags of ``counts`` that are not ``chosen``, without emitting."""
+        """List the tags of ``counts`` that are not ``chosen``, without emitting: the
+        ``BOX_TAGS`` most used (by name) and a last entry counting the others, so the box
+        costs the same with 100,000 tags in use as with 300."""
         self._known = {t for t, _ in counts} | set(chosen)
         entries = [(t, n) for t, n in counts if t not in chosen]
-        if entries == self._entries and self.count() == len(entries) + 1:
+        if entries == self._entries and self.count() == self._shown_items:
             return  # unchanged: leave the box (and its open popup) alone
         self._entries = entries
+        shown = entries
+        if len(entries) > BOX_TAGS:
+            most = heapq.nsmallest(BOX_TAGS, entries, key=lambda e: (-e[1], e[0]))
+            shown = sorted(most)
         self.blockSignals(True)
         self.clear()
         self.addItem(self.PROMPT, None)
-        for tag, count in entries:
-            self.addItem(f"#{line(tag)}  ({count})", tag)
+        for tag, count in shown:
+            self.addItem(f"#{chip_label(tag)}  ({count})", tag)
+        if len(shown) < len(entries):
+            self.addItem(more_text(len(entries) - len(shown)), None)
+            model = self.model()
+            if isinstance(model, QStandardItemModel) and (item := model.item(self.count() - 1)):
+                item.setEnabled(False)
+        self._shown_items = self.count()
         self.setCurrentIndex(0)
         self.blockSignals(False)
 
