@@ -57,6 +57,9 @@ class ConversationRow(_Base):
     pinned = IntegerField(default=0)
     prompt_draft = TextField(null=True)
     prompt_set_aside = TextField(null=True)
+    #: The domain's counts (``ikgui.domain.tally``), stored as events are appended.
+    context_count = IntegerField(default=0)
+    inherited_count = IntegerField(default=0)
 
     class Meta:
         table_name = "conversation"
@@ -69,6 +72,9 @@ class EventRow(_Base):
     content = TextField(default="")
     data = TextField(null=True)  # JSON object text
     created_at = FloatField()
+    #: The conversation's tally after this event (``ikgui.domain.tally.after``).
+    tally_messages = IntegerField(default=0)
+    tally_context = IntegerField(default=0)
 
     class Meta:
         table_name = "event"
@@ -153,6 +159,8 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         pinned,
         prompt_draft,
         prompt_set_aside,
+        _context_count,  # read by ``Store.context_counts``
+        _inherited_count,
     ) = row
     return Conversation(
         id_,
@@ -205,10 +213,16 @@ _CONVERSATION_ARGS = (
 )
 
 
+#: Columns of the row that ``Conversation`` does not carry.
+_STORED_COUNTS = ("context_count", "inherited_count")
+
+
 def _check_names() -> None:
     code = conversation_from_fields.__code__
     unpacked = code.co_varnames[code.co_argcount : code.co_argcount + len(_CONVERSATION_NAMES)]
-    expected = tuple("id_" if n == "id" else n for n in _CONVERSATION_NAMES)
+    expected = tuple(
+        "id_" if n == "id" else f"_{n}" if n in _STORED_COUNTS else n for n in _CONVERSATION_NAMES
+    )
     if unpacked != expected:  # pragma: no cover - a model change without this mapping
         raise AssertionError(f"conversation_from_fields unpacks {unpacked}, not {expected}")
     fields = tuple(f.name for f in dataclasses.fields(Conversation))
@@ -254,6 +268,7 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         "tokens_output": conv.tokens_output,
         "cost": conv.cost,
         "message_count": conv.message_count,
+        "context_count": conv.message_count,  # no events yet: all of them
         "draft": conv.draft or "",
         "pinned": int(conv.pinned),
     }
