@@ -24,7 +24,7 @@ class Runner:
     #: Run one statement, return its rows.
     rows: Callable[[str, Sequence[Any]], list[Any]]
     #: Run one statement once per parameter tuple.
-    many: Callable[[str, list[Sequence[Any]]], None]
+    many: Callable[[str, Sequence[Sequence[Any]]], None]
 
 
 def _one(conv_id: str, rows: list[Any]) -> tuple[tally.Tally, list[tuple[int, int, int]]]:

@@ -193,7 +193,7 @@ def _v6_tallies(conn: sqlite3.Connection) -> None:
     for table, column in V6_TALLIES:
         conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
 
-    def many(sql: str, params: list[Sequence[object]]) -> None:
+    def many(sql: str, params: Sequence[Sequence[object]]) -> None:
         conn.executemany(sql, params)
 
     backfill(Runner(lambda sql, params: conn.execute(sql, params).fetchall(), many))

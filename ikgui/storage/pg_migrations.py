@@ -232,7 +232,7 @@ def _v6(cursor: Any) -> None:
         cursor.execute(sql.replace("?", "%s"), params)
         return list(cursor.fetchall())
 
-    def many(sql: str, params: list[Sequence[Any]]) -> None:
+    def many(sql: str, params: Sequence[Sequence[Any]]) -> None:
         if params:
             cursor.executemany(sql.replace("?", "%s"), params)
 

@@ -20,6 +20,7 @@ from ikgui.storage.connection import StoreConnection
 from ikgui.storage.models import EVENT_FIELDS, EventRow, event_from_row
 from ikgui.storage.queries import execute_query
 
+
 def streaming(data: dict[str, Any] | None) -> bool:
     """A reply still streaming (``data.streaming`` set): not indexed until it is
     finished, so its periodic saves never re-index the growing text."""

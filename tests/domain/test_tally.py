@@ -86,9 +86,7 @@ def test_what_a_session_writes_is_counted_as_its_fold_keeps_it() -> None:
     def check() -> None:
         conv_id = session.conversation.id
         own = [
-            e
-            for e in replay_conversation(store, conv_id).context
-            if e.conversation_id == conv_id
+            e for e in replay_conversation(store, conv_id).context if e.conversation_id == conv_id
         ]
         assert store.context_counts([conv_id]) == {
             conv_id: sum(is_message(e.kind, e.content) for e in own)

@@ -123,7 +123,8 @@ def _v5_history(store: PeeweeStore) -> tuple[str, str]:
     with store._writing() as db:
         for conv_id, parent in (("chat-root", None), ("chat-fork", "chat-root")):
             Query(
-                "INSERT INTO conversation (id, parent_id, created_at, updated_at) VALUES (?, ?, 1, 1)"
+                "INSERT INTO conversation (id, parent_id, created_at, updated_at)"
+                " VALUES (?, ?, 1, 1)"
             ).run(db, conv_id, parent)
         insert = Query(
             "INSERT INTO event (conversation_id, kind, content, data, created_at)"

@@ -3,8 +3,8 @@
 It keeps conversations, events and tags in dicts and behaves like ``SqliteStore`` in
 everything the domain can observe: ids from one growing sequence, event data kept as
 JSON text (so what comes back is what a database would give back), ``updated_at`` and
-the counts of :mod:`ikgui.domain.tally` stored by appends (as the database stores them), ``transaction()`` blocks that nest and roll back
-on an exception, the same errors (``NotFoundError``, ``ValueError``, ``StorageError``).
+the counts of :mod:`ikgui.domain.tally` stored by appends (as a database stores them),
+``transaction()`` blocks that nest and roll back on an exception, the same errors (``NotFoundError``, ``ValueError``, ``StorageError``).
 ``tests/storage/test_store_contract.py`` runs the same checks on both stores so they
 cannot drift apart.
 
@@ -22,7 +22,7 @@ import time
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ikgui.domain import tally
@@ -64,7 +64,7 @@ class _Row:
     data: str | None  # JSON text, as a database keeps it
     created_at: float
     #: The conversation's tally after this event (the ``tally_*`` columns).
-    tally: tally.Tally = tally.Tally()
+    tally: tally.Tally = field(default_factory=tally.Tally)
 
     def event(self, event_id: int) -> Event:
         return Event(
