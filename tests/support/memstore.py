@@ -4,7 +4,8 @@ It keeps conversations, events and tags in dicts and behaves like ``SqliteStore`
 everything the domain can observe: ids from one growing sequence, event data kept as
 JSON text (so what comes back is what a database would give back), ``updated_at`` and
 the counts of :mod:`ikgui.domain.tally` stored by appends (as a database stores them),
-``transaction()`` blocks that nest and roll back on an exception, the same errors (``NotFoundError``, ``ValueError``, ``StorageError``).
+``transaction()`` blocks that nest and roll back on an exception, the same errors
+(``NotFoundError``, ``ValueError``, ``StorageError``).
 ``tests/storage/test_store_contract.py`` runs the same checks on both stores so they
 cannot drift apart.
 
