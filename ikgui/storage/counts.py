@@ -6,7 +6,7 @@ no rule of the fold is written again in SQL)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from peewee import Database
@@ -59,22 +59,24 @@ def tally_lookup(db: Database, conv_id: str) -> tally.Lookup:
     return lookup
 
 
-def _stored(db: Database, column: str, conv_ids: Sequence[str]) -> dict[str, int]:
+def _stored(
+    db: Database, query: Callable[[int], queries.Query], conv_ids: Sequence[str]
+) -> dict[str, int]:
     found: dict[str, int] = {}
     for chunk in queries.chunks(list(dict.fromkeys(conv_ids)), _CHUNK):
-        rows = queries.stored_counts(column, len(chunk)).run(db, *chunk).fetchall()
+        rows = query(len(chunk)).run(db, *chunk).fetchall()
         found.update((conv_id, int(count)) for conv_id, count in rows)
     return {conv_id: found.get(conv_id, 0) for conv_id in dict.fromkeys(conv_ids)}
 
 
 def context_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
     """See ``Store.context_counts``: stored when events are appended."""
-    return _stored(db, "context_count", conv_ids)
+    return _stored(db, queries.context_counts_of, conv_ids)
 
 
 def inherited_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
     """See ``Store.inherited_counts``: stored when a fork is made (or its family changes)."""
-    return _stored(db, "inherited_count", conv_ids)
+    return _stored(db, queries.inherited_counts_of, conv_ids)
 
 
 class _Walk:

@@ -57,9 +57,11 @@ class ConversationRow(_Base):
     pinned = IntegerField(default=0)
     prompt_draft = TextField(null=True)
     prompt_set_aside = TextField(null=True)
-    #: The domain's counts (``ikgui.domain.tally``), stored as events are appended.
-    context_count = IntegerField(default=0)
-    inherited_count = IntegerField(default=0)
+    #: The domain's counts (``ikgui.domain.tally``), stored as events are appended (no
+    #: default here: the database's 0, so peewee leaves them out of a row written to a
+    #: database before version 6).
+    context_count = IntegerField()
+    inherited_count = IntegerField()
 
     class Meta:
         table_name = "conversation"
@@ -73,8 +75,8 @@ class EventRow(_Base):
     data = TextField(null=True)  # JSON object text
     created_at = FloatField()
     #: The conversation's tally after this event (``ikgui.domain.tally.after``).
-    tally_messages = IntegerField(default=0)
-    tally_context = IntegerField(default=0)
+    tally_messages = IntegerField()
+    tally_context = IntegerField()
 
     class Meta:
         table_name = "event"
@@ -249,8 +251,9 @@ def event_from_row(row: Sequence[Any]) -> Event:
 
 def conversation_values(conv: Conversation) -> dict[str, Any]:
     """The ``conversation`` row for ``conv`` (column name -> value); the working prompt's
-    drafts only when there are some (the columns default to NULL), so a row without
-    them is written as a database before version 5 holds it."""
+    drafts only when there are some (the columns default to NULL), and the stored context
+    count only when not 0 (its default), so a row without them is written as a database
+    before version 5 (or 6) holds it."""
     values: dict[str, Any] = {
         "id": conv.id,
         "parent_id": conv.parent,
@@ -268,7 +271,6 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         "tokens_output": conv.tokens_output,
         "cost": conv.cost,
         "message_count": conv.message_count,
-        "context_count": conv.message_count,  # no events yet: all of them
         "draft": conv.draft or "",
         "pinned": int(conv.pinned),
     }
@@ -276,4 +278,6 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         values["prompt_draft"] = conv.prompt_draft
     if conv.prompt_set_aside is not None:
         values["prompt_set_aside"] = conv.prompt_set_aside
+    if conv.message_count:  # (no events yet: all of them in its context)
+        values["context_count"] = conv.message_count
     return values

@@ -171,11 +171,14 @@ GROW_TALLIES = Query(
 SET_INHERITED = Query("UPDATE conversation SET inherited_count = ? WHERE id = ?")
 
 
-def stored_counts(column: str, count: int) -> Query:
-    """``(id, column)`` of ``count`` conversations (``column`` one of the stored counts)."""
-    if column not in ("context_count", "inherited_count"):
-        raise ValueError(f"not a stored count: {column}")
-    return Query(f"SELECT id, {column} FROM conversation WHERE id IN ({marks(count)})")
+def context_counts_of(count: int) -> Query:
+    """``(id, context_count)`` of ``count`` conversations."""
+    return Query(f"SELECT id, context_count FROM conversation WHERE id IN ({marks(count)})")
+
+
+def inherited_counts_of(count: int) -> Query:
+    """``(id, inherited_count)`` of ``count`` conversations."""
+    return Query(f"SELECT id, inherited_count FROM conversation WHERE id IN ({marks(count)})")
 
 
 # -- running ----------------------------------------------------------------------------
