@@ -17,6 +17,8 @@ import pytest
 
 from ikgui.domain import tally
 from ikgui.domain.events import Conversation, Kind
+from ikgui.domain.exchange import export_json
+from ikgui.domain.importing import import_document
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import shown
 from ikgui.domain.session import Session
@@ -185,3 +187,34 @@ def test_a_fork_left_behind_by_a_delete_carries_nothing_from_it(either: Store) -
     assert either.inherited_counts([child, grand]) == {child: 1, grand: 2}
     either.delete_conversations([root])
     assert either.inherited_counts([child, grand]) == {child: 0, grand: 1}
+
+
+def test_an_export_imported_elsewhere_has_the_same_counts(either: Store, tmp_path: Path) -> None:
+    """Import appends through the same path, so the stored counts come out the same."""
+    session = Session(either)
+    session.append(Kind.USER, "one")
+    session.append(Kind.ASSISTANT, "two")
+    session.mark(None)
+    session.append(Kind.USER, "three")
+    session.rewind(None)
+    user = session.append(Kind.USER, "four")
+    session.append(Kind.ASSISTANT, "five")
+    session.append(Kind.RETRY, "", {"target_event_id": user.id})
+    root = session.conversation.id
+    child = session.fork().id
+    session.append(Kind.USER, "own")
+    session.clear()
+    session.append(Kind.USER, "after")
+    session.kill(None, cascade=False)  # (an event in the parent; no message)
+
+    def counts(store: Store, ids: list[str]) -> list[tuple[int, int, int]]:
+        convs = store.get_conversations(ids)
+        context, inherited = store.context_counts(ids), store.inherited_counts(ids)
+        return [(convs[i].message_count, context[i], inherited[i]) for i in ids]
+
+    before = counts(either, [root, child])
+    assert before == [(5, 3, 0), (2, 1, 5)]  # it carries messages, as the count counts them
+    document = export_json(either, [root, child])
+    with open_store(tmp_path / "other.db") as other:
+        result = import_document(other, document, now=2e9)
+        assert counts(other, result.ids) == before
