@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ikgui.storage import SCHEMA_VERSION, open_store
 from ikgui.storage import search as fts
+from ikgui.storage.backfill import Runner, backfill
 
 BIG_ID = "chat-bigg"
 BIG_EVENTS = 10_000
@@ -292,6 +293,13 @@ def generate(path: Path, conversations: int, events: int, seed: int) -> None:
     )
     conn.executemany("INSERT INTO tag (conversation_id, name) VALUES (?, ?)", tag_rows)
     print(f"conversations inserted ({time.perf_counter() - started:.1f}s)", flush=True)
+
+    # The counts the app stores as it appends, computed by the same domain code.
+    def many(sql: str, params: Sequence[Sequence[object]]) -> None:
+        conn.executemany(sql, params)
+
+    backfill(Runner(lambda sql, params: conn.execute(sql, params).fetchall(), many))
+    print(f"counts stored ({time.perf_counter() - started:.1f}s)", flush=True)
     fts.rebuild(conn)
     conn.execute("COMMIT")
     print(f"full-text index built ({time.perf_counter() - started:.1f}s)", flush=True)

@@ -103,12 +103,14 @@ class Store(Protocol):
         created_at: float | None = None,
     ) -> Event:
         """Append one event (id from the global sequence, ``created_at`` now unless
-        given), bump the conversation's ``updated_at`` (to the event's time) and
-        message count (user/assistant), and index its text for search."""
+        given), bump the conversation's ``updated_at`` (to the event's time), store the
+        counts :func:`ikgui.domain.tally.after` computes (with the event and on the
+        conversation, in the same transaction), and index its text for search."""
         ...
 
     def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
-        """Replace a growing event's content and data (a streaming reply), reindexing it."""
+        """Replace a growing event's content and data (a streaming reply), reindexing it
+        (and moving the stored counts by :func:`ikgui.domain.tally.grown`)."""
         ...
 
     def get_event(self, event_id: int) -> Event | None: ...
@@ -143,7 +145,8 @@ class Store(Protocol):
     def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
         """For each conversation, how many of its own messages (as its message count
         counts them) are still in its context: not before its newest clear, not taken
-        out by a rewind or retry after it (0 for an id it does not know)."""
+        out by a rewind or retry after it (0 for an id it does not know). Stored as
+        events are appended (``ikgui.domain.tally``): read, not counted."""
         ...
 
     def tail_events(self, conv_id: str, limit: int) -> list[Event]:
@@ -154,7 +157,8 @@ class Store(Protocol):
     def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
         """For each conversation, how many messages it carries from its ancestors (a
         fork's context before its own): each ancestor's own messages up to the fork
-        point; 0 for a root or an unknown id."""
+        point; 0 for a root or an unknown id. Stored when the fork is made
+        (``ikgui.domain.tally.carried``), and again for forks a delete leaves behind."""
         ...
 
     def unfinished_replies(self) -> list[Event]:

@@ -1,16 +1,21 @@
-"""Counting without reading (issue 10 item 1): the items a cleared group holds, and the
-messages of a conversation still in its context (SQL of :mod:`ikgui.storage.queries`,
-the same on either database)."""
+"""Counting without reading (issue 10 item 1): the items a cleared group holds; and the
+counts the domain computes as events are appended (:mod:`ikgui.domain.tally`), stored
+with each event and conversation and only looked up and summed here (issue 22 item 2:
+no rule of the fold is written again in SQL)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from peewee import Database
 
+from ikgui.domain import tally
 from ikgui.storage import queries
+
+#: Ids per ``IN (...)`` list.
+_CHUNK = 500
 
 
 def _scalar(cursor: Any) -> Any:
@@ -36,26 +41,6 @@ def count_shown(db: Database, conv_id: str, after: int, upto: int) -> int:
     return total - sum(1 for (raw,) in empty if _failed(raw))
 
 
-def _cuts(rows: Sequence[Any]) -> list[tuple[int, int]]:
-    """The id ranges rewinds and retries took out of the context (``(target, self)``,
-    both excluded), merged."""
-    ranges: list[tuple[int, int]] = []
-    for event_id, raw in rows:
-        try:
-            target = json.loads(raw).get("target_event_id") if raw else None
-        except (ValueError, AttributeError):
-            target = None
-        if isinstance(target, int) and not isinstance(target, bool) and target < event_id:
-            ranges.append((target, event_id))
-    merged: list[tuple[int, int]] = []
-    for low, high in sorted(ranges):
-        if merged and low < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
-        else:
-            merged.append((low, high))
-    return merged
-
-
 def latest_clear(db: Database, conv_id: str, upto: int | None = None) -> int | None:
     if upto is None:
         value = _scalar(queries.LATEST_CLEAR.run(db, conv_id))
@@ -64,33 +49,39 @@ def latest_clear(db: Database, conv_id: str, upto: int | None = None) -> int | N
     return int(value) if value is not None else None
 
 
-def _messages(db: Database, conv_id: str, after: int, upto: int) -> int:
-    return int(_scalar(queries.COUNT_MESSAGES.run(db, conv_id, after, upto)) or 0)
+def tally_lookup(db: Database, conv_id: str) -> tally.Lookup:
+    """Read an earlier event's stored tally for :func:`ikgui.domain.tally.after`."""
+
+    def lookup(event_id: int) -> tuple[str, tally.Tally] | None:
+        row = queries.EVENT_TALLY.run(db, event_id, conv_id).fetchone()
+        return (row[0], tally.Tally(int(row[1]), int(row[2]))) if row else None
+
+    return lookup
 
 
-def context_count(db: Database, conv_id: str) -> int:
-    """One conversation's own messages in its context: after its newest clear, minus
-    the ranges its rewinds and retries cut (each an index range scan; a NOT EXISTS per
-    message took seconds on 10,000 events)."""
-    clear = latest_clear(db, conv_id) or 0
-    cuts = _cuts(queries.CUT_MARKS.run(db, conv_id, clear).fetchall())
-    if not clear and not cuts:  # the common case: all of them
-        return int(_scalar(queries.MESSAGE_COUNT.run(db, conv_id)) or 0)
-    total = _messages(db, conv_id, clear, queries.MAX_ID)
-    for low, high in cuts:
-        total -= _messages(db, conv_id, low, high - 1)
-    return total
+def _stored(
+    db: Database, query: Callable[[int], queries.Query], conv_ids: Sequence[str]
+) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for chunk in queries.chunks(list(dict.fromkeys(conv_ids)), _CHUNK):
+        rows = query(len(chunk)).run(db, *chunk).fetchall()
+        found.update((conv_id, int(count)) for conv_id, count in rows)
+    return {conv_id: found.get(conv_id, 0) for conv_id in dict.fromkeys(conv_ids)}
 
 
 def context_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
-    """See ``Store.context_counts``."""
-    return {conv_id: context_count(db, conv_id) for conv_id in dict.fromkeys(conv_ids)}
+    """See ``Store.context_counts``: stored when events are appended."""
+    return _stored(db, queries.context_counts_of, conv_ids)
+
+
+def inherited_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
+    """See ``Store.inherited_counts``: stored when a fork is made (or its family changes)."""
+    return _stored(db, queries.inherited_counts_of, conv_ids)
 
 
 class _Walk:
-    """The lookups of one ``inherited_counts`` call, each made once: forks of one family
-    share their ancestors (and usually their fork points), so a 50-deep chain costs ~100
-    statements, not ~2,500 (each a round trip on PostgreSQL)."""
+    """The lookups of one :func:`carry` call, each made once: forks of one family share
+    their ancestors (and usually their fork points)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -107,25 +98,31 @@ class _Walk:
     def messages_upto(self, conv_id: str, upto: int) -> int:
         key = (conv_id, upto)
         if key not in self.messages:
-            self.messages[key] = _messages(self.db, conv_id, 0, upto)
+            row = queries.MESSAGES_UPTO.run(self.db, conv_id, upto).fetchone()
+            self.messages[key] = int(row[0]) if row else 0
         return self.messages[key]
 
 
-def inherited_count(db: Database, conv_id: str, walk: _Walk | None = None) -> int:
-    """The messages a fork carries from its ancestors: each ancestor's own messages up to
-    the fork point (the lowest point on the way up), as its message count counts them."""
-    walk = walk or _Walk(db)
-    parent, upto = walk.fork_of(conv_id)
-    total, seen = 0, {conv_id}
-    while parent is not None and upto is not None and parent not in seen:
-        seen.add(parent)
-        total += walk.messages_upto(parent, upto)
-        grand, fork = walk.fork_of(parent)
-        parent, upto = grand, min(upto if fork is None else fork, upto)
-    return total
-
-
-def inherited_counts(db: Database, conv_ids: Sequence[str]) -> dict[str, int]:
-    """See ``Store.inherited_counts``."""
+def carry(db: Database, conv_ids: Sequence[str]) -> None:
+    """Store what each of ``conv_ids`` carries from its ancestors (the domain's
+    :func:`ikgui.domain.tally.carried`, summing stored tallies)."""
     walk = _Walk(db)
-    return {conv_id: inherited_count(db, conv_id, walk) for conv_id in dict.fromkeys(conv_ids)}
+    for conv_id in dict.fromkeys(conv_ids):
+        count = tally.carried(conv_id, walk.fork_of, walk.messages_upto)
+        queries.SET_INHERITED.run(db, count, conv_id)
+
+
+def family(db: Database, roots: Sequence[str]) -> list[str]:
+    """``roots`` and all their forks, forks of forks and so on (parents first)."""
+    found = list(dict.fromkeys(roots))
+    seen = set(found)
+    layer = found
+    while layer:
+        below: list[str] = []
+        for chunk in queries.chunks(layer, _CHUNK):
+            rows = queries.children_ids(len(chunk)).run(db, *chunk).fetchall()
+            below.extend(r[0] for r in rows if r[0] not in seen)
+        seen.update(below)
+        found.extend(below)
+        layer = below
+    return found

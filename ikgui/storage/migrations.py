@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage.backfill import Runner, backfill
 
 #: A migration receives the raw connection inside an open transaction.
 Migration = Callable[[sqlite3.Connection], None]
@@ -174,6 +175,30 @@ def _v5_prompt_drafts(conn: sqlite3.Connection) -> None:
         conn.execute(f"ALTER TABLE conversation ADD COLUMN {column} TEXT NULL")
 
 
+#: The columns of version 6 (frozen here): the domain's counts (``ikgui.domain.tally``),
+#: kept as events are appended: per conversation, its messages in its context and what
+#: a fork carries; per event, the conversation's tally after it (what a rewind or retry
+#: goes back to). Not listed: an append that changes them also moves ``updated_at``.
+V6_TALLIES = (
+    ("conversation", "context_count"),
+    ("conversation", "inherited_count"),
+    ("event", "tally_messages"),
+    ("event", "tally_context"),
+)
+
+
+def _v6_tallies(conn: sqlite3.Connection) -> None:
+    """The counts the views show are stored, computed by the domain, instead of being
+    counted again in SQL by a copy of the fold's rules."""
+    for table, column in V6_TALLIES:
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
+
+    def many(sql: str, params: Sequence[Sequence[object]]) -> None:
+        conn.executemany(sql, params)
+
+    backfill(Runner(lambda sql, params: conn.execute(sql, params).fetchall(), many))
+
+
 #: Every migration this version knows, oldest first.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -181,6 +206,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v3_pinned,
     _v4_listing_change,
     _v5_prompt_drafts,
+    _v6_tallies,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -57,6 +57,11 @@ class ConversationRow(_Base):
     pinned = IntegerField(default=0)
     prompt_draft = TextField(null=True)
     prompt_set_aside = TextField(null=True)
+    #: The domain's counts (``ikgui.domain.tally``), stored as events are appended (no
+    #: default here: the database's 0, so peewee leaves them out of a row written to a
+    #: database before version 6).
+    context_count = IntegerField()
+    inherited_count = IntegerField()
 
     class Meta:
         table_name = "conversation"
@@ -69,6 +74,9 @@ class EventRow(_Base):
     content = TextField(default="")
     data = TextField(null=True)  # JSON object text
     created_at = FloatField()
+    #: The conversation's tally after this event (``ikgui.domain.tally.after``).
+    tally_messages = IntegerField()
+    tally_context = IntegerField()
 
     class Meta:
         table_name = "event"
@@ -153,6 +161,8 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         pinned,
         prompt_draft,
         prompt_set_aside,
+        _context_count,  # read by ``Store.context_counts``
+        _inherited_count,
     ) = row
     return Conversation(
         id_,
@@ -205,10 +215,16 @@ _CONVERSATION_ARGS = (
 )
 
 
+#: Columns of the row that ``Conversation`` does not carry.
+_STORED_COUNTS = ("context_count", "inherited_count")
+
+
 def _check_names() -> None:
     code = conversation_from_fields.__code__
     unpacked = code.co_varnames[code.co_argcount : code.co_argcount + len(_CONVERSATION_NAMES)]
-    expected = tuple("id_" if n == "id" else n for n in _CONVERSATION_NAMES)
+    expected = tuple(
+        "id_" if n == "id" else f"_{n}" if n in _STORED_COUNTS else n for n in _CONVERSATION_NAMES
+    )
     if unpacked != expected:  # pragma: no cover - a model change without this mapping
         raise AssertionError(f"conversation_from_fields unpacks {unpacked}, not {expected}")
     fields = tuple(f.name for f in dataclasses.fields(Conversation))
@@ -235,8 +251,9 @@ def event_from_row(row: Sequence[Any]) -> Event:
 
 def conversation_values(conv: Conversation) -> dict[str, Any]:
     """The ``conversation`` row for ``conv`` (column name -> value); the working prompt's
-    drafts only when there are some (the columns default to NULL), so a row without
-    them is written as a database before version 5 holds it."""
+    drafts only when there are some (the columns default to NULL), and the stored context
+    count only when not 0 (its default), so a row without them is written as a database
+    before version 5 (or 6) holds it."""
     values: dict[str, Any] = {
         "id": conv.id,
         "parent_id": conv.parent,
@@ -261,4 +278,6 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         values["prompt_draft"] = conv.prompt_draft
     if conv.prompt_set_aside is not None:
         values["prompt_set_aside"] = conv.prompt_set_aside
+    if conv.message_count:  # (no events yet: all of them in its context)
+        values["context_count"] = conv.message_count
     return values

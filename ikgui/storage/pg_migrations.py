@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage.backfill import Runner, backfill
 
 #: A migration receives a psycopg cursor inside the migration's transaction.
 PgMigration = Callable[[Any], None]
@@ -214,6 +215,30 @@ _V5 = (
 )
 
 
+#: As SQLite's version 6 (``migrations.V6_TALLIES``), filled by the same domain code.
+_V6 = (
+    "ALTER TABLE conversation ADD COLUMN context_count INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE conversation ADD COLUMN inherited_count INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE event ADD COLUMN tally_messages INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE event ADD COLUMN tally_context INTEGER NOT NULL DEFAULT 0",
+)
+
+
+def _v6(cursor: Any) -> None:
+    for statement in _V6:
+        cursor.execute(statement)
+
+    def rows(sql: str, params: Sequence[Any]) -> list[Any]:
+        cursor.execute(sql.replace("?", "%s"), params)
+        return list(cursor.fetchall())
+
+    def many(sql: str, params: Sequence[Sequence[Any]]) -> None:
+        if params:
+            cursor.executemany(sql.replace("?", "%s"), params)
+
+    backfill(Runner(rows, many))
+
+
 def _runner(statements: Sequence[str]) -> PgMigration:
     def run(cursor: Any) -> None:
         for statement in statements:
@@ -229,6 +254,7 @@ PG_MIGRATIONS: tuple[PgMigration, ...] = (
     _runner(_V3),
     _runner(_V4),
     _runner(_V5),
+    _v6,
 )
 
 

@@ -76,7 +76,6 @@ CHILDREN = _tagged(
     "WHERE conversation.parent_id = ? ORDER BY conversation.created_at, conversation.id"
 )
 CONVERSATION_EXISTS = Query("SELECT id FROM conversation WHERE id = ?")
-MESSAGE_COUNT = Query("SELECT message_count FROM conversation WHERE id = ?")
 FORK_OF = Query("SELECT parent_id, fork_event_id FROM conversation WHERE id = ?")
 ALL_TAGS = Query("SELECT conversation_id, name FROM tag")
 
@@ -94,6 +93,11 @@ def children_of(count: int) -> Query:
     )
 
 
+def children_ids(count: int) -> Query:
+    """``(id,)`` of the direct forks of ``count`` conversations."""
+    return Query(f"SELECT id FROM conversation WHERE parent_id IN ({marks(count)})")
+
+
 def tags_of(count: int) -> Query:
     """``(conversation id, tag)`` of ``count`` conversations."""
     return Query(f"SELECT conversation_id, name FROM tag WHERE conversation_id IN ({marks(count)})")
@@ -104,11 +108,12 @@ def tags_of(count: int) -> Query:
 #: A new event's conversation first: on PostgreSQL this locks its row, so two writers
 #: appending to one conversation take turns and its ids stay in commit order.
 BUMP_CONVERSATION = Query(
-    "UPDATE conversation SET updated_at = ?, message_count = message_count + ? WHERE id = ?"
+    "UPDATE conversation SET updated_at = ? WHERE id = ? RETURNING message_count, context_count"
 )
 INSERT_EVENT = Query(
-    "INSERT INTO event (conversation_id, kind, content, data, created_at)"
-    " VALUES (?, ?, ?, ?, ?) RETURNING id"
+    "INSERT INTO event"
+    " (conversation_id, kind, content, data, created_at, tally_messages, tally_context)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"
 )
 _EVENT = ", ".join(f.column_name for f in EVENT_FIELDS)
 EVENT_BY_ID = Query(f"SELECT {_EVENT} FROM event WHERE id = ?")
@@ -133,11 +138,6 @@ def event_contents(count: int) -> Query:
 # -- counts (see ikgui.storage.counts) --------------------------------------------------
 
 _RANGE = "conversation_id = ? AND id > ? AND id <= ?"
-#: A conversation's own messages (the message count's rule) with ``after < id <= upto``.
-COUNT_MESSAGES = Query(
-    f"SELECT COUNT(id) FROM event WHERE {_RANGE}"
-    " AND (kind = 'user' OR (kind = 'assistant' AND content != ''))"
-)
 #: The events a reader sees with ``after < id <= upto`` (failed replies not yet taken off).
 COUNT_SHOWN = Query(
     f"SELECT COUNT(id) FROM event WHERE {_RANGE} AND kind NOT IN ('clear', 'retry')"
@@ -149,11 +149,36 @@ LATEST_CLEAR = Query("SELECT MAX(id) FROM event WHERE conversation_id = ? AND ki
 LATEST_CLEAR_UPTO = Query(
     "SELECT MAX(id) FROM event WHERE conversation_id = ? AND kind = 'clear' AND id <= ?"
 )
-#: The rewinds and retries after an id (each cuts a range out of the context).
-CUT_MARKS = Query(
-    "SELECT id, data FROM event WHERE conversation_id = ? AND id > ?"
-    " AND kind IN ('rewind', 'retry')"
+#: The domain's tally (``ikgui.domain.tally``) stored with one of a conversation's events.
+EVENT_TALLY = Query(
+    "SELECT kind, tally_messages, tally_context FROM event WHERE id = ? AND conversation_id = ?"
 )
+#: A conversation's messages with ids up to a bound: the tally of its last event there.
+MESSAGES_UPTO = Query(
+    "SELECT tally_messages FROM event WHERE conversation_id = ? AND id <= ?"
+    " ORDER BY id DESC LIMIT 1"
+)
+SET_COUNTS = Query("UPDATE conversation SET message_count = ?, context_count = ? WHERE id = ?")
+#: A growing event's text made it a message (or not): it and the events after it.
+GROW_COUNTS = Query(
+    "UPDATE conversation SET message_count = message_count + ?,"
+    " context_count = context_count + ? WHERE id = ?"
+)
+GROW_TALLIES = Query(
+    "UPDATE event SET tally_messages = tally_messages + ?, tally_context = tally_context + ?"
+    " WHERE conversation_id = ? AND id >= ?"
+)
+SET_INHERITED = Query("UPDATE conversation SET inherited_count = ? WHERE id = ?")
+
+
+def context_counts_of(count: int) -> Query:
+    """``(id, context_count)`` of ``count`` conversations."""
+    return Query(f"SELECT id, context_count FROM conversation WHERE id IN ({marks(count)})")
+
+
+def inherited_counts_of(count: int) -> Query:
+    """``(id, inherited_count)`` of ``count`` conversations."""
+    return Query(f"SELECT id, inherited_count FROM conversation WHERE id IN ({marks(count)})")
 
 
 # -- running ----------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from peewee import Database
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
 from ikgui.domain.listing import ListingRow
-from ikgui.storage import listing, queries
+from ikgui.storage import counts, listing, queries
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect_sqlite import SqliteDialect
@@ -56,6 +56,8 @@ class PeeweeStore(EventStore):
         tags = normalize_tags(conv.tags)
         with self._writing() as db:
             ConversationRow.insert(values).execute(db)
+            if conv.parent is not None:
+                counts.carry(db, [conv.id])
             if tags:
                 TagRow.insert_many([{"conversation": conv.id, "name": t} for t in tags]).execute(db)
             self.dialect.set_title(db, conv.id, conv.title, new=True)
@@ -164,6 +166,7 @@ class PeeweeStore(EventStore):
         if not ids:
             return
         doomed = set(ids)
+        detached: list[str] = []
         with self._writing() as db:
             self.dialect.unindex_conversations(db, ids)
             for chunk in chunks(ids, _CHUNK):
@@ -173,6 +176,7 @@ class PeeweeStore(EventStore):
                     ConversationRow.parent.in_(chunk)
                 )
                 freed = [r[0] for r in execute_query(db, orphans).fetchall() if r[0] not in doomed]
+                detached.extend(freed)
                 if freed:
                     ConversationRow.update(parent=None, fork_event_id=None).where(
                         ConversationRow.id.in_(freed)
@@ -184,6 +188,8 @@ class PeeweeStore(EventStore):
                 ).execute(db)
             for chunk in chunks(ids, _CHUNK):
                 ConversationRow.delete().where(ConversationRow.id.in_(chunk)).execute(db)
+            if detached:  # they and their forks carry less now
+                counts.carry(db, counts.family(db, detached))
 
     def _require(self, conv_id: str) -> None:
         if not self.conversation_exists(conv_id):

@@ -12,20 +12,13 @@ from typing import Any
 
 from peewee import SQL
 
+from ikgui.domain import tally
 from ikgui.domain.errors import NotFoundError
-from ikgui.domain.events import MESSAGE_KINDS, Event
+from ikgui.domain.events import Event
 from ikgui.storage import counts, queries
 from ikgui.storage.connection import StoreConnection
-from ikgui.storage.models import EVENT_FIELDS, ConversationRow, EventRow, event_from_row
+from ikgui.storage.models import EVENT_FIELDS, EventRow, event_from_row
 from ikgui.storage.queries import execute_query
-
-_COUNTED = frozenset(k.value for k in MESSAGE_KINDS)
-
-
-def counts_as_message(kind: str, content: str) -> bool:
-    """Whether an event counts as a message: a user message, or a reply with text (a
-    reply row is created empty before its first delta, and one that fails stays so)."""
-    return kind == "user" or (kind in _COUNTED and bool(content))
 
 
 def streaming(data: dict[str, Any] | None) -> bool:
@@ -73,18 +66,24 @@ class EventStore(StoreConnection):
         when = time.time() if created_at is None else float(created_at)
         raw = json.dumps(data, ensure_ascii=False) if data else None
         text = content or ""
+        event = Event(0, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw)
         with self._writing() as db:
             # The conversation's row first: on PostgreSQL this locks it, so two writers
-            # appending to one conversation take turns and its ids stay in commit order.
-            step = 1 if counts_as_message(kind, text) else 0
-            if not queries.BUMP_CONVERSATION.run(db, when, step, conv_id).rowcount:
+            # appending to one conversation take turns and its ids stay in commit order
+            # (and its counts, read here, are the ones the new event follows).
+            row = queries.BUMP_CONVERSATION.run(db, when, conv_id).fetchone()
+            if row is None:
                 raise NotFoundError(f"Conversation not found: {conv_id}")
-            cursor = queries.INSERT_EVENT.run(db, conv_id, kind, text, raw, when)
-            event_id = int(cursor.fetchone()[0])
-            self.dialect.index_event(db, event_id, kind, text, streaming(data))
-        return Event(
-            event_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
-        )
+            before = tally.Tally(int(row[0]), int(row[1]))
+            now = tally.after(before, event, counts.tally_lookup(db, conv_id))
+            cursor = queries.INSERT_EVENT.run(
+                db, conv_id, kind, text, raw, when, now.messages, now.context
+            )
+            event.id = int(cursor.fetchone()[0])
+            if now != before:
+                queries.SET_COUNTS.run(db, now.messages, now.context, conv_id)
+            self.dialect.index_event(db, event.id, kind, text, streaming(data))
+        return event
 
     def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
         raw = json.dumps(data, ensure_ascii=False) if data else None
@@ -97,12 +96,10 @@ class EventStore(StoreConnection):
             if row is None:
                 raise NotFoundError(f"Event not found: {event_id}")
             kind, old, conv_id, old_raw = row
-            if counts_as_message(kind, text) != counts_as_message(kind, old):
-                # a reply's first text arrived
-                step = 1 if counts_as_message(kind, text) else -1
-                ConversationRow.update(message_count=ConversationRow.message_count + step).where(
-                    ConversationRow.id == conv_id
-                ).execute(db)
+            step = tally.grown(kind, old, text)
+            if step:  # a reply's first text arrived
+                queries.GROW_COUNTS.run(db, step, step, conv_id)
+                queries.GROW_TALLIES.run(db, step, step, conv_id, event_id)
             self.dialect.unindex_event(db, event_id, kind, old, streaming_raw(old_raw))
             EventRow.update(content=text, data=raw).where(EventRow.id == event_id).execute(db)
             self.dialect.index_event(db, event_id, kind, text, streaming(data))

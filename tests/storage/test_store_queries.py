@@ -87,7 +87,6 @@ EXPECTED: dict[str, Case] = {
     "CONVERSATION_BY_ID": (lambda i: ("chat-aaaa",), _tagged, [_AAAA]),
     "CHILDREN": (lambda i: ("chat-aaaa",), _tagged, [_BBBB]),
     "CONVERSATION_EXISTS": (lambda i: ("chat-cccc",), _rows, [("chat-cccc",)]),
-    "MESSAGE_COUNT": (lambda i: ("chat-aaaa",), _count, 4),
     "FORK_OF": (lambda i: ("chat-bbbb",), lambda r, n: (r[0][0], n(r[0][1])), ("chat-aaaa", "r1")),
     "ALL_TAGS": (lambda i: (), _rows, _TAGS),
     "conversations_by_ids": (
@@ -100,7 +99,7 @@ EXPECTED: dict[str, Case] = {
     "EVENT_BY_ID": (
         lambda i: (i["r1"],),
         lambda r, n: [(n(r[0][0]), *r[0][1:])],
-        [("r1", "chat-aaaa", "assistant", "r1", None, 2.0)],
+        [("r1", "chat-aaaa", "assistant", "r1", None, 2.0, 2, 2)],
     ),
     "LAST_EVENT_ID": (lambda i: ("chat-aaaa",), _event, "q3"),
     "TAIL_STAMP": (
@@ -119,7 +118,6 @@ EXPECTED: dict[str, Case] = {
         lambda r, n: sorted((n(e[0]), e[1]) for e in r),
         [("q1", "q1"), ("q3", "q3")],
     ),
-    "COUNT_MESSAGES": (lambda i: ("chat-aaaa", 0, queries.MAX_ID), _count, 4),
     "COUNT_SHOWN": (lambda i: ("chat-aaaa", i["clear"], queries.MAX_ID), _count, 4),
     "EMPTY_REPLIES": (
         lambda i: ("chat-aaaa", 0, queries.MAX_ID),
@@ -128,18 +126,29 @@ EXPECTED: dict[str, Case] = {
     ),
     "LATEST_CLEAR": (lambda i: ("chat-aaaa",), _event, "clear"),
     "LATEST_CLEAR_UPTO": (lambda i: ("chat-aaaa", i["r1"]), _event, None),
-    "CUT_MARKS": (
-        lambda i: ("chat-aaaa", i["clear"]),
-        lambda r, n: [(n(e[0]), n(json.loads(e[1])["target_event_id"])) for e in r],
-        [("rewind", "q2")],
+    # The domain's tallies (ikgui.domain.tally): the rewind names no mark, so it is skipped.
+    "EVENT_TALLY": (lambda i: (i["q2"], "chat-aaaa"), _rows, [("user", 3, 1)]),
+    "MESSAGES_UPTO": (lambda i: ("chat-aaaa", i["clear"]), _count, 2),
+    "context_counts_of": (
+        lambda i: ("chat-aaaa", "chat-bbbb", "chat-none"),
+        _rows,
+        [("chat-aaaa", 2), ("chat-bbbb", 0)],
     ),
+    "inherited_counts_of": (
+        lambda i: ("chat-aaaa", "chat-bbbb"),
+        _rows,
+        [("chat-aaaa", 0), ("chat-bbbb", 2)],
+    ),
+    "children_ids": (lambda i: ("chat-aaaa", "chat-cccc"), _rows, [("chat-bbbb",)]),
 }
 
 
 def test_every_hot_query_has_an_expected_answer() -> None:
     constants = {n for n, v in vars(queries).items() if isinstance(v, queries.Query)}
     builders = {"conversations_by_ids", "children_of", "tags_of", "event_contents"}
-    writes = {"BUMP_CONVERSATION", "INSERT_EVENT"}  # test_the_two_writes_of_an_append
+    builders |= {"context_counts_of", "inherited_counts_of", "children_ids"}
+    writes = {"BUMP_CONVERSATION", "INSERT_EVENT", "SET_COUNTS"}  # the writes of an append
+    writes |= {"GROW_COUNTS", "GROW_TALLIES", "SET_INHERITED"}  # test_the_stored_counts
     assert constants | builders == set(EXPECTED) | writes
 
 
@@ -163,13 +172,28 @@ def test_the_two_writes_of_an_append(store: PeeweeStore) -> None:
     _log(store)
     db = store.database
     with store.transaction():
-        assert queries.BUMP_CONVERSATION.run(db, 9.0, 1, "chat-cccc").rowcount == 1
-        assert queries.BUMP_CONVERSATION.run(db, 9.0, 1, "chat-none").rowcount == 0
-        cursor = queries.INSERT_EVENT.run(db, "chat-cccc", "user", "hi", None, 9.0)
+        assert queries.BUMP_CONVERSATION.run(db, 9.0, "chat-cccc").fetchall() == [(0, 0)]
+        assert queries.BUMP_CONVERSATION.run(db, 9.0, "chat-none").fetchall() == []
+        cursor = queries.INSERT_EVENT.run(db, "chat-cccc", "user", "hi", None, 9.0, 1, 1)
         event_id = int(cursor.fetchone()[0])
+        assert queries.SET_COUNTS.run(db, 1, 1, "chat-cccc").rowcount == 1
     assert store.get_event(event_id) is not None
     got = store.get_conversation("chat-cccc")
     assert got is not None and (got.updated_at, got.message_count) == (9.0, 1)
+    assert queries.EVENT_TALLY.run(db, event_id, "chat-cccc").fetchall() == [("user", 1, 1)]
+
+
+def test_the_stored_counts(store: PeeweeStore) -> None:
+    ids = _log(store)
+    db = store.database
+    with store.transaction():
+        assert queries.GROW_COUNTS.run(db, 1, 1, "chat-aaaa").rowcount == 1
+        assert queries.GROW_TALLIES.run(db, 1, 1, "chat-aaaa", ids["q2"]).rowcount == 4
+        assert queries.SET_INHERITED.run(db, 5, "chat-bbbb").rowcount == 1
+    assert store.context_counts(["chat-aaaa"]) == {"chat-aaaa": 3}
+    assert store.inherited_counts(["chat-bbbb"]) == {"chat-bbbb": 5}
+    assert queries.MESSAGES_UPTO.run(db, "chat-aaaa", ids["r1"]).fetchall() == [(2,)]
+    assert queries.MESSAGES_UPTO.run(db, "chat-aaaa", ids["q2"]).fetchall() == [(4,)]
 
 
 def test_a_query_may_not_hold_postgresql_marks() -> None:

@@ -3,8 +3,9 @@
 It keeps conversations, events and tags in dicts and behaves like ``SqliteStore`` in
 everything the domain can observe: ids from one growing sequence, event data kept as
 JSON text (so what comes back is what a database would give back), ``updated_at`` and
-the message count bumped by appends, ``transaction()`` blocks that nest and roll back
-on an exception, the same errors (``NotFoundError``, ``ValueError``, ``StorageError``).
+the counts of :mod:`ikgui.domain.tally` stored by appends (as a database stores them),
+``transaction()`` blocks that nest and roll back on an exception, the same errors
+(``NotFoundError``, ``ValueError``, ``StorageError``).
 ``tests/storage/test_store_contract.py`` runs the same checks on both stores so they
 cannot drift apart.
 
@@ -22,9 +23,10 @@ import time
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ikgui.domain import tally
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Event, SearchHit
 from ikgui.domain.reading import shown
@@ -62,6 +64,8 @@ class _Row:
     content: str
     data: str | None  # JSON text, as a database keeps it
     created_at: float
+    #: The conversation's tally after this event (the ``tally_*`` columns).
+    tally: tally.Tally = field(default_factory=tally.Tally)
 
     def event(self, event_id: int) -> Event:
         return Event(
@@ -73,11 +77,6 @@ class _Row:
             self.created_at,
             raw_data=self.data,
         )
-
-
-def _counts(kind: str, content: str) -> bool:
-    """A user message, or a reply with text (the MSGS column)."""
-    return kind == "user" or (kind == "assistant" and bool(content))
 
 
 def _normalize_tags(tags: Sequence[str]) -> tuple[str, ...]:
@@ -146,6 +145,8 @@ class MemoryStore:
     def __init__(self) -> None:
         self._conversations: dict[str, Conversation] = {}
         self._events: dict[int, _Row] = {}
+        #: The stored ``context_count`` and ``inherited_count`` of each conversation.
+        self._stored: dict[str, tuple[int, int]] = {}
         self._last_id = 0
         self._depth = 0
         #: Why writes are refused (like a database opened read-only), or None.
@@ -166,12 +167,17 @@ class MemoryStore:
     def _writing(self) -> Iterator[None]:
         if self.read_only is not None:
             raise StorageError(f"Could not write to the database: {self.read_only}.")
-        saved = (copy.deepcopy(self._conversations), copy.deepcopy(self._events), self._last_id)
+        saved = (
+            copy.deepcopy(self._conversations),
+            copy.deepcopy(self._events),
+            self._last_id,
+            dict(self._stored),
+        )
         self._depth += 1
         try:
             yield
         except BaseException:
-            self._conversations, self._events, self._last_id = saved
+            self._conversations, self._events, self._last_id, self._stored = saved
             raise
         finally:
             self._depth -= 1
@@ -213,6 +219,22 @@ class MemoryStore:
             self._conversations[conv.id] = replace(
                 conv, tags=_normalize_tags(conv.tags), draft=conv.draft or ""
             )
+            self._stored[conv.id] = (conv.message_count, 0)
+            if conv.parent is not None:
+                self._carry([conv.id])
+
+    def _carry(self, conv_ids: Sequence[str]) -> None:
+        def fork_of(conv_id: str) -> tuple[str | None, int | None]:
+            conv = self._conversations.get(conv_id)
+            return (conv.parent, conv.fork_event_id) if conv is not None else (None, None)
+
+        def upto(conv_id: str, bound: int) -> int:
+            own = [r for i, r in self._own(conv_id) if i <= bound]
+            return own[-1].tally.messages if own else 0
+
+        for conv_id in conv_ids:
+            context, _ = self._stored.get(conv_id, (0, 0))
+            self._stored[conv_id] = (context, tally.carried(conv_id, fork_of, upto))
 
     def get_conversation(self, conv_id: str) -> Conversation | None:
         conv = self._conversations.get(conv_id)
@@ -295,6 +317,8 @@ class MemoryStore:
                     conv.fork_event_id = None
             for conv_id in doomed:
                 self._conversations.pop(conv_id, None)
+                self._stored.pop(conv_id, None)
+            self._carry(list(self._conversations))  # (few: recount them all)
 
     # -- events ------------------------------------------------------------------------
 
@@ -312,9 +336,19 @@ class MemoryStore:
         with self._writing():
             conv = self._conversation(conv_id)
             conv.updated_at = when
-            conv.message_count += 1 if _counts(kind, text) else 0
+            context, inherited = self._stored[conv_id]
+
+            def lookup(event_id: int) -> tuple[str, tally.Tally] | None:
+                row = self._events.get(event_id)
+                ours = row is not None and row.conversation_id == conv_id
+                return (row.kind, row.tally) if row is not None and ours else None
+
+            event = Event(0, conv_id, kind, text, None, when, raw_data=raw)
+            now = tally.after(tally.Tally(conv.message_count, context), event, lookup)
+            conv.message_count = now.messages
+            self._stored[conv_id] = (now.context, inherited)
             self._last_id += 1
-            self._events[self._last_id] = _Row(conv_id, kind, text, raw, when)
+            self._events[self._last_id] = _Row(conv_id, kind, text, raw, when, now)
         return Event(
             self._last_id, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw
         )
@@ -326,9 +360,17 @@ class MemoryStore:
             row = self._events.get(event_id)
             if row is None:
                 raise NotFoundError(f"Event not found: {event_id}")
-            if _counts(row.kind, text) != _counts(row.kind, row.content):
-                conv = self._conversation(row.conversation_id)
-                conv.message_count += 1 if _counts(row.kind, text) else -1
+            step = tally.grown(row.kind, row.content, text)
+            if step:
+                conv_id = row.conversation_id
+                self._conversation(conv_id).message_count += step
+                context, inherited = self._stored[conv_id]
+                self._stored[conv_id] = (context + step, inherited)
+                for later_id, later in self._own(conv_id):
+                    if later_id >= event_id:
+                        later.tally = tally.Tally(
+                            later.tally.messages + step, later.tally.context + step
+                        )
             row.content, row.data = text, raw
 
     def get_event(self, event_id: int) -> Event | None:
@@ -365,39 +407,10 @@ class MemoryStore:
         return sum(1 for e in self.events(conv_id, after, upto) if shown(e))
 
     def inherited_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for conv_id in conv_ids:
-            conv, total = self.get_conversation(conv_id), 0
-            upto = conv.fork_event_id if conv is not None else None
-            seen = {conv_id}
-            while conv is not None and conv.parent and upto is not None and conv.parent not in seen:
-                seen.add(conv.parent)
-                own = self.events(conv.parent, None, upto)
-                total += sum(1 for e in own if _counts(e.kind, e.content))
-                conv = self.get_conversation(conv.parent)
-                if conv is not None and conv.fork_event_id is not None:
-                    upto = min(upto, conv.fork_event_id)
-            counts[conv_id] = total
-        return counts
+        return {conv_id: self._stored.get(conv_id, (0, 0))[1] for conv_id in conv_ids}
 
     def context_counts(self, conv_ids: Sequence[str]) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for conv_id in conv_ids:
-            own = self.events(conv_id)
-            clear = max((e.id for e in own if e.kind == "clear"), default=0)
-            cuts = [
-                (e.data.get("target_event_id"), e.id)
-                for e in own
-                if e.kind in ("rewind", "retry") and e.id > clear
-            ]
-            counts[conv_id] = sum(
-                1
-                for e in own
-                if e.id > clear
-                and _counts(e.kind, e.content)
-                and not any(isinstance(t, int) and t < e.id < r for t, r in cuts)
-            )
-        return counts
+        return {conv_id: self._stored.get(conv_id, (0, 0))[0] for conv_id in conv_ids}
 
     def tail_events(self, conv_id: str, limit: int) -> list[Event]:
         own = self._own(conv_id)[-limit:] if limit > 0 else []
