@@ -23,13 +23,13 @@ The same holds for ``agent_reopened.reopened_by``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from ikgui.domain.changes import Changes
 from ikgui.domain.errors import ClosedError, TrashedError, UserError
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Conversation, Kind
-from ikgui.domain.facts import ConversationChanged, EventAppended
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.replay import fold
 
 if TYPE_CHECKING:
     from ikgui.domain.current import OpenConversation
@@ -103,11 +103,8 @@ def reopen(current: OpenConversation, ref: str | None) -> Conversation:
     with store.transaction():
         store.update_conversation(target.id, status=STATUS_ACTIVE)
         event = store.append_event(home, Kind.AGENT_REOPENED, f"Reopened {target.id}", data)
-    target.status = STATUS_ACTIVE
-    if target.id == current.conversation.id:
-        current.conversation.status = STATUS_ACTIVE
+    current.apply(Changes(target.id, fields={"status": STATUS_ACTIVE}))  # (said below)
     if home == current.conversation.id:
-        change = fold(current.state, event)
-        current.announce(EventAppended(home, event, change))
-    current.announce(ConversationChanged(target.id))
-    return target
+        current.apply(Changes(home, appended=(event,)))
+    current.apply(Changes(target.id, conversation_changed=True))
+    return dataclasses.replace(target, status=STATUS_ACTIVE)
