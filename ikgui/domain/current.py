@@ -490,6 +490,7 @@ class OpenConversation(PromptEditing):
         """Close a branch (default: the current one); returns it and how many closed."""
         target_id = resolve_ref(self.store, ref) if ref else self.conversation.id
         target = self.store.get_conversation(target_id) if (ref or self.saved) else None
+        target = self.writes.fields(target) if target is not None else None
         if target is None or target.parent is None:
             raise UserError("Cannot kill a root conversation")
         victims = [target] + (descendants(self.store, target.id) if cascade else [])
@@ -504,10 +505,10 @@ class OpenConversation(PromptEditing):
             "cascade": cascade,
             "count": len(victims),
         }
-        with self.store.transaction():
-            for victim in victims:
-                self.store.update_conversation(victim.id, status=STATUS_KILLED)
-            event = self.store.append_event(target.parent, Kind.AGENT_KILLED, content, data)
+        closing_fields = tuple((v.id, {"status": STATUS_KILLED}) for v in victims)
+        event = write_ops.append(
+            self, target.parent, Kind.AGENT_KILLED, content, data, fields=closing_fields
+        )
         closed_ids = {v.id for v in victims}
         if self.conversation.id in closed_ids:
             self.open(target.parent)

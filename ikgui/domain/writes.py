@@ -52,8 +52,11 @@ def append(
     *,
     title: str | None = None,
     materialize: bool = False,
+    fields: tuple[tuple[str, dict[str, Any]], ...] = (),
 ) -> Event:
-    """Commit one event, or queue it when the store refuses (or earlier changes wait)."""
+    """Commit one event, or queue it when the store refuses (or earlier changes wait);
+    ``fields``: conversations' fields set in the same transaction (conversation id,
+    fields), as a ``/kill`` closes branches with its event."""
     store, writes = session.store, session.writes
     was_saved = session.saved
     if not writes:
@@ -62,6 +65,8 @@ def append(
                 if materialize:
                     session.materialize()
                     conv_id = session.conversation.id  # a taken id was replaced
+                for other, changes in fields:
+                    store.update_conversation(other, **changes)
                 event = store.append_event(conv_id, kind, content, data)
                 if title:
                     store.update_conversation(conv_id, title=title)
@@ -84,6 +89,7 @@ def append(
         session.clock(),
         conversation=conversation,
         title=title,
+        fields=fields,
     )
     writes.schedule()
     session.announce(WritesPending(conv_id))
