@@ -466,19 +466,14 @@ class OpenConversation(PromptEditing):
                 created_at=self.clock(),
                 updated_at=self.clock(),
             )
-            self.store.insert_conversation(child)
             role_data = {"fork_event_id": point}
             self.append(
                 Kind.FORK,
                 f"Forked child {child.id}",
                 {"child_id": child.id, **role_data, "role": "parent"},
             )
-            self.store.append_event(
-                child.id,
-                Kind.FORK,
-                f"Forked from {parent.id}",
-                {"parent_id": parent.id, **role_data, "role": "child"},
-            )
+            data = {"parent_id": parent.id, **role_data, "role": "child"}
+            write_ops.append(self, child.id, Kind.FORK, f"Forked from {parent.id}", data, new=child)
         self.open(child.id)
         return self.conversation
 

@@ -53,10 +53,12 @@ def append(
     title: str | None = None,
     materialize: bool = False,
     fields: tuple[tuple[str, dict[str, Any]], ...] = (),
+    new: Conversation | None = None,
 ) -> Event:
     """Commit one event, or queue it when the store refuses (or earlier changes wait);
     ``fields``: conversations' fields set in the same transaction (conversation id,
-    fields), as a ``/kill`` closes branches with its event."""
+    fields), as a ``/kill`` closes branches with its event; ``new``: a conversation
+    stored with its first event (a fork's child)."""
     store, writes = session.store, session.writes
     was_saved = session.saved
     if not writes:
@@ -65,6 +67,8 @@ def append(
                 if materialize:
                     session.materialize()
                     conv_id = session.conversation.id  # a taken id was replaced
+                if new is not None:
+                    store.insert_conversation(new)
                 for other, changes in fields:
                     store.update_conversation(other, **changes)
                 event = store.append_event(conv_id, kind, content, data)
@@ -76,7 +80,7 @@ def append(
                 session.saved = was_saved
                 raise
             writes.failed(exc)
-    conversation = None
+    conversation = new
     if materialize and not was_saved:  # its insert was undone with the failed append
         conversation = dataclasses.replace(session.conversation)  # as it is now: no counts
         conv_id = conversation.id

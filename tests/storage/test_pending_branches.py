@@ -89,3 +89,29 @@ def test_a_close_written_late_closes_the_branch(store: SqliteStore, db_path: Pat
     asyncio.run(scenario())
     assert stored_status(db_path, child) == STATUS_KILLED
     assert kinds(db_path, root)[-1] == Kind.AGENT_KILLED
+
+
+def test_a_fork_on_a_full_disk_is_opened_and_stored_when_space_returns(
+    store: SqliteStore, db_path: Path
+) -> None:
+    session = Session(store)
+    session.append(Kind.USER, "the root")
+    root = session.conversation.id
+    full(store)
+
+    async def scenario() -> None:
+        child = session.fork()  # no StorageError: it waits
+        assert session.conversation.id == child.id and session.writes
+        assert not store.conversation_exists(child.id)
+        free(store)
+        session.writes.retry_now()
+        await until_saved(session)
+
+    asyncio.run(scenario())
+    child_id = session.conversation.id
+    assert kinds(db_path, root)[-1] == Kind.FORK
+    assert kinds(db_path, child_id) == [Kind.FORK]
+    with open_store(db_path) as fresh:
+        child = fresh.get_conversation(child_id)
+        assert child is not None and child.parent == root
+    assert [e.kind for e in session.state.scrollback] == [Kind.USER, Kind.FORK]
