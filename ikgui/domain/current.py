@@ -311,6 +311,18 @@ class OpenConversation(PromptEditing):
         self.store.insert_conversation(conv)
         self.saved = True
 
+    def mark_stored(self, saved: bool) -> None:
+        """Say whether the conversation is stored after a write the store refused: not
+        if its insert was undone and nothing may wait, yes if it waits in the queue."""
+        self.saved = saved
+
+    def replay_written(self) -> None:
+        """Everything of the open conversation that waited is written: its state is a
+        fresh replay again (the provisional ids are gone)."""
+        self.state = write_ops.replayed(self, self.conversation.id)
+        self.show_live_text()
+        self.announce(StateReplaced(self.conversation.id))
+
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state
         (kept in ``writes`` if the store refuses it: see ``ikgui.domain.writes``)."""

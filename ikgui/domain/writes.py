@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Conversation, Event
-from ikgui.domain.facts import ConversationChanged, Fact, StateReplaced, WritesPending
+from ikgui.domain.facts import ConversationChanged, Fact, WritesPending
 from ikgui.domain.pending import Append, PendingWrites, is_provisional
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text
@@ -38,6 +38,8 @@ class Writer(Protocol):
     live_text: dict[int, Callable[[], str]]
 
     def materialize(self) -> None: ...
+    def mark_stored(self, saved: bool) -> None: ...
+    def replay_written(self) -> None: ...
     def announce(self, fact: Fact) -> None: ...
     def here(self) -> str: ...
     def show_live_text(self) -> None: ...
@@ -77,14 +79,14 @@ def append(
             return event
         except StorageError as exc:
             if not session.keep_pending:
-                session.saved = was_saved
+                session.mark_stored(was_saved)
                 raise
             writes.failed(exc)
     conversation = new
     if materialize and not was_saved:  # its insert was undone with the failed append
         conversation = dataclasses.replace(session.conversation)  # as it is now: no counts
         conv_id = conversation.id
-        session.saved = True
+        session.mark_stored(True)  # (saved: its insert waits, first in the queue)
     event = writes.append(
         conv_id,
         kind,
@@ -200,9 +202,7 @@ def flushed(session: Writer, done: dict[int, int]) -> None:
         if text is not None:
             session.live_text[real] = text
     if done and not session.writes.touches(session.conversation.id):
-        session.state = replayed(session, session.conversation.id)
-        session.show_live_text()
-        session.announce(StateReplaced(session.here()))
+        session.replay_written()
     saved, session.writes.just_saved = session.writes.just_saved, set()
     for conv_id in sorted(saved):  # e.g. a new one: listed now
         session.announce(ConversationChanged(conv_id))
