@@ -23,13 +23,14 @@ The same holds for ``agent_reopened.reopened_by``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from ikgui.domain import writes as write_ops
+from ikgui.domain.changes import Changes
 from ikgui.domain.errors import ClosedError, TrashedError, UserError
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Conversation, Kind
-from ikgui.domain.facts import ConversationChanged, EventAppended
 from ikgui.domain.ids import resolve_ref
-from ikgui.domain.replay import fold
 
 if TYPE_CHECKING:
     from ikgui.domain.current import OpenConversation
@@ -96,18 +97,16 @@ def reopen(current: OpenConversation, ref: str | None) -> Conversation:
     store = current.store
     target_id = resolve_ref(store, ref) if ref else current.conversation.id
     target = store.get_conversation(target_id) if (ref or current.saved) else None
+    target = current.writes.fields(target) if target is not None else None
     if target is None or not is_closed(target):
         raise UserError(f"Conversation is not closed: {target_id}")
     home = target.parent or target.id
     data = {"target": target.id, "reopened_by": BY_USER, "from": current.conversation.id}
-    with store.transaction():
-        store.update_conversation(target.id, status=STATUS_ACTIVE)
-        event = store.append_event(home, Kind.AGENT_REOPENED, f"Reopened {target.id}", data)
-    target.status = STATUS_ACTIVE
-    if target.id == current.conversation.id:
-        current.conversation.status = STATUS_ACTIVE
+    reopened = ((target.id, {"status": STATUS_ACTIVE}),)
+    content = f"Reopened {target.id}"
+    event = write_ops.append(current, home, Kind.AGENT_REOPENED, content, data, fields=reopened)
+    current.apply(Changes(target.id, fields={"status": STATUS_ACTIVE}))  # (said below)
     if home == current.conversation.id:
-        change = fold(current.state, event)
-        current.announce(EventAppended(home, event, change))
-    current.announce(ConversationChanged(target.id))
-    return target
+        current.apply(Changes(home, appended=(event,)))
+    current.apply(Changes(target.id, conversation_changed=True))
+    return dataclasses.replace(target, status=STATUS_ACTIVE)

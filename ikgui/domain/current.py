@@ -9,12 +9,14 @@ same fold that replay uses, and announced to listeners as a fact
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
 
 from ikgui.domain import closing
 from ikgui.domain import writes as write_ops
+from ikgui.domain.changes import Changes
 from ikgui.domain.context import Message, build_context
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import STATUS_KILLED, Conversation, Event, Kind
@@ -26,6 +28,7 @@ from ikgui.domain.facts import (
     EventUpdated,
     Fact,
     StateReplaced,
+    TranscriptChange,
 )
 from ikgui.domain.ids import new_id, resolve_ref
 from ikgui.domain.library import apply_tag_changes, descendants, retag
@@ -35,6 +38,7 @@ from ikgui.domain.prompt_edits import PromptEditing
 from ikgui.domain.replay import ReplayState, fold, set_prompt
 from ikgui.domain.rules import current_model, current_provider, fork_title, title_for_first_message
 from ikgui.domain.settings import AgentSettings, Settings
+from ikgui.domain.tally import is_message as counts_as_message
 from ikgui.domain.transcript import replace_event
 
 Listener = Callable[[Fact], None]
@@ -61,6 +65,9 @@ class OpenConversation(PromptEditing):
         #: (``ikgui run -c -p/-m``); never stored, so the conversation keeps its own.
         self.overrides: dict[str, str] = {}
         self.saved = False
+        #: How many times another conversation came on screen: a view tells "still the
+        #: one I saw" by it (the conversation is a value; storing it may change its id).
+        self.switches = 0
         self._listeners: list[Listener] = []
         self._staged_prompt: str | None = None
         self.conversation = self._blank(None)
@@ -74,6 +81,57 @@ class OpenConversation(PromptEditing):
         """Tell every listener ``fact`` (see :mod:`ikgui.domain.facts`)."""
         for listener in list(self._listeners):
             listener(fact)
+
+    def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]:
+        """Take in what one operation wrote (:class:`~ikgui.domain.changes.Changes`): the
+        one place that folds events into the live state, takes the conversation's new
+        fields and announces the facts. Returns how the transcript changed per appended
+        event (``None``: another conversation's)."""
+        conv_id = changes.conversation_id
+        here = conv_id == self.conversation.id
+        if here and changes.fields:
+            self.conversation = dataclasses.replace(self.conversation, **changes.fields)
+        folded: list[TranscriptChange | None] = []
+        for event in changes.appended:
+            change = None
+            if here:
+                change = fold(self.state, event)
+                step = 1 if counts_as_message(event.kind, event.content) else 0
+                self.conversation = dataclasses.replace(
+                    self.conversation,
+                    updated_at=event.created_at,
+                    message_count=self.conversation.message_count + step,
+                )
+            folded.append(change)
+            self.announce(EventAppended(conv_id, event, change, self._summary(changes)))
+        for before, event in changes.updated:
+            if here:
+                self._patch(before, event)
+            fact = EventUpdated(conv_id, event, changes.elsewhere, self._summary(changes))
+            self.announce(fact)
+        if changes.conversation_changed:
+            self.announce(ConversationChanged(conv_id, self._summary(changes)))
+        return tuple(folded)
+
+    def _patch(self, before: Event, after: Event) -> None:
+        """Put a grown event into the state; a reply's first text counts as a message, as
+        the store counts it (``before``: the event as last written)."""
+        write_ops.patch(self.state, (before.id, after.id), after)
+        was = counts_as_message(before.kind, before.content)
+        now = counts_as_message(after.kind, after.content)
+        if was != now:
+            count = self.conversation.message_count + (1 if now else -1)
+            self.conversation = dataclasses.replace(self.conversation, message_count=count)
+
+    def _summary(self, changes: Changes) -> Conversation | None:
+        """The open conversation as the store holds it now, when the changes are its own,
+        made here and all written (``None``: a reader must read the row)."""
+        conv_id = changes.conversation_id
+        if conv_id != self.conversation.id or changes.elsewhere or not changes.fields_known:
+            return None
+        if not self.saved or self.writes.touches(conv_id):
+            return None
+        return self.conversation
 
     @property
     def closed(self) -> bool:
@@ -113,12 +171,20 @@ class OpenConversation(PromptEditing):
             updated_at=now,
         )
 
+    def prepare(self, **fields: Any) -> None:
+        """Set fields of the conversation not stored yet (stored with it on its first
+        event): the new settings' defaults, the demo's agents."""
+        if self.saved:
+            raise UserError("This conversation is stored already")
+        self.conversation = dataclasses.replace(self.conversation, **fields)
+
     def new_conversation(self, agent: str | None = None) -> Conversation:
         """Switch to a new, not yet stored conversation (stored on its first event)."""
         agent = agent or None
         if agent is not None and agent not in self.settings.agents:
             raise UserError(f"Unknown agent '{agent}'")
         self.conversation = self._blank(agent)
+        self.switches += 1
         self.saved = False
         self.state = ReplayState()
         self._staged_prompt = self.set_aside_prompt = None
@@ -131,6 +197,7 @@ class OpenConversation(PromptEditing):
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
         previous = self.conversation.id
+        self.switches += conv.id != previous
         self.conversation = conv
         self.saved = True
         self.state = write_ops.replayed(self, conv_id)
@@ -140,6 +207,23 @@ class OpenConversation(PromptEditing):
             self.set_aside_prompt = None  # (the window keeps it with its conversation)
         self.announce(ConversationSwitched(conv.id))
         return conv
+
+    def show(self, conv: Conversation, state: ReplayState) -> None:
+        """Switch to stored ``conv`` on a state folded elsewhere (the tail-first start's
+        tail: :mod:`ikgui.domain.tail_first`)."""
+        self.switches += conv.id != self.conversation.id
+        self.conversation = conv
+        self.saved = True
+        self.state = state
+        self.announce(ConversationSwitched(conv.id))
+
+    def replay_quietly(self) -> ReplayState:
+        """Replay the conversation on screen in full and re-read its fields, telling no
+        one (the tail-first start's second step: the window compares what it showed)."""
+        self.state = write_ops.replayed(self, self.conversation.id)
+        self.show_live_text()
+        self.refresh_conversation()
+        return self.state
 
     def show_live_text(self) -> None:
         """A reply still streaming here was saved up to a second ago: show all of it."""
@@ -176,9 +260,8 @@ class OpenConversation(PromptEditing):
 
     def adopt(self, conv: Conversation) -> Conversation:
         """A library change to ``conv``: take its fields if it is on screen, and say so."""
-        if conv.id == self.conversation.id:
-            self.conversation = conv
-        self.announce(ConversationChanged(conv.id))
+        fields = {f.name: getattr(conv, f.name) for f in dataclasses.fields(conv)}
+        self.apply(Changes(conv.id, fields=fields, conversation_changed=True))
         return conv
 
     # -- derived values ------------------------------------------------------------
@@ -223,10 +306,23 @@ class OpenConversation(PromptEditing):
             return
         conv = self.conversation
         if self.store.conversation_exists(conv.id):
-            conv.id = new_id(conv.agent, self.store.conversation_exists)
-        conv.created_at = conv.updated_at = self.clock()
+            conv = dataclasses.replace(conv, id=new_id(conv.agent, self.store.conversation_exists))
+        now = self.clock()
+        self.conversation = conv = dataclasses.replace(conv, created_at=now, updated_at=now)
         self.store.insert_conversation(conv)
         self.saved = True
+
+    def mark_stored(self, saved: bool) -> None:
+        """Say whether the conversation is stored after a write the store refused: not
+        if its insert was undone and nothing may wait, yes if it waits in the queue."""
+        self.saved = saved
+
+    def replay_written(self) -> None:
+        """Everything of the open conversation that waited is written: its state is a
+        fresh replay again (the provisional ids are gone)."""
+        self.state = write_ops.replayed(self, self.conversation.id)
+        self.show_live_text()
+        self.announce(StateReplaced(self.conversation.id))
 
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state
@@ -237,13 +333,8 @@ class OpenConversation(PromptEditing):
         event = write_ops.append(
             self, self.conversation.id, kind, content, data, title=title, materialize=True
         )
-        if title:
-            self.conversation.title = title
-        change = fold(self.state, event)
-        self.conversation.updated_at = event.created_at
-        if kind == Kind.USER or (kind == Kind.ASSISTANT and content):
-            self.conversation.message_count += 1
-        self.announce(EventAppended(self.conversation.id, event, change))
+        fields = {"title": title} if title else {}
+        self.apply(Changes(self.conversation.id, appended=(event,), fields=fields))
         return event
 
     def append_to(
@@ -253,15 +344,13 @@ class OpenConversation(PromptEditing):
         if conv_id == self.conversation.id:
             return self.append(kind, content, data)
         event = write_ops.append(self, conv_id, kind, content, data)
-        self.announce(EventAppended(conv_id, event))
+        self.apply(Changes(conv_id, appended=(event,)))
         return event
 
     def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
         """Grow a streaming event in place (the one row that changes)."""
         updated = write_ops.update(self, event, content, data)
-        if event.conversation_id == self.conversation.id:
-            write_ops.patch(self.state, (event.id, updated.id), updated)
-        self.announce(EventUpdated(event.conversation_id, updated))
+        self.apply(Changes(event.conversation_id, updated=((event, updated),)))
         return updated
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
@@ -269,9 +358,12 @@ class OpenConversation(PromptEditing):
         write_ops.add_usage(self, conv_id, input_tokens, output_tokens, cost)
         if conv_id == self.conversation.id:
             conv = self.conversation
-            conv.tokens_input += input_tokens
-            conv.tokens_output += output_tokens
-            conv.cost += cost
+            self.conversation = dataclasses.replace(
+                conv,
+                tokens_input=conv.tokens_input + input_tokens,
+                tokens_output=conv.tokens_output + output_tokens,
+                cost=conv.cost + cost,
+            )
 
     def emit_delta(self, event: Event, text: str) -> None:
         real = self.writes.written.get(event.id)
@@ -297,9 +389,7 @@ class OpenConversation(PromptEditing):
             with self.store.transaction():
                 self.materialize()
                 self.store.update_conversation(self.conversation.id, **changes)
-        for name, value in changes.items():
-            setattr(self.conversation, name, value)
-        self.announce(ConversationChanged(self.conversation.id))
+        self.apply(Changes(self.conversation.id, fields=changes, conversation_changed=True))
 
     def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
         """Store drafts of conversation ``conv_id`` (the open one, or one the window has
@@ -317,18 +407,18 @@ class OpenConversation(PromptEditing):
             raise UserError("This conversation is not saved yet; its drafts stay in the window")
         if not (here and write_ops.fields_wait(self, drafts)):
             self.store.update_conversation(conv_id, **drafts)
-        if here:
-            for name, value in drafts.items():
-                setattr(self.conversation, name, value)
+        if here:  # (nothing announced: see above)
+            fields: dict[str, Any] = dict(drafts)
+            self.conversation = dataclasses.replace(self.conversation, **fields)
 
     def retag(self, changes: list[str]) -> tuple[str, ...]:
         """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
         apply_tag_changes((), changes)  # a bad tag is refused before anything is written
         with self.store.transaction():
             self.materialize()
-            self.conversation.tags = retag(self.store, self.conversation.id, changes).tags
-        self.announce(ConversationChanged(self.conversation.id))
-        return self.conversation.tags
+            tags = retag(self.store, self.conversation.id, changes).tags
+        self.apply(Changes(self.conversation.id, fields={"tags": tags}, conversation_changed=True))
+        return tags
 
     # -- marks -----------------------------------------------------------------
     def mark(self, label: str | None) -> Event:
@@ -389,19 +479,14 @@ class OpenConversation(PromptEditing):
                 created_at=self.clock(),
                 updated_at=self.clock(),
             )
-            self.store.insert_conversation(child)
             role_data = {"fork_event_id": point}
             self.append(
                 Kind.FORK,
                 f"Forked child {child.id}",
                 {"child_id": child.id, **role_data, "role": "parent"},
             )
-            self.store.append_event(
-                child.id,
-                Kind.FORK,
-                f"Forked from {parent.id}",
-                {"parent_id": parent.id, **role_data, "role": "child"},
-            )
+            data = {"parent_id": parent.id, **role_data, "role": "child"}
+            write_ops.append(self, child.id, Kind.FORK, f"Forked from {parent.id}", data, new=child)
         self.open(child.id)
         return self.conversation
 
@@ -413,6 +498,7 @@ class OpenConversation(PromptEditing):
         """Close a branch (default: the current one); returns it and how many closed."""
         target_id = resolve_ref(self.store, ref) if ref else self.conversation.id
         target = self.store.get_conversation(target_id) if (ref or self.saved) else None
+        target = self.writes.fields(target) if target is not None else None
         if target is None or target.parent is None:
             raise UserError("Cannot kill a root conversation")
         victims = [target] + (descendants(self.store, target.id) if cascade else [])
@@ -427,15 +513,14 @@ class OpenConversation(PromptEditing):
             "cascade": cascade,
             "count": len(victims),
         }
-        with self.store.transaction():
-            for victim in victims:
-                self.store.update_conversation(victim.id, status=STATUS_KILLED)
-            event = self.store.append_event(target.parent, Kind.AGENT_KILLED, content, data)
+        closing_fields = tuple((v.id, {"status": STATUS_KILLED}) for v in victims)
+        event = write_ops.append(
+            self, target.parent, Kind.AGENT_KILLED, content, data, fields=closing_fields
+        )
         closed_ids = {v.id for v in victims}
         if self.conversation.id in closed_ids:
             self.open(target.parent)
         elif self.conversation.id == target.parent:
-            change = fold(self.state, event)
-            self.announce(EventAppended(self.conversation.id, event, change))
-        self.announce(ConversationChanged(self.conversation.id))
+            self.apply(Changes(target.parent, appended=(event,)))
+        self.apply(Changes(self.conversation.id, conversation_changed=True))
         return target, len(victims)

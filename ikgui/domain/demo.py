@@ -49,7 +49,7 @@ def _simple(
     agent: str | None = None,
 ) -> None:
     session.new_conversation(None)
-    session.conversation.agent = agent
+    session.current.prepare(agent=agent)
     session.append(Kind.USER, question)
     session.append(Kind.ASSISTANT, answer, USAGE)
     session.rename(session.conversation.id, title)
@@ -88,7 +88,7 @@ def _fork_tree(session: Session) -> str:
     """A conversation with a mark, a rewind, a prompt edit and two forks; returns the
     fork to show first."""
     session.new_conversation(None)
-    session.conversation.agent = "writer"
+    session.current.prepare(agent="writer")
     session.append(Kind.USER, "How do I make SQLite safe for a reader and a writer at once?")
     session.append(
         Kind.ASSISTANT,

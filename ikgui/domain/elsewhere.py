@@ -28,12 +28,10 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from ikgui.domain.changes import Changes
 from ikgui.domain.crashed import being_written, mark_interrupted
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.facts import EventAppended, EventUpdated
-from ikgui.domain.replay import fold
-from ikgui.domain.writes import patch
 
 #: How many of the newest events the stamp covers (a reply, the tool calls after it).
 TAIL = 4
@@ -76,8 +74,8 @@ def take_in(current: OpenConversation, shown_upto: int | None) -> bool:
         return False
     _update_changed(current, [row for row in stamp if row not in newer])
     if newer:
-        for event in current.store.events(conv_id, after=shown_upto):
-            current.announce(EventAppended(conv_id, event, fold(current.state, event)))
+        events = tuple(current.store.events(conv_id, after=shown_upto))
+        current.apply(Changes(conv_id, appended=events, elsewhere=True))
     current.refresh_conversation()
     return True
 
@@ -99,8 +97,7 @@ def _update_changed(current: OpenConversation, rows: Sequence[Stamp]) -> None:
         event = current.store.get_event(event_id)
         if event is None:
             continue
-        patch(current.state, (event_id, event_id), event)
-        current.announce(EventUpdated(event.conversation_id, event, elsewhere=True))
+        current.apply(Changes(event.conversation_id, updated=((old, event),), elsewhere=True))
         prompt = event.data.get("prompt") if event.may_have("prompt") else None
         if isinstance(prompt, str) and not event.data.get("streaming"):
             current.set_reply_prompt(event, prompt)  # as the writer's own state did
@@ -118,6 +115,5 @@ def settle_abandoned(current: OpenConversation) -> bool:
     if event is None or not written_elsewhere(event):
         return False
     event = mark_interrupted(current.store, event)
-    patch(current.state, (event.id, event.id), event)
-    current.announce(EventUpdated(event.conversation_id, event, elsewhere=True))
+    current.apply(Changes(event.conversation_id, updated=((shown, event),), elsewhere=True))
     return True

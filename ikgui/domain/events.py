@@ -124,9 +124,11 @@ class Event:
     __hash__ = None  # type: ignore[assignment]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Conversation:
-    """A conversation's stored fields (SPEC §2). Tags are lowercase and sorted."""
+    """A conversation's stored fields (SPEC §2). Tags are lowercase and sorted. A value:
+    a change makes a new one (``dataclasses.replace``), so a view holding one never sees
+    it change under it."""
 
     id: str
     parent: str | None = None

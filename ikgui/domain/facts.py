@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ikgui.domain.events import Event
+from ikgui.domain.events import Conversation, Event
 from ikgui.domain.transcript import Group
 
 
@@ -46,6 +46,8 @@ class EventAppended(Fact):
     event: Event
     #: How the scrollback on screen changed (``None``: another conversation's event).
     change: TranscriptChange | None = None
+    #: The conversation's fields as stored now (``None``: not known here; read them).
+    conversation: Conversation | None = None
     name: ClassVar[str] = "event_appended"
 
 
@@ -57,6 +59,8 @@ class EventUpdated(Fact):
     #: Written by another process (:mod:`ikgui.domain.elsewhere`): the view has not
     #: seen its text yet, even while it grows.
     elsewhere: bool = False
+    #: The conversation's fields as stored now (``None``: not known here; read them).
+    conversation: Conversation | None = None
     name: ClassVar[str] = "event_updated"
 
     @property
@@ -96,6 +100,8 @@ class ConversationSwitched(Fact):
 class ConversationChanged(Fact):
     """A conversation's fields changed: title, tags, status, trash, or it is listed now."""
 
+    #: The conversation's fields as stored now (``None``: not known here; read them).
+    conversation: Conversation | None = None
     name: ClassVar[str] = "conversation_changed"
 
 

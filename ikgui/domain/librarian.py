@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ikgui.domain import exchange, library
+from ikgui.domain.changes import Changes
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation
-from ikgui.domain.facts import ConversationChanged
 from ikgui.domain.ids import normalize_tags
 from ikgui.domain.importing import ImportResult
 
@@ -101,8 +101,8 @@ class Library:
     ) -> tuple[list[str], list[str]]:
         """Remove Trash entries for good (see :func:`ikgui.domain.library.clean`)."""
         removed = library.clean(self.store, self.current.clock(), older_than, with_forks)
-        for conv_id in removed[0]:
-            self.current.announce(ConversationChanged(conv_id))
+        for conv_id in removed[0]:  # (gone: no fields to carry)
+            self.current.apply(Changes(conv_id, conversation_changed=True, fields_known=False))
         return removed
 
     def export(self, conv_id: str, fmt: str, path: Path) -> Path:
@@ -111,5 +111,5 @@ class Library:
     def import_document(self, document: Any) -> ImportResult:
         result = exchange.import_document(self.store, document, self.current.clock())
         for conv_id in result.ids:
-            self.current.announce(ConversationChanged(conv_id))
+            self.current.apply(Changes(conv_id, conversation_changed=True, fields_known=False))
         return result

@@ -10,10 +10,10 @@ import asyncio
 import logging
 from contextlib import aclosing
 
+from ikgui.domain.changes import Changes
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.facts import ConversationChanged
 from ikgui.domain.ids import auto_title
 from ikgui.domain.reply import ProviderFactory
 from ikgui.domain.safetext import one_line
@@ -109,9 +109,7 @@ async def _title(
     except IkguiError as exc:  # a locked or full store: the first words stay
         log.warning("could not store the model's title for %s: %s", conv_id, exc)
         return None
-    if current.conversation.id == conv_id:
-        current.conversation.title = title
-    current.announce(ConversationChanged(conv_id))
+    current.apply(Changes(conv_id, fields={"title": title}, conversation_changed=True))
     return title
 
 

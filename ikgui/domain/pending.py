@@ -11,6 +11,7 @@ writes the queue in order (the retry loop calls it with back-off, or at once on
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,11 +36,14 @@ def is_provisional(event_id: int) -> bool:
 
 @dataclass
 class Append:
-    """A new event; ``conversation`` is inserted first when it is not stored yet."""
+    """A new event; ``conversation`` is inserted first when it is not stored yet, and
+    ``fields`` (conversation id, fields to set: the branches a ``/kill`` closes) are
+    written in the same transaction."""
 
     event: Event
     conversation: Conversation | None = None
     title: str | None = None
+    fields: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def conv_id(self) -> str:
@@ -105,6 +109,16 @@ class PendingWrites:
                 return item.conversation
         return None
 
+    def fields(self, conv: Conversation) -> Conversation:
+        """``conv`` as stored, with the fields still waiting to be set (a close that
+        waits: the branch is closed already for the next ``/reopen``)."""
+        for item in self.queue:
+            if isinstance(item, Append):
+                for conv_id, fields in item.fields:
+                    if conv_id == conv.id:
+                        conv = dataclasses.replace(conv, **fields)
+        return conv
+
     def of(self, conv_id: str) -> Iterator[Append | Update]:
         """The queued events and updates of one conversation, in order."""
         for item in self.queue:
@@ -137,13 +151,14 @@ class PendingWrites:
         *,
         conversation: Conversation | None = None,
         title: str | None = None,
+        fields: tuple[tuple[str, dict[str, Any]], ...] = (),
     ) -> Event:
         """Queue a new event; returns it with a provisional id."""
         event = Event(
             self._next_id, conv_id, kind, content, dict(data) if data else None, created_at
         )
         self._next_id += 1
-        self.queue.append(Append(event, conversation, title))
+        self.queue.append(Append(event, conversation, title, fields))
         return event
 
     def update(self, conv_id: str, event_id: int, content: str, data: dict[str, Any]) -> None:
@@ -179,6 +194,8 @@ class PendingWrites:
                 conv = item.conversation
                 if conv is not None and not store.conversation_exists(conv.id):
                     store.insert_conversation(conv)
+                for conv_id, fields in item.fields:
+                    store.update_conversation(conv_id, **fields)
                 real = store.append_event(
                     event.conversation_id,
                     event.kind,
@@ -210,6 +227,7 @@ class PendingWrites:
             if isinstance(item, Append) and item.event.id in self.written:
                 done[item.event.id] = self.written[item.event.id]
                 self.just_saved.add(item.conv_id)
+                self.just_saved.update(conv_id for conv_id, _ in item.fields)
             self.queue.pop(0)
         if not self.queue:
             self.error = self.reason = ""

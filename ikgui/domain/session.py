@@ -86,8 +86,8 @@ class Session:
         goes where the settings say now, not where they said when it opened."""
         self.current.settings = settings
         if not self.saved:
-            conv = self.conversation
-            conv.provider, conv.model = settings.defaults_for(conv.agent)
+            provider, model = settings.defaults_for(self.conversation.agent)
+            self.current.prepare(provider=provider, model=model)
 
     @property
     def clock(self) -> Callable[[], float]:

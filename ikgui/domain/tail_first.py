@@ -17,10 +17,8 @@ in its place.
 
 from __future__ import annotations
 
-from ikgui.domain import writes as write_ops
 from ikgui.domain.current import OpenConversation
 from ikgui.domain.events import CONVERSATION_KINDS, Conversation, Kind
-from ikgui.domain.facts import ConversationSwitched
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text, visible
 from ikgui.domain.replay import ReplayState, replay
@@ -66,10 +64,8 @@ class TailFirst:
         state = tail_state(current.store, conv, self.limit)
         if state is None:
             return False
-        current.conversation = conv
-        current.saved = True
-        current.state = self._state = state
-        current.announce(ConversationSwitched(conv.id))
+        self._state = state
+        current.show(conv, state)
         return True
 
     def finish(self) -> bool | None:
@@ -82,8 +78,6 @@ class TailFirst:
         tail, self._state = self._state, None
         assert tail is not None
         current = self.current
-        current.state = state = write_ops.replayed(current, current.conversation.id)
-        current.show_live_text()
-        current.refresh_conversation()
+        state = current.replay_quietly()
         shown, full = visible(tail.scrollback), visible(state.scrollback)
         return len(full) >= len(shown) and full[len(full) - len(shown) :] == shown

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Conversation, Event
-from ikgui.domain.facts import ConversationChanged, Fact, StateReplaced, WritesPending
+from ikgui.domain.facts import ConversationChanged, Fact, WritesPending
 from ikgui.domain.pending import Append, PendingWrites, is_provisional
 from ikgui.domain.ports import Store
 from ikgui.domain.reading import failed_before_text
@@ -38,6 +38,8 @@ class Writer(Protocol):
     live_text: dict[int, Callable[[], str]]
 
     def materialize(self) -> None: ...
+    def mark_stored(self, saved: bool) -> None: ...
+    def replay_written(self) -> None: ...
     def announce(self, fact: Fact) -> None: ...
     def here(self) -> str: ...
     def show_live_text(self) -> None: ...
@@ -52,8 +54,13 @@ def append(
     *,
     title: str | None = None,
     materialize: bool = False,
+    fields: tuple[tuple[str, dict[str, Any]], ...] = (),
+    new: Conversation | None = None,
 ) -> Event:
-    """Commit one event, or queue it when the store refuses (or earlier changes wait)."""
+    """Commit one event, or queue it when the store refuses (or earlier changes wait);
+    ``fields``: conversations' fields set in the same transaction (conversation id,
+    fields), as a ``/kill`` closes branches with its event; ``new``: a conversation
+    stored with its first event (a fork's child)."""
     store, writes = session.store, session.writes
     was_saved = session.saved
     if not writes:
@@ -62,20 +69,24 @@ def append(
                 if materialize:
                     session.materialize()
                     conv_id = session.conversation.id  # a taken id was replaced
+                if new is not None:
+                    store.insert_conversation(new)
+                for other, changes in fields:
+                    store.update_conversation(other, **changes)
                 event = store.append_event(conv_id, kind, content, data)
                 if title:
                     store.update_conversation(conv_id, title=title)
             return event
         except StorageError as exc:
             if not session.keep_pending:
-                session.saved = was_saved
+                session.mark_stored(was_saved)
                 raise
             writes.failed(exc)
-    conversation = None
+    conversation = new
     if materialize and not was_saved:  # its insert was undone with the failed append
         conversation = dataclasses.replace(session.conversation)  # as it is now: no counts
         conv_id = conversation.id
-        session.saved = True
+        session.mark_stored(True)  # (saved: its insert waits, first in the queue)
     event = writes.append(
         conv_id,
         kind,
@@ -84,6 +95,7 @@ def append(
         session.clock(),
         conversation=conversation,
         title=title,
+        fields=fields,
     )
     writes.schedule()
     session.announce(WritesPending(conv_id))
@@ -190,9 +202,7 @@ def flushed(session: Writer, done: dict[int, int]) -> None:
         if text is not None:
             session.live_text[real] = text
     if done and not session.writes.touches(session.conversation.id):
-        session.state = replayed(session, session.conversation.id)
-        session.show_live_text()
-        session.announce(StateReplaced(session.here()))
+        session.replay_written()
     saved, session.writes.just_saved = session.writes.just_saved, set()
     for conv_id in sorted(saved):  # e.g. a new one: listed now
         session.announce(ConversationChanged(conv_id))

@@ -38,7 +38,9 @@ class SessionBridge(QObject):
     conversation_switched = Signal()
     conversation_changed = Signal(str)  # conv id: title, tags, status, trash
     stream_state_changed = Signal(str, bool)  # conv id, streaming
-    activity = Signal(str)  # conv id that got an event (any conversation)
+    #: Conv id that got an event (any conversation), and its fields as stored now when
+    #: the session knows them (a ``Conversation``; ``None``: read the row).
+    activity = Signal(str, object)
     writes_changed = Signal()  # the queue of changes not saved yet (session.writes) changed
     state_replaced = Signal()  # the current state was replayed again (saved at last)
     send_waiting = Signal(str)  # conv id: a send waits for another process's reply
@@ -64,7 +66,7 @@ class SessionBridge(QObject):
                     if not self._timer.isActive():
                         self._timer.start()
             case EventAppended(conversation_id=conv_id, event=event, change=change):
-                self.activity.emit(conv_id or "")
+                self.activity.emit(conv_id or "", fact.conversation)
                 if self._on_screen(conv_id):
                     self.event_appended.emit(event)
                     if change is not None:
@@ -73,7 +75,7 @@ class SessionBridge(QObject):
                 if event.kind == Kind.ASSISTANT and fact.growing and not fact.elsewhere:
                     return  # a periodic save of text the view already has
                 self._pending.pop(event.id, None)
-                self.activity.emit(conv_id or "")
+                self.activity.emit(conv_id or "", fact.conversation)
                 if self._on_screen(conv_id):
                     self.event_updated.emit(event)
             case ConversationSwitched():

@@ -8,9 +8,7 @@ from ikgui.domain.usage import known_cost, usage_text
 
 
 def conversation(cost: float) -> Conversation:
-    conv = Conversation(id="c1", model="m")
-    conv.tokens_input, conv.tokens_output, conv.cost = 1200, 34, cost
-    return conv
+    return Conversation(id="c1", model="m", tokens_input=1200, tokens_output=34, cost=cost)
 
 
 def test_an_unpriced_model_reads_no_price_set() -> None:

@@ -203,6 +203,10 @@ class MemoryStore:
             raise NotFoundError(f"Conversation not found: {conv_id}")
         return conv
 
+    def _set(self, conv: Conversation, **fields: Any) -> None:
+        """Change a stored conversation's fields (a ``Conversation`` is a frozen value)."""
+        self._conversations[conv.id] = replace(conv, **fields)
+
     # -- conversations ---------------------------------------------------------------
 
     def conversation_exists(self, conv_id: str) -> bool:
@@ -259,12 +263,12 @@ class MemoryStore:
             return
         with self._writing():
             conv = self._conversation(conv_id)
-            for name, value in changes.items():
-                if name == "title_by_user":
-                    value = bool(value)
-                elif name == "draft":
-                    value = value or ""
-                setattr(conv, name, value)
+            fields = dict(changes)
+            if "title_by_user" in fields:
+                fields["title_by_user"] = bool(fields["title_by_user"])
+            if "draft" in fields:
+                fields["draft"] = fields["draft"] or ""
+            self._set(conv, **fields)
 
     def set_pinned(self, conv_ids: Sequence[str], pinned: bool) -> int:
         ids = list(dict.fromkeys(conv_ids))
@@ -272,25 +276,30 @@ class MemoryStore:
             convs = [self._conversation(i) for i in ids]
             changed = [c for c in convs if c.pinned != pinned]
             for conv in changed:
-                conv.pinned = pinned
+                self._set(conv, pinned=pinned)
         return len(changed)
 
     def set_tags(self, conv_id: str, tags: Sequence[str]) -> None:
         with self._writing():
-            self._conversation(conv_id).tags = _normalize_tags(tags)
+            self._set(self._conversation(conv_id), tags=_normalize_tags(tags))
 
     def change_tags(self, conv_id: str, add: Sequence[str], remove: Sequence[str]) -> None:
         with self._writing():
             conv = self._conversation(conv_id)
             gone = set(_normalize_tags(remove))
-            conv.tags = _normalize_tags([t for t in conv.tags if t not in gone] + list(add))
+            self._set(
+                conv, tags=_normalize_tags([t for t in conv.tags if t not in gone] + list(add))
+            )
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         with self._writing():
             conv = self._conversation(conv_id)
-            conv.tokens_input += input_tokens
-            conv.tokens_output += output_tokens
-            conv.cost += cost
+            self._set(
+                conv,
+                tokens_input=conv.tokens_input + input_tokens,
+                tokens_output=conv.tokens_output + output_tokens,
+                cost=conv.cost + cost,
+            )
 
     def children(self, conv_id: str) -> list[Conversation]:
         found = [c for c in self._conversations.values() if c.parent == conv_id]
@@ -311,10 +320,9 @@ class MemoryStore:
         with self._writing():
             for event_id in [i for i, r in self._events.items() if r.conversation_id in doomed]:
                 del self._events[event_id]
-            for conv in self._conversations.values():
+            for conv in list(self._conversations.values()):
                 if conv.parent in doomed and conv.id not in doomed:
-                    conv.parent = None
-                    conv.fork_event_id = None
+                    self._set(conv, parent=None, fork_event_id=None)
             for conv_id in doomed:
                 self._conversations.pop(conv_id, None)
                 self._stored.pop(conv_id, None)
@@ -335,7 +343,6 @@ class MemoryStore:
         text = content or ""
         with self._writing():
             conv = self._conversation(conv_id)
-            conv.updated_at = when
             context, inherited = self._stored[conv_id]
 
             def lookup(event_id: int) -> tuple[str, tally.Tally] | None:
@@ -345,7 +352,7 @@ class MemoryStore:
 
             event = Event(0, conv_id, kind, text, None, when, raw_data=raw)
             now = tally.after(tally.Tally(conv.message_count, context), event, lookup)
-            conv.message_count = now.messages
+            self._set(conv, updated_at=when, message_count=now.messages)
             self._stored[conv_id] = (now.context, inherited)
             self._last_id += 1
             self._events[self._last_id] = _Row(conv_id, kind, text, raw, when, now)
@@ -363,7 +370,8 @@ class MemoryStore:
             step = tally.grown(row.kind, row.content, text)
             if step:
                 conv_id = row.conversation_id
-                self._conversation(conv_id).message_count += step
+                conv = self._conversation(conv_id)
+                self._set(conv, message_count=conv.message_count + step)
                 context, inherited = self._stored[conv_id]
                 self._stored[conv_id] = (context + step, inherited)
                 for later_id, later in self._own(conv_id):
@@ -499,14 +507,14 @@ class MemoryStore:
         with self._writing():
             having = [c for c in self._conversations.values() if old in c.tags]
             for conv in having:
-                conv.tags = _normalize_tags([new if t == old else t for t in conv.tags])
+                self._set(conv, tags=_normalize_tags([new if t == old else t for t in conv.tags]))
         return len(having)
 
     def delete_tag(self, name: str) -> int:
         with self._writing():
             having = [c for c in self._conversations.values() if name in c.tags]
             for conv in having:
-                conv.tags = tuple(t for t in conv.tags if t != name)
+                self._set(conv, tags=tuple(t for t in conv.tags if t != name))
         return len(having)
 
     def tagged(self, name: str) -> list[str]:
@@ -517,7 +525,7 @@ class MemoryStore:
             chosen = [self._conversations.get(c) for c in sorted(set(conv_ids))]
             lacking = [c for c in chosen if c is not None and name not in c.tags]
             for conv in lacking:
-                conv.tags = _normalize_tags([*conv.tags, name])
+                self._set(conv, tags=_normalize_tags([*conv.tags, name]))
         return len(lacking)
 
     def remove_tag(self, conv_ids: Sequence[str], name: str) -> int:
@@ -525,5 +533,5 @@ class MemoryStore:
             chosen = [self._conversations.get(c) for c in sorted(set(conv_ids))]
             having = [c for c in chosen if c is not None and name in c.tags]
             for conv in having:
-                conv.tags = tuple(t for t in conv.tags if t != name)
+                self._set(conv, tags=tuple(t for t in conv.tags if t != name))
         return len(having)

@@ -20,7 +20,7 @@ def test_the_bridge_reemits_typed_facts_as_its_signals(qtbot: Any) -> None:
     bridge.transcript_changed.connect(lambda c: got.append(("change", c)))
     bridge.conversation_changed.connect(lambda c: got.append(("changed", c)))
     bridge.conversation_switched.connect(lambda: got.append(("switched", None)))
-    bridge.activity.connect(lambda c: got.append(("activity", c)))
+    bridge.activity.connect(lambda c, _known: got.append(("activity", c)))
     first = session.append(Kind.USER, "one")
     conv = session.conversation.id
     session.mark("m")

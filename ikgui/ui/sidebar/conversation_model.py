@@ -314,11 +314,14 @@ class ConversationListModel(ConversationTree):
             node = next((k for k in self._children_of(node) if k.id == step.id), None)
         return self._index_of_node(node) if node is not None else QModelIndex()
 
-    def refresh(self, conv_id: str) -> Conversation | None:
-        """Re-read one conversation: update its row in place (moving a top-level row to
-        its place in the newest-first order), insert it if it is new, drop it if gone.
-        Returns the conversation as stored now (``None`` when it no longer exists)."""
-        conv = self._store.get_conversation(conv_id)
+    def refresh(self, conv_id: str, known: Conversation | None = None) -> Conversation | None:
+        """Re-read one conversation (or take ``known``, its fields as stored now): update
+        its row in place (moving a top-level row to its place in the newest-first order),
+        insert it if it is new, drop it if gone. Returns the conversation as stored now
+        (``None`` when it no longer exists)."""
+        conv = known if known is not None and known.id == conv_id else None
+        if conv is None:
+            conv = self._store.get_conversation(conv_id)
         node = self._by_id.get(conv_id)
         self._parents.pop(conv_id, None)
         old = node.conv if node is not None else None

@@ -201,14 +201,16 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             self._fill_tags()
         self.view.updateGeometries()  # (Qt then fetches if the last row is in view)
 
-    def refresh_conversation(self, conv_id: str) -> None:
-        """Show one conversation's new state (inserted at its place if it is new).
+    def refresh_conversation(self, conv_id: str, known: Conversation | None = None) -> None:
+        """Show one conversation's new state (inserted at its place if it is new);
+        ``known``: its fields as stored now, when the session's fact carries them (the
+        row is not read again).
 
         A database server that does not answer leaves the row as it is: the poll shows
         the new state once the server is back (a reply can end while it is away)."""
         shown = self.model.conversation(self.model.index_of(conv_id))
         try:
-            conv = self.model.refresh(conv_id)
+            conv = self.model.refresh(conv_id, known)
         except DatabaseUnreachable:
             return
         if conv is not None:

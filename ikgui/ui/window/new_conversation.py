@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from ikgui.domain.events import Conversation
 from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar.new_row import NewConversationRow
 
@@ -74,7 +73,8 @@ class NewConversationPresenter:
         self.hint = EmptyHint(window.scrollback.viewport())
         #: The agent of the new conversation last shown (a click goes back to it).
         self.agent: str | None = None
-        self._new: Conversation | None = None
+        #: The session's ``switches`` while a new conversation was shown.
+        self._new: int | None = None
 
     def _typed(self) -> bool:
         """Whether the draft of a new conversation holds text."""
@@ -90,11 +90,11 @@ class NewConversationPresenter:
         new = not session.saved
         if new:
             self.agent = session.conversation.agent
-        elif self._new is session.conversation:  # (the same object, whatever its id now)
+        elif self._new == session.current.switches:  # (the same one, whatever its id now)
             # Its first message stored it: its real row takes over, selected.
             window.sidebar.refresh_conversation(window.current_id)
             window.sidebar.set_current(window.current_id)
-        self._new = session.conversation if new else None
+        self._new = session.current.switches if new else None
         typed = self._typed()
         shown = (new or typed) and not window.sidebar.model.trashed and not window.read_only
         self.row.show_state(shown, new, self.agent, typed)

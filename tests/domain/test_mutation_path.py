@@ -1,0 +1,106 @@
+"""One mutation path (issue 22, item 1), checked on the source: nothing outside the
+aggregate (``OpenConversation`` in ``ikgui/domain/current.py``) assigns the open
+conversation's state, and facts are announced from its ``apply`` alone. The announces
+left are named below, each with what remains to be done; an entry that no longer
+matches fails, so the list only shrinks."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2] / "ikgui"
+#: The open conversation's state (``OpenConversation``'s fields).
+STATE = frozenset({"conversation", "state", "saved"})
+AGGREGATE = ("domain/current.py", "OpenConversation")
+
+#: (module, function) calling ``announce`` other than ``OpenConversation.apply``.
+ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
+    ("domain/current.py", "new_conversation"): "ConversationSwitched: a switch, not a change",
+    ("domain/current.py", "open"): "ConversationSwitched: a switch, not a change",
+    ("domain/current.py", "show"): "ConversationSwitched of the tail-first start (it "
+    "should become a preview the window shows)",
+    ("domain/current.py", "replay_again"): "StateReplaced after another process wrote",
+    ("domain/current.py", "emit_delta"): "DeltaReceived: streamed text not stored yet",
+    ("domain/current.py", "set_reply_prompt"): "EventUpdated so the view shows the draft "
+    "under a reply (the prompt is set without a write)",
+    ("domain/writes.py", "append"): "WritesPending: the queue's state, not the conversation's",
+    ("domain/writes.py", "update"): "WritesPending: the queue's state",
+    ("domain/writes.py", "flushed"): "ConversationChanged, WritesPending after the queue "
+    "was written (the rows it stored, the queue's state)",
+    ("domain/current.py", "replay_written"): "StateReplaced once all that waited is written",
+    ("domain/streamer.py", "_exchange"): "StreamStarted/StreamFinished: a send's progress",
+    ("domain/sendlock.py", "hold"): "SendWaiting: a send waits for another process",
+    ("domain/session.py", "announce"): "the Session facade passes announce on (tests use it)",
+}
+
+
+def _functions(tree: ast.AST) -> list[tuple[str, str, ast.AST]]:
+    """Every function with its class (``""``: none)."""
+    found: list[tuple[str, str, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                    found.append((node.name, item.name, item))
+    owned = {id(f) for _, _, f in found}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and id(node) not in owned:
+            found.append(("", node.name, node))
+    return found
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.Assign):
+        return [t for target in node.targets for t in _flat(target)]
+    if isinstance(node, ast.AugAssign | ast.AnnAssign):
+        return _flat(node.target)
+    return []
+
+
+def _flat(target: ast.expr) -> list[ast.expr]:
+    if isinstance(target, ast.Tuple | ast.List):
+        return [t for e in target.elts for t in _flat(e)]
+    return [target]
+
+
+def _holds_session(base: ast.expr) -> bool:
+    """Whether ``base`` names the session or its open conversation (``session``,
+    ``current``, ``window.session``, ``self.current``...)."""
+    names = {n.id for n in ast.walk(base) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(base) if isinstance(n, ast.Attribute)}
+    return bool(names & {"session", "current"})
+
+
+def _scan() -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    assigns: set[tuple[str, str]] = set()
+    announces: set[tuple[str, str]] = set()
+    for path in sorted(ROOT.rglob("*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for cls, name, function in _functions(tree):
+            inside = (module, cls) == AGGREGATE
+            for node in ast.walk(function):
+                for target in _targets(node):
+                    if not (isinstance(target, ast.Attribute) and target.attr in STATE):
+                        continue
+                    if not inside and _holds_session(target.value):
+                        assigns.add((module, name))
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "announce"
+                    and not (inside and name == "apply")
+                ):
+                    announces.add((module, name))
+    return assigns, announces
+
+
+def test_nothing_outside_the_aggregate_assigns_the_open_conversation_state() -> None:
+    assigns, _ = _scan()
+    assert not assigns, "assign through OpenConversation (apply, or a method of its own)"
+
+
+def test_facts_are_announced_from_apply_and_the_named_rest_only() -> None:
+    _, announces = _scan()
+    assert announces == set(ANNOUNCES_LEFT)
