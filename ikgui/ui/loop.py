@@ -12,8 +12,10 @@ import sys
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
+
+from ikgui.ui.bugs import qt_message
 
 
 class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
@@ -28,21 +30,11 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
             sys.set_asyncgen_hooks(*previous)
 
 
-_QUIET = ("This plugin does not support propagateSizeHints()",)
-
-
-def _messages(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
-    """Qt's own messages, minus the offscreen platform's harmless chatter."""
-    if message in _QUIET:
-        return
-    sys.stderr.write(message + "\n")
-
-
 def application(argv: list[str] | None = None) -> QApplication:
     """The process's QApplication (created on first use)."""
     app = QApplication.instance()
     if app is None:
-        qInstallMessageHandler(_messages)
+        qInstallMessageHandler(qt_message)  # to the log, by severity
         app = QApplication(argv if argv is not None else [sys.argv[0]])
     assert isinstance(app, QApplication)
     return app

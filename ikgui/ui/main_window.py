@@ -30,6 +30,7 @@ from ikgui.domain.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
+from ikgui.ui.bugs import surface
 from ikgui.ui.plain import make_plain
 from ikgui.ui.prompt.panel_controller import WorkingPromptController
 from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
@@ -216,6 +217,7 @@ class MainWindow(QMainWindow):
         task.set_name(name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(surface)  # its exception is a bug: the bug path's
         return task
 
     def show_feedback(self, text: str, error: bool = False) -> None:
