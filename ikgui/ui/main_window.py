@@ -28,9 +28,9 @@ from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.domain.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
+from ikgui.ui.bugs import surface
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
-from ikgui.ui.bugs import surface
 from ikgui.ui.plain import make_plain
 from ikgui.ui.prompt.panel_controller import WorkingPromptController
 from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
