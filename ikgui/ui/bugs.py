@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import Any
 
 from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, Signal
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -94,6 +94,7 @@ class BugDialog(QDialog):
         self.details.setReadOnly(True)
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.details.setMinimumSize(560, 220)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.copy_button = QPushButton("Copy details")
         buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
@@ -120,7 +121,9 @@ class BugDialog(QDialog):
                 f"(Copy details). {where}"
             )
         else:
-            self.more.setText(f"{self.count - 1} more since then (their details are below).")
+            more = self.count - 1
+            noun = "error" if more == 1 else "errors"
+            self.more.setText(f"{more} more {noun} since then (their details are below).")
             self.more.show()
         text = self.details.toPlainText()
         self.details.setPlainText(f"{text}\n\n{details}" if text else details)

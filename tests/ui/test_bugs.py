@@ -79,7 +79,7 @@ async def test_a_slot_that_raises_is_logged_and_shown_with_copy_details(
     window.toolbar_actions["actionSettings"].trigger()
     await wait_until(lambda: dialog.count == 2)
     assert bug_path.dialog is dialog and dialog.more.isVisible()
-    assert "1 more since then" in dialog.more.text()
+    assert "1 more error since then" in dialog.more.text()
     assert dialog.details.toPlainText().count("in broken") == 2
 
 
