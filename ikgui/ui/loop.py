@@ -8,6 +8,7 @@ picks it (it prefers PyQt6 when both are installed).
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
@@ -27,7 +28,19 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
         try:
             return super().run_forever()
         finally:
+            self._last_turns()
             sys.set_asyncgen_hooks(*previous)
+
+    def _last_turns(self) -> None:
+        """qasync runs Qt's events "one last time" once the loop has stopped, outside it:
+        a task stepped then finds no running loop (anyio raises, so an HTTP stream's
+        finaliser fails with nobody to hear it). What is ready runs here, inside it."""
+        asyncio.events._set_running_loop(self)
+        try:
+            for _ in range(3):  # (a finaliser's task is created, then steps, later)
+                QApplication.processEvents()
+        finally:
+            asyncio.events._set_running_loop(None)
 
 
 def application(argv: list[str] | None = None) -> QApplication:

@@ -34,18 +34,39 @@ def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callab
     return {"qasync": _loop}
 
 
+def _drained() -> None:
+    """What a test (or a fixture) left on the loop's queue runs on the loop, before
+    pytest-qt processes Qt's events outside it. An HTTP reply leaves httpcore's innermost
+    generator to be finalised (httpx never closes it): its finaliser is a task that, run
+    from that event processing instead, finds no loop (anyio) and fails with nobody to
+    hear it (tests/support/error_watch.py then fails the test)."""
+    loop = _loops[-1] if _loops else None
+    if loop is not None and not loop.is_running() and not loop.is_closed():
+        loop.run_until_complete(_turns(5))
+
+
 @pytest.hookimpl(wrapper=True, trylast=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
-    """What a test left on the loop's queue runs on the loop, before pytest-qt processes
-    Qt's events outside it. An HTTP reply leaves httpcore's innermost generator to be
-    finalised (httpx never closes it): its finalizer is a task that, run from that event
-    processing instead, finds no loop (anyio) and fails with nobody to hear it."""
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     try:
         return (yield)
     finally:
-        loop = _loops[-1] if _loops else None
-        if loop is not None and not loop.is_running() and not loop.is_closed():
-            loop.run_until_complete(_turns(5))
+        _drained()
+
+
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    try:
+        return (yield)
+    finally:
+        _drained()
+
+
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
+    try:
+        return (yield)
+    finally:
+        _drained()
 
 
 async def _turns(count: int) -> None:
