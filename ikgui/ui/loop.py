@@ -18,7 +18,6 @@ from PySide6.QtWidgets import QApplication
 
 from ikgui.ui.bugs import qt_message
 
-
 #: How many turns the loop takes once stopped, for what is ready then (each is a few µs
 #: when nothing is).
 LAST_TURNS = 24
@@ -40,6 +39,8 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
         """qasync runs Qt's events "one last time" once the loop has stopped, outside it:
         a task stepped then finds no running loop (anyio raises, so an HTTP stream's
         finaliser fails with nobody to hear it). What is ready runs here, inside it."""
+        if QApplication.instance() is None:
+            return
         asyncio.events._set_running_loop(self)
         try:
             # A finaliser's task is created, then steps, on later turns; closing one
