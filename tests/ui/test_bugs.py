@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -158,3 +159,20 @@ async def test_a_qt_warning_and_a_critical_reach_the_log_file(
     assert any(" WARNING ikgui.qt: a Qt warning" in line for line in lines)
     assert any(" ERROR ikgui.qt: a Qt critical message" in line for line in lines)
     assert bug_path.dialog is None  # Qt's messages are the log's, not the user's
+
+
+@pytest.mark.logs_errors
+async def test_a_thread_that_raises_is_logged_and_shown_on_the_gui_thread(
+    bug_path: BugPath, tmp_path: Path
+) -> None:
+    def warm_up() -> None:
+        raise OSError("the keyring went away")
+
+    thread = threading.Thread(target=warm_up, name="warm-up")
+    thread.start()
+    thread.join()
+    await wait_until(lambda: bug_path.dialog is not None and bug_path.dialog.isVisible())
+    assert bug_path.dialog is not None
+    assert "(in warm-up)" in bug_path.dialog.summary.text()
+    text = logged(tmp_path)
+    assert "OSError: the keyring went away" in text and "in warm_up" in text
