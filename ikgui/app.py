@@ -22,6 +22,7 @@ from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.keys import KeyStore
 from ikgui.paths import resolve
+from ikgui.ui.bugs import install as install_bug_path
 from ikgui.ui.loop import application, new_loop
 from ikgui.ui.main_window import MainWindow, WindowServices
 from ikgui.ui.plain import error_box
@@ -218,6 +219,7 @@ def main(argv: list[str]) -> int:
         return 0
     loop = new_loop()
     asyncio.set_event_loop(loop)
+    install_bug_path(loop, resolve().data_dir)
     window: MainWindow | None = None
     away: DatabaseUnreachable | None = None
     try:

@@ -261,9 +261,23 @@ def main(argv: Sequence[str] | None = None, home: Path | None = None) -> int:
         error(f"Error: a number is too large ({exc})")
         return 2
     except Exception as exc:
-        # The last line of defence: a bug must still not show a traceback.
+        # The last line of defence: a bug must still not show a traceback (it goes to
+        # the log file, for a bug report).
         error(f"Error: ikgui failed unexpectedly ({type(exc).__name__}: {exc})")
+        _log_crash(exc, home)
         return 1
+
+
+def _log_crash(exc: Exception, home: Path | None) -> None:
+    """The traceback of an unexpected error, in the log file; one line says where."""
+    try:
+        from ikgui.log import log_crash  # (logging.handlers: only when something failed)
+
+        where = log_crash(resolve(home).data_dir, "ikgui (command line) failed unexpectedly", exc)
+    except Exception:  # the log cannot make matters worse than the error itself
+        where = None
+    if where is not None:
+        error(f"The details are in {where}")
 
 
 def _pipe_closed() -> int:

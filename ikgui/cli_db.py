@@ -158,6 +158,7 @@ def print_paths(paths: Paths) -> int:
     while the settings, exports and recovery files stay local either way."""
     from ikgui import recovery
     from ikgui.config import load_settings
+    from ikgui.log import log_path
 
     settings = load_settings(paths.config)
     problem: StorageError | None = None
@@ -180,6 +181,7 @@ def print_paths(paths: Paths) -> int:
     say(f"settings: {paths.config}")
     say(f"recovery: {recovery.folders(paths.database)[0]}")
     say(f"exports:  {paths.exports}")
+    say(f"log:      {log_path(paths.data_dir)}")
     if problem is not None:
         error(problem.line)
         return 1

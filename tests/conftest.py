@@ -13,6 +13,8 @@ import pytest
 from tests.support.memkeyring import MemoryKeyring
 from tests.support.pg_server import PgServer, PgServerError
 
+pytest_plugins = ["tests.support.error_watch"]
+
 # GUI tests run without a display; set before anything imports Qt. The virtual screen is
 # 1920×1080 (Qt's offscreen default, 800×600, would start every window in its compact
 # layout); tests of small windows size them themselves.

@@ -8,12 +8,19 @@ picks it (it prefers PyQt6 when both are installed).
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+from PySide6.QtCore import qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
+
+from ikgui.ui.bugs import qt_message
+
+#: How many turns the loop takes once stopped, for what is ready then (each is a few µs
+#: when nothing is).
+LAST_TURNS = 24
 
 
 class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
@@ -25,24 +32,30 @@ class EventLoop(qasync.QEventLoop):  # type: ignore[misc]
         try:
             return super().run_forever()
         finally:
+            self._last_turns()
             sys.set_asyncgen_hooks(*previous)
 
-
-_QUIET = ("This plugin does not support propagateSizeHints()",)
-
-
-def _messages(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
-    """Qt's own messages, minus the offscreen platform's harmless chatter."""
-    if message in _QUIET:
-        return
-    sys.stderr.write(message + "\n")
+    def _last_turns(self) -> None:
+        """qasync runs Qt's events "one last time" once the loop has stopped, outside it:
+        a task stepped then finds no running loop (anyio raises, so an HTTP stream's
+        finaliser fails with nobody to hear it). What is ready runs here, inside it."""
+        if QApplication.instance() is None:
+            return
+        asyncio.events._set_running_loop(self)
+        try:
+            # A finaliser's task is created, then steps, on later turns; closing one
+            # generator leaves the next one (httpx's stream nests five) to its own.
+            for _ in range(LAST_TURNS):
+                QApplication.processEvents()
+        finally:
+            asyncio.events._set_running_loop(None)
 
 
 def application(argv: list[str] | None = None) -> QApplication:
     """The process's QApplication (created on first use)."""
     app = QApplication.instance()
     if app is None:
-        qInstallMessageHandler(_messages)
+        qInstallMessageHandler(qt_message)  # to the log, by severity
         app = QApplication(argv if argv is not None else [sys.argv[0]])
     assert isinstance(app, QApplication)
     return app

@@ -28,6 +28,7 @@ from ikgui.domain.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.domain.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
+from ikgui.ui.bugs import surface
 from ikgui.ui.conversation_pane import ConversationPane
 from ikgui.ui.first_paint import FirstPaint
 from ikgui.ui.plain import make_plain
@@ -218,6 +219,7 @@ class MainWindow(QMainWindow):
         task.set_name(name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(surface)  # its exception is a bug: the bug path's
         return task
 
     def show_feedback(self, text: str, error: bool = False) -> None:

@@ -7,16 +7,18 @@ hook hands it over), so they can await the session directly. Never block in
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 from ikgui.ui.loop import new_loop
 from tests.support.waiting import wait_until
 
-__all__ = ["wait_until"]
+__all__ = ["laid_out", "wait_until"]
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -37,3 +39,13 @@ def _modeltest_logs() -> None:
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> Mapping[str, Callable[[], Any]]:
     return {"qasync": new_loop}
+
+
+async def laid_out(turns: int = 5) -> None:
+    """Qt's posted events (layout requests, resizes) handled, over a few turns of the
+    loop. Never ``processEvents()`` inside an async test: it runs the loop's ready
+    callbacks inside the test's own task, and qasync then refuses to step another task
+    ("Cannot enter into task …", which leaves that task pending for ever)."""
+    for _ in range(turns):
+        QCoreApplication.sendPostedEvents()
+        await asyncio.sleep(0)

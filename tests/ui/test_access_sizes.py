@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
     QAbstractSpinBox,
-    QApplication,
     QComboBox,
     QLabel,
     QLineEdit,
@@ -26,7 +25,7 @@ from ikgui.ui.main_window import MainWindow
 from ikgui.ui.window import announce
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
-from tests.ui.conftest import wait_until
+from tests.ui.conftest import laid_out, wait_until
 from tests.ui.test_window import closed, opened, reply, settle, type_and_send, window
 
 __all__ = ["window", "wire_server", "wire_server_session"]
@@ -163,8 +162,7 @@ def clipped(window: MainWindow) -> list[str]:
 async def resized(window: MainWindow, width: int, height: int) -> None:
     window.resize(width, height)
     await wait_until(lambda: window.width() == width)
-    for _ in range(5):  # the layouts below settle in posted events
-        QApplication.processEvents()
+    await laid_out()  # the layouts below settle in posted events
 
 
 async def test_at_800_by_600_nothing_is_clipped_and_the_transcript_keeps_room(

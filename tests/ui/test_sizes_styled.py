@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
+from PySide6.QtWidgets import QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.settings import TEXT_SIZE_MAX, TEXT_SIZE_STEP
@@ -19,7 +19,7 @@ from ikgui.ui.window.responsive import MIN_TRANSCRIPT
 from ikgui.ui.window.splitter import least_width
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
-from tests.ui.conftest import wait_until
+from tests.ui.conftest import laid_out, wait_until
 from tests.ui.styled import app_styled, gone
 from tests.ui.test_access_sizes import clipped, inside
 from tests.ui.test_window import closed, opened, reply, settle, type_and_send, write_config
@@ -120,8 +120,7 @@ def squeezed(window: MainWindow) -> list[str]:
 
 async def at_800_by_600(window: QWidget) -> None:
     window.resize(800, 600)
-    for _ in range(5):  # the layouts settle in posted events
-        QApplication.processEvents()
+    await laid_out()  # the layouts settle in posted events
     await wait_until(lambda: window.size().toTuple() == (800, 600), timeout=2.0)
 
 
@@ -154,8 +153,7 @@ async def test_styled_at_800_by_600_every_state_fits(
         try:
             await at_800_by_600(win)
             await STATES[state](win, wire_server, qtbot)
-            for _ in range(5):
-                QApplication.processEvents()
+            await laid_out()
             assert_fits(win)
         finally:
             if getattr(win, "branches_view", None) is not None:

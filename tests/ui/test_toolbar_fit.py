@@ -18,7 +18,7 @@ from ikgui.ui.main_window import MainWindow
 from ikgui.ui.window.responsive import NARROW
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
-from tests.ui.conftest import wait_until
+from tests.ui.conftest import laid_out, wait_until
 from tests.ui.test_access_sizes import clipped
 from tests.ui.test_window import closed, opened, settle, window, write_config
 
@@ -45,16 +45,14 @@ async def resized(win: MainWindow, width: int, height: int) -> int:
     win.resize(width, height)
     expected = max(width, win.minimumSizeHint().width())
     await wait_until(lambda: win.width() == expected)
-    for _ in range(5):  # the layouts below settle in posted events
-        QApplication.processEvents()
+    await laid_out()  # the layouts below settle in posted events
     return expected
 
 
 async def settled(win: MainWindow) -> None:
     """The window's own work done, and Qt's posted events and zero timers run."""
     await settle(win)
-    for _ in range(5):
-        QApplication.processEvents()
+    await laid_out()
 
 
 def assert_right_mode(win: MainWindow) -> None:

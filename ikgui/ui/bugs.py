@@ -1,0 +1,240 @@
+"""The path for bugs: whatever goes wrong unexpectedly — an exception out of a slot, a
+thread, a loop callback or a task the window spawned — is written to the log file under
+the data folder and shown in one dialog that says so in plain words, with the traceback
+under "Copy details" for a bug report. Qt's own messages go to the log by severity.
+
+:func:`install` puts the hooks in place (the composition root, once); :func:`surface`
+is the done callback of every task the window spawns. Before :func:`install` (tests,
+the demo's own loop), a task's exception goes to asyncio's default handler, which logs
+it at ERROR: never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, Signal
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ikgui.domain.safetext import one_line
+from ikgui.log import LogFile, open_log
+from ikgui.ui.plain import make_plain
+
+log = logging.getLogger(__name__)
+qt_log = logging.getLogger("ikgui.qt")
+
+# -- Qt's messages -------------------------------------------------------------------------
+_QT_LEVELS = {
+    QtMsgType.QtDebugMsg: logging.DEBUG,
+    QtMsgType.QtInfoMsg: logging.INFO,
+    QtMsgType.QtWarningMsg: logging.WARNING,
+    QtMsgType.QtCriticalMsg: logging.ERROR,
+    QtMsgType.QtFatalMsg: logging.CRITICAL,
+}
+#: The offscreen platform's harmless chatter (it has no window manager).
+_QUIET = ("This plugin does not support propagateSizeHints()",)
+
+
+def qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's message handler: each message to the log at its own severity."""
+    if message in _QUIET:
+        return
+    qt_log.log(_QT_LEVELS.get(mode, logging.WARNING), "%s", message)
+
+
+# -- tasks -------------------------------------------------------------------------------
+def surface(task: asyncio.Future[Any]) -> None:
+    """A spawned task's done callback: its exception (a bug: the task's own code turns
+    what it expects into feedback) goes to the loop's handler. Cancelling is no error."""
+    if task.cancelled():
+        return
+    exc = task.exception()  # (retrieved: asyncio no longer complains when it is collected)
+    if exc is None:
+        return
+    name = task.get_name() if isinstance(task, asyncio.Task) else "a task"
+    task.get_loop().call_exception_handler(
+        {"message": f"{name} failed", "exception": exc, "future": task}
+    )
+
+
+# -- the dialog ----------------------------------------------------------------------------
+class BugDialog(QDialog):
+    """What happened, in plain words; the details (tracebacks, plain text) below, and a
+    button that copies them. Errors after the first are added to it, never stacked."""
+
+    def __init__(self, log_file: Path | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("ikgui ran into a bug")
+        self.setModal(False)
+        self.count = 0
+        self.log_file = log_file
+        self.summary = make_plain(QLabel())
+        self.summary.setWordWrap(True)
+        self.more = make_plain(QLabel())
+        self.more.hide()
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.details.setMinimumSize(560, 220)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.copy_button = QPushButton("Copy details")
+        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.copy_button.clicked.connect(self.copy_details)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.more)
+        layout.addWidget(self.details, 1)
+        layout.addWidget(buttons)
+
+    def add(self, what: str, details: str) -> None:
+        self.count += 1
+        if self.count == 1:
+            where = (
+                f"The details are also kept in {self.log_file}."
+                if self.log_file is not None
+                else "The details below were not saved anywhere else."
+            )
+            self.summary.setText(
+                f"Something went wrong inside ikgui: {one_line(what)}.\n\n"
+                "What you were doing may not have finished; what was already saved is "
+                "safe. If it happens again, please report it with the details below "
+                f"(Copy details). {where}"
+            )
+        else:
+            more = self.count - 1
+            noun = "error" if more == 1 else "errors"
+            self.more.setText(f"{more} more {noun} since then (their details are below).")
+            self.more.show()
+        text = self.details.toPlainText()
+        self.details.setPlainText(f"{text}\n\n{details}" if text else details)
+
+    def copy_details(self) -> None:
+        QGuiApplication.clipboard().setText(self.details.toPlainText())
+
+
+# -- the hooks -----------------------------------------------------------------------------
+class _Carrier(QObject):
+    """Brings a report from any thread to the GUI thread (a queued signal)."""
+
+    reported = Signal(str, str)
+
+
+class BugPath:
+    """Where unexpected errors go: the log, then the one dialog. Build it on the GUI
+    thread; :meth:`report` may be called from any thread."""
+
+    def __init__(self, log_file: LogFile | None) -> None:
+        self.log_file = log_file
+        self.dialog: BugDialog | None = None
+        self._carrier = _Carrier()
+        self._carrier.reported.connect(self._show)
+        self._undo: list[Callable[[], None]] = []
+
+    def report(self, what: str, exc: BaseException | None, details: str = "") -> None:
+        """Log ``what`` (and ``exc``'s traceback) and show it to the user."""
+        try:
+            if exc is not None:
+                log.error("%s", what, exc_info=exc)
+                details = "".join(traceback.format_exception(exc))
+            else:
+                log.error("%s%s", what, f"\n{details}" if details else "")
+            self._carrier.reported.emit(what, f"{what}\n{details}".rstrip())
+        except Exception:  # the bug path must never be the next bug
+            sys.__excepthook__(*sys.exc_info())
+
+    def _show(self, what: str, details: str) -> None:
+        if QApplication.instance() is None:
+            return
+        if self.dialog is None:
+            self.dialog = BugDialog(self.log_file.path if self.log_file else None)
+            self.dialog.finished.connect(self._closed)
+        self.dialog.add(what, details)
+        self.dialog.show()  # never exec(): the loop (a stream, a save) keeps running
+        self.dialog.raise_()
+
+    def _closed(self) -> None:
+        if self.dialog is not None:
+            self.dialog.deleteLater()
+        self.dialog = None
+
+    # the hooks themselves
+    def excepthook(
+        self, kind: type[BaseException], exc: BaseException, tb: TracebackType | None
+    ) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, exc, tb)
+            return
+        self.report(_what(exc), exc.with_traceback(tb))
+
+    def thread_hook(self, args: threading.ExceptHookArgs) -> None:
+        if args.exc_value is None or issubclass(args.exc_type, SystemExit):
+            return
+        thread = args.thread.name if args.thread is not None else "a thread"
+        self.report(f"{_what(args.exc_value)} (in {thread})", args.exc_value)
+
+    def loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        message = str(context.get("message") or "an error in the event loop")
+        if isinstance(exc, BaseException):
+            self.report(f"{_what(exc)} ({message})", exc)
+        else:
+            # (A task destroyed while pending, a transport left open: the log's, not the
+            # user's, to read.)
+            rest = ", ".join(f"{k}={v!r}" for k, v in context.items() if k != "message")
+            log.error("%s%s", message, f" ({rest})" if rest else "")
+
+    def install(self, loop: asyncio.AbstractEventLoop) -> None:
+        previous_hook, previous_thread_hook = sys.excepthook, threading.excepthook
+        previous_handler = loop.get_exception_handler()
+        sys.excepthook = self.excepthook
+        threading.excepthook = self.thread_hook
+        loop.set_exception_handler(self.loop_error)
+
+        def undo() -> None:
+            sys.excepthook = previous_hook
+            threading.excepthook = previous_thread_hook
+            loop.set_exception_handler(previous_handler)
+
+        self._undo.append(undo)
+
+    def uninstall(self) -> None:
+        """Put back the hooks :meth:`install` replaced and close the log (tests)."""
+        while self._undo:
+            self._undo.pop()()
+        if self.dialog is not None:
+            self.dialog.close()
+        if self.log_file is not None and self.log_file.opened:
+            self.log_file.close()
+
+
+def _what(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def install(loop: asyncio.AbstractEventLoop, data_dir: Path) -> BugPath:
+    """Send unexpected errors (``sys.excepthook``, ``threading.excepthook``, ``loop``'s
+    exception handler) to the log under ``data_dir`` and to the bug dialog."""
+    path = BugPath(open_log(data_dir))
+    path.install(loop)
+    return path
