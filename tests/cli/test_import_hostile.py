@@ -65,7 +65,7 @@ def test_invalid_ids_get_new_ones_and_are_reported(cli: Cli, tmp_path: Path) -> 
     for i, new in enumerate(ids[:-1]):
         assert [m["content"] for m in cli.context(new)] == [f"text {i}"]
     # /export's default file lands inside the exports folder.
-    exports = cli.ok("--paths").out.split("exports:", 1)[1].strip()
+    exports = cli.ok("--paths").out.split("exports:", 1)[1].splitlines()[0].strip()
     said = cli.ok("run", "-c", ids[0], "/export", "md").out.strip()
     assert said == f"Exported to {Path(exports).resolve() / (ids[0] + '.md')}"
 

@@ -29,7 +29,7 @@ from ikgui.ui.window.export_file import documents, file_name
 from ikgui.ui.window.splitter import least_width
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
-from tests.ui.conftest import wait_until
+from tests.ui.conftest import laid_out, wait_until
 from tests.ui.styled import app_styled, gone
 from tests.ui.test_window import closed, opened, reply, settle, type_and_send, write_config
 
@@ -102,8 +102,7 @@ def blank_at_the_right(win: MainWindow) -> int:
 async def roomy(win: MainWindow, width: int = 1340, height: int = 820) -> None:
     win.resize(width, height)
     await wait_until(lambda: win.width() == width)
-    for _ in range(5):  # the layouts settle in posted events
-        QApplication.processEvents()
+    await laid_out()  # the layouts settle in posted events (never processEvents here)
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
