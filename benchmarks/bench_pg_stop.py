@@ -4,7 +4,7 @@
 
 Starts a PostgreSQL server of its own (``tests/support/pg_server.py``) and a local model
 server (``tests/support/wire_server.py``, an OpenAI-style stream that sends a delta every
-20 ms until the client goes away), opens the real window on the PostgreSQL store
+20 ms for longer than the run), opens the real window on the PostgreSQL store
 (offscreen) and sends a message. Once the reply streams (``--before`` seconds), every
 process of the server is stopped with SIGSTOP for ``--stop`` seconds, then continued;
 the reply streams ``--after`` seconds more and is stopped.
@@ -52,12 +52,12 @@ def sse(text: str) -> bytes:
     return b'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\n' % text.encode()
 
 
-def endless_reply() -> Reply:
+def long_reply(seconds: float) -> Reply:
+    """A delta every 20 ms for ``seconds`` (the server's "endless" fault ends at 30 s)."""
+    words = [sse(f"w{i} ") for i in range(int(seconds / 0.02))]
     return Reply(
-        chunks=(sse("Streaming "),),
+        chunks=(sse("Streaming "), *words),
         headers=(("content-type", "text/event-stream"),),
-        fault="endless",
-        repeat=sse("word "),
         pause=0.02,
     )
 
@@ -78,31 +78,14 @@ base_url = "{url}/v1"
     )
 
 
-def server_processes(server: PgServer) -> list[int]:
-    """The postmaster and every process it started (one per connection, and helpers)."""
-    top = server.server_pid()
-    if top is None:
-        raise RuntimeError("the PostgreSQL server is not running")
-    found = [top]
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat.rsplit(")", 1)[1].split()[1])
-        if parent == top:
-            found.append(int(entry.name))
-    return found
-
-
 class Stop:
     """SIGSTOP every process of the server, and SIGCONT ``seconds`` later, from a thread
     of its own: the window's loop may be frozen waiting for the server meanwhile."""
 
     def __init__(self, server: PgServer, seconds: float) -> None:
-        self.pids = server_processes(server)
+        self.pids = server.processes()
+        if not self.pids:
+            raise RuntimeError("the PostgreSQL server is not running")
         self.seconds = seconds
         self.began = self.ended = 0.0
         self.over = threading.Event()
@@ -205,6 +188,9 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
     during = [value for value, at in late if stop_began - 0.1 <= at <= stop_ended + 1.0]
     typed = "".join(typist.typed)
     prompt = window.prompt.toPlainText()
+    shown = window.scrollback.item_texts()[-1:]
+    conv = window.current_id
+    stored = [e.content for e in window.store.events(conv) if e.kind == "assistant"]
     return {
         "streamed before the stop": streamed_before,
         "worst lateness": max((value for value, _ in late), default=0.0),
@@ -215,6 +201,10 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
         "reached the prompt": prompt == typed,
         "prompt": prompt,
         "typed text": typed,
+        # (the window adds "(stopped)" after a reply stopped)
+        "reply stored as shown": bool(shown and stored)
+        and shown[0].startswith(stored[-1].strip())
+        and len(shown[0]) - len(stored[-1].strip()) < 20,
     }
 
 
@@ -246,7 +236,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ikgui-pgstop-") as folder, PgServer() as server:
         url = server.create_database()
         with WireServer() as wire:
-            wire.route("/v1/chat/completions", endless_reply())
+            length = args.before + args.stop + args.after + 30
+            wire.route("/v1/chat/completions", long_reply(length))
             home = Path(folder) / "home"
             write_config(home, wire.url)
             loop = new_loop()
@@ -265,6 +256,7 @@ def main() -> int:
     print(f"time the loop stood still in gaps over 100 ms: {standing:.1f} s")
     kept = "yes" if result["reached the prompt"] else "NO"
     print(f"letters typed: {result['typed']}; all reached the prompt in order: {kept}")
+    print(f"the reply stored as the window shows it: {result['reply stored as shown']}")
     if not result["reached the prompt"]:
         print(f"  typed:  {result['typed text']!r}\n  prompt: {result['prompt']!r}")
     return 0

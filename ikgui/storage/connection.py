@@ -17,6 +17,7 @@ from ikgui.domain.errors import StorageError
 from ikgui.domain.ports import SendLock
 from ikgui.storage import listing_version
 from ikgui.storage.dialect import Dialect
+from ikgui.storage.worker import DatabaseThread
 
 
 class StoreConnection:
@@ -36,6 +37,17 @@ class StoreConnection:
         self._db = db
         self._errors: tuple[type[BaseException], ...] = (PeeweeException, *dialect.errors)
         self._closed = False
+        #: Where a growing reply's saves go (PostgreSQL: :meth:`save_behind`).
+        self._worker: DatabaseThread | None = None
+        #: Why the last of them failed, until the next is asked for.
+        self._behind_failed: BaseException | None = None
+
+    def save_behind(self) -> None:
+        """Send a growing reply's saves to a database thread of their own (with its own
+        connection): a server that stops answering holds up that thread, not the
+        caller's. Every other call waits for them first, so they stay in order."""
+        if self._worker is None:
+            self._worker = DatabaseThread()
 
     @property
     def database(self) -> Database:
@@ -55,8 +67,17 @@ class StoreConnection:
         call; ``None`` before, and on SQLite)."""
         return getattr(self.dialect, "listener", None)
 
+    def settle(self) -> None:
+        """Wait until the saves sent behind have been made (another connection reads
+        them then)."""
+        if self._worker is not None:
+            self._worker.settle()
+
     def close(self) -> None:
         if not self._closed:
+            worker, self._worker = self._worker, None
+            if worker is not None:
+                worker.close(self._db.close)  # its saves, then its own connection
             self._closed = True
             self.dialect.close()
             self._db.close()
@@ -72,18 +93,21 @@ class StoreConnection:
     ) -> None:
         self.close()
 
-    def _connection(self) -> Any:
-        """The calling thread's driver connection (connecting if needed)."""
+    def _connection(self, settled: bool = True) -> Any:
+        """The calling thread's driver connection (connecting if needed), once the saves
+        sent behind have been made (unless not ``settled``)."""
         if self._closed:
             raise self.dialect.closed_error()
+        if settled and self._worker is not None:
+            self._worker.settle()
         try:
             return self._db.connection()  # type: ignore[no-untyped-call]
         except self._errors as exc:
             raise self.dialect.error(exc, writing=False) from exc
 
     @contextmanager
-    def _reading(self) -> Iterator[Database]:
-        self._connection()
+    def _reading(self, settled: bool = True) -> Iterator[Database]:
+        self._connection(settled)
         try:
             yield self._db
         except self._errors as exc:
@@ -116,8 +140,10 @@ class StoreConnection:
             return self.dialect.schema_version(db)
 
     def data_version(self) -> int:
-        """A number that changes when another connection commits (cheap change polling)."""
-        with self._reading() as db:
+        """A number that changes when another connection commits (cheap change polling).
+        Asked every second: it does not wait for the saves behind (on PostgreSQL it is a
+        counter the change listener keeps)."""
+        with self._reading(settled=False) as db:
             return self.dialect.data_version(db)
 
     def listing_version(self) -> int:

@@ -33,4 +33,6 @@ def open_postgres(
         error = dialect.error(exc, writing=False)
         db.close()
         raise error from exc
-    return PeeweeStore(db, dialect)
+    store = PeeweeStore(db, dialect)
+    store.save_behind()  # a server that stops answering must not hold up a window
+    return store

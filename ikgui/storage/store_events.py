@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from peewee import SQL
@@ -86,6 +87,27 @@ class EventStore(StoreConnection):
         return event
 
     def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
+        worker = self._worker
+        if worker is not None and streaming(data) and not worker.current and not self._closed:
+            # A growing reply's save: crash insurance that its final save overwrites;
+            # the newest one waiting replaces the others. One that failed is said by
+            # the next (so the session keeps the text and says it is not saved yet).
+            failed, self._behind_failed = self._behind_failed, None
+            if failed is not None:
+                raise failed
+            if self.read_only is None:
+                saved = worker.submit(
+                    self._update, event_id, content, data, key=("update", event_id)
+                )
+                saved.add_done_callback(self._saved_behind)
+                return
+        self._update(event_id, content, data)
+
+    def _saved_behind(self, saved: Future[None]) -> None:
+        if not saved.cancelled() and saved.exception() is not None:
+            self._behind_failed = saved.exception()
+
+    def _update(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
         raw = json.dumps(data, ensure_ascii=False) if data else None
         text = content or ""
         with self._writing() as db:
@@ -103,6 +125,7 @@ class EventStore(StoreConnection):
             self.dialect.unindex_event(db, event_id, kind, old, streaming_raw(old_raw))
             EventRow.update(content=text, data=raw).where(EventRow.id == event_id).execute(db)
             self.dialect.index_event(db, event_id, kind, text, streaming(data))
+        self._behind_failed = None  # a later text is saved: an earlier failure is moot
 
     def get_event(self, event_id: int) -> Event | None:
         with self._reading() as db:

@@ -76,9 +76,14 @@ def test_a_reply_growing_elsewhere_leaves_the_listing_version(
     add_conversation(other, "c1", title="One")
     other.append_event("c1", "user", "question")
     reply = other.append_event("c1", "assistant", "", GROWING)
-    assert moves(store, lambda: other.update_event(reply.id, "first", GROWING))  # a message more
+
+    def grow(text: str) -> None:
+        other.update_event(reply.id, text, GROWING)
+        other.settle()  # (PostgreSQL: a growing reply is saved by the database thread)
+
+    assert moves(store, lambda: grow("first"))  # a message more
     for text in ("first words", "first words and", "first words and more"):
-        assert not moves(store, lambda t=text: other.update_event(reply.id, t, GROWING))
+        assert not moves(store, lambda t=text: grow(t))
     assert not moves(store, lambda: other.update_event(reply.id, "the whole reply", {"ok": 1}))
 
 

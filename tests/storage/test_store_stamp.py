@@ -60,6 +60,7 @@ def test_another_connection_sees_the_stamp_change(
     try:
         before = store.tail_stamp("chat-aaaa", 2)
         other.update_event(reply.id, "grown elsewhere", {"streaming": True})
+        other.settle()  # (PostgreSQL: a growing reply is saved by the database thread)
         after = store.tail_stamp("chat-aaaa", 2)
     finally:
         other.close()

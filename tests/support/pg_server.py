@@ -283,6 +283,24 @@ class PgServer:
         except (OSError, ValueError, IndexError):
             return None
 
+    def processes(self) -> list[int]:
+        """The server's process and every one it started (a backend per connection, its
+        helpers): what ``SIGSTOP`` must reach to make the server stop answering."""
+        top = self.server_pid()
+        if top is None:
+            return []
+        found = [top]
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == top:
+                found.append(int(entry.name))
+        return found
+
     def close(self) -> None:
         """Stop the server and remove its directory (idempotent)."""
         if self._closed:
