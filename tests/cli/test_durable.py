@@ -80,14 +80,14 @@ def test_a_reply_that_cannot_be_saved_goes_to_a_recovery_file(
 
 
 #: Holds a read transaction on the database (``argv[1]``), so its write-ahead log stays
-#: and a writer must grow it; touches ``argv[2]`` once it holds it.
+#: and a writer must grow it; touches ``argv[2]`` once it holds it, and holds it until killed.
 HOLDER = """
-import sqlite3, sys, time, pathlib
+import pathlib, signal, sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
 db.execute("BEGIN")
 db.execute("SELECT count(*) FROM event").fetchone()
 pathlib.Path(sys.argv[2]).touch()
-time.sleep(120)
+signal.pause()  # until the test kills it
 """
 
 
