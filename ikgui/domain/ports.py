@@ -17,6 +17,24 @@ from typing import Any, Protocol
 
 from ikgui.domain.events import Conversation, Event, SearchHit
 
+#: The fields of ``Conversation`` that ``Store.update_conversation`` may set (every store
+#: refuses the others), and the statuses a conversation may have.
+UPDATABLE = frozenset(
+    {
+        "title",
+        "title_by_user",
+        "agent",
+        "provider",
+        "model",
+        "status",
+        "trashed_at",
+        "draft",
+        "prompt_draft",
+        "prompt_set_aside",
+    }
+)
+STATUSES = frozenset({"active", "killed"})
+
 
 class SendLock(Protocol):
     """One conversation's "a reply is being written" lock, shared by every process on

@@ -95,23 +95,6 @@ class TagRow(_Base):
 MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow)
 
 
-#: Fields of ``Conversation`` that ``update_conversation`` may set.
-UPDATABLE = frozenset(
-    {
-        "title",
-        "title_by_user",
-        "agent",
-        "provider",
-        "model",
-        "status",
-        "trashed_at",
-        "draft",
-        "prompt_draft",
-        "prompt_set_aside",
-    }
-)
-STATUSES = frozenset({"active", "killed"})
-
 #: What joins a conversation's tags in one column (``listing``; ``\\x1f`` is never in a tag).
 TAG_SEP = "\x1f"
 

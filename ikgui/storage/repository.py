@@ -20,13 +20,12 @@ from peewee import Database
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
 from ikgui.domain.listing import ListingRow
+from ikgui.domain.ports import STATUSES, UPDATABLE
 from ikgui.storage import counts, listing, queries
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect_sqlite import SqliteDialect
 from ikgui.storage.models import (
-    STATUSES,
-    UPDATABLE,
     ConversationRow,
     EventRow,
     TagRow,

@@ -29,24 +29,9 @@ from typing import Any
 from ikgui.domain import tally
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Event, SearchHit
+from ikgui.domain.ports import STATUSES, UPDATABLE
 from ikgui.domain.reading import shown
 
-#: The fields ``update_conversation`` may set (as in ``ikgui.storage.models``).
-UPDATABLE = frozenset(
-    {
-        "title",
-        "title_by_user",
-        "agent",
-        "provider",
-        "model",
-        "status",
-        "trashed_at",
-        "draft",
-        "prompt_draft",
-        "prompt_set_aside",
-    }
-)
-STATUSES = frozenset({"active", "killed"})
 #: The kinds whose text is searchable (as in ``ikgui.storage.migrations``).
 INDEXED_KINDS = frozenset(
     {"user", "assistant", "system", "prompt_edit", "tool_call", "tool_result"}
