@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_db import BIG_ID, CHAIN_IDS
 
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import open_store
 
 

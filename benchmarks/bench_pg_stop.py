@@ -41,7 +41,7 @@ from tests.support.pg_server import PgServer  # noqa: E402
 from tests.support.wire_server import Reply, WireServer  # noqa: E402
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 TICK_MS = 5
 TYPE_EVERY = 0.05
@@ -209,7 +209,7 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
 
 
 async def run(window_home: Path, url: str, server: PgServer, args: Any) -> dict[str, Any]:
-    from ikgui.app import build_window
+    from ikgui.app.root import build_window
     from ikgui.storage import open_store
 
     window = build_window(window_home, store=open_store(url))

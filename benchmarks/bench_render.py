@@ -140,7 +140,7 @@ async def measure(home: Path, expected: int) -> dict[str, Any]:
 
     from PySide6.QtCore import Qt, QTimer
 
-    from ikgui.app import build_window
+    from ikgui.app.root import build_window
     from ikgui.domain.events import Event
     from ikgui.ui.loop import application
 

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import httpx  # noqa: E402
 from bench_parsers import CHAT_PATHS, big_body  # noqa: E402
 
-from ikgui.domain.session import Session, SessionEvent  # noqa: E402
+from ikgui.app.wiring import Providers  # noqa: E402
+from ikgui.domain.session.session import Session, SessionEvent  # noqa: E402
 from ikgui.domain.settings import ProviderSettings, Settings  # noqa: E402
 from ikgui.storage import open_store  # noqa: E402
-from ikgui.wiring import Providers  # noqa: E402
 from tests.support.wire_server import Reply, WireServer  # noqa: E402
 
 CONTENT_TYPES = {

@@ -42,7 +42,7 @@ def measure(db: Path) -> dict[str, float]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from ikgui.storage import open_store
     from ikgui.ui.loop import application
-    from ikgui.ui.sidebar.sidebar import ConversationSidebar
+    from ikgui.ui.sidebar.panel import ConversationSidebar
 
     app = application()
     store = open_store(db)

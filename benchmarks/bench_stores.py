@@ -67,7 +67,7 @@ def median_s(fn: Callable[[], object], runs: int) -> float:
 # -- the child: one store, in-process -------------------------------------------------
 def child(kind: str, home: str, location: str, other: str, runs: int, switches: int) -> None:
     """Search, replay and the window's switch on one store; prints ``RESULT {json}``."""
-    from ikgui.domain.replay import replay_conversation
+    from ikgui.domain.state.replay import replay_conversation
     from ikgui.storage import open_store
 
     if kind == "postgresql":
@@ -109,7 +109,7 @@ def window_switch(home: Path, kind: str, other: str, switches: int) -> dict[str,
 async def _switching(home: Path, kind: str, other: str, switches: int) -> dict[str, Any]:
     from bench_window import in_callback, quiet
 
-    from ikgui.app import build_window
+    from ikgui.app.root import build_window
     from ikgui.ui.loop import application
 
     app = application()

@@ -37,7 +37,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ikgui.domain import library  # noqa: E402
+from ikgui.domain.library import conversations as library  # noqa: E402
 from ikgui.storage import SqliteStore, open_store  # noqa: E402
 
 DEFAULT_DB = Path("/tmp/bench/ikgui.db")
@@ -102,7 +102,7 @@ def run(store: SqliteStore, runs: int) -> None:
     from PySide6.QtWidgets import QApplication
 
     from ikgui.ui.loop import application
-    from ikgui.ui.sidebar.sidebar import ConversationSidebar
+    from ikgui.ui.sidebar.panel import ConversationSidebar
 
     tag_2000(store)
     a, b = two_tags(store)

@@ -5,7 +5,7 @@
 
 1. Start-up to a painted window: a fresh ``python`` subprocess running ``ikgui`` as a
    user starts it (``ikgui.__main__.main`` with ``IKGUI_HOME``; ``open_main_window``
-   wrapped, once ``ikgui.app`` is imported, to watch the scrollback), timed from spawn
+   wrapped, once ``ikgui.app.root`` is imported, to watch the scrollback), timed from spawn
    until it prints a marker right after the scrollback's first paint; then until the
    work the window leaves for after its first paint is done. The window opens on the
    newest conversation (the 10,000-event one in ``make_db``'s database); a second
@@ -57,9 +57,9 @@ if TYPE_CHECKING:  # (the children import as little as the app itself)
     from PySide6.QtWidgets import QApplication
 
     from ikgui.domain.events import Event
-    from ikgui.domain.session import SessionEvent
-    from ikgui.ui.main_window import MainWindow
-    from ikgui.ui.transcript.scrollback_render import Item
+    from ikgui.domain.session.session import SessionEvent
+    from ikgui.ui.transcript.render import Item
+    from ikgui.ui.window.main_window import MainWindow
 
 T = TypeVar("T")
 
@@ -80,7 +80,7 @@ NOT_BEFORE_PAINT = (
     "httpcore",
     "ikgui.providers",
     "keyring",
-    "ikgui.ui.settings.settings_dialog",
+    "ikgui.ui.settings.dialog",
     "PySide6.QtNetwork",
 )
 #: Where ``--profile`` writes the profile of the first reply's start (empty: none).
@@ -109,12 +109,12 @@ def cpu_seconds() -> float:
 # -- children (keep their imports to what the app itself needs) ------------------------
 def child_window(home: str, switch_to: str) -> None:
     """``ikgui`` itself, as a user starts it (``ikgui.__main__.main`` with
-    ``IKGUI_HOME``), with ``open_main_window`` wrapped, once ``ikgui.app`` is imported,
+    ``IKGUI_HOME``), with ``open_main_window`` wrapped, once ``ikgui.app.root`` is imported,
     to watch the scrollback's first paint; then optionally a switch, then the window is
     closed (its normal shutdown ends ``main``)."""
     os.environ["IKGUI_HOME"] = home
     sys.argv = ["ikgui"]
-    _when_imported("ikgui.app", lambda module: _watch_window(module, switch_to))
+    _when_imported("ikgui.app.root", lambda module: _watch_window(module, switch_to))
     from ikgui.__main__ import main as ikgui_main
 
     ikgui_main()
@@ -526,7 +526,7 @@ async def window_benchmarks(
 ) -> None:
     import asyncio
 
-    from ikgui.app import build_window
+    from ikgui.app.root import build_window
     from ikgui.ui.loop import application
 
     app = application()
@@ -600,7 +600,7 @@ async def switching(
 ) -> None:
     import asyncio
 
-    from ikgui.domain.replay import replay_conversation
+    from ikgui.domain.state.replay import replay_conversation
 
     big, back, chain = [], [], []
     for _ in range(SWITCHES):
@@ -1032,7 +1032,7 @@ def table(v: dict[str, float | None], runs: int, ids: dict[str, str]) -> list[st
         row(f"1. start-up to painted window (median of {runs})", v.get("startup"), "ms", 0.35),
         row("   floor: PySide6 + empty QMainWindow painted", v.get("floor"), "ms", None),
         row("   start-up less the floor of the same round", v.get("startup_over"), "ms", None),
-        row("   ...interpreter + imports (ikgui.app)", v.get("startup_imported"), "ms", None),
+        row("   ...interpreter + imports (ikgui.app.root)", v.get("startup_imported"), "ms", None),
         row("   ...app.main until window.show() returns", v.get("startup_build"), "ms", None),
         row("   ...then the first paint", v.get("startup_paint"), "ms", None),
         row("   ...then the work left for after it", v.get("startup_settled"), "ms", None),

@@ -23,7 +23,7 @@ def main() -> int:
         short = argv[0] in SHORT_WORDS
         if short:
             gc.disable()
-        from ikgui.cli import main as cli_main
+        from ikgui.cli.main import main as cli_main
 
         try:
             return cli_main(argv)
@@ -31,16 +31,16 @@ def main() -> int:
             if short:
                 gc.freeze()  # the process ends: no last collection of everything at exit
     # Start-up allocates a lot and frees little: the collector's passes meanwhile find
-    # nothing to free. The window turns it back on once it is painted (``ikgui.app``).
+    # nothing to free. The window turns it back on once it is painted (``ikgui.app.root``).
     gc.disable()
     _qt_free_modules_first()
     # The providers' modules (httpx, httpcore) are not needed for the first paint: the
-    # window loads them in a thread once it is painted (``ikgui.app.after_first_paint``).
+    # window loads them in a thread once it is painted (``ikgui.app.root.after_first_paint``).
     if argv and argv[0] == "--self-test":
-        from ikgui.app import self_test
+        from ikgui.app.root import self_test
 
         return self_test()
-    from ikgui.app import main as app_main
+    from ikgui.app.root import main as app_main
 
     return app_main(argv)
 
@@ -54,11 +54,6 @@ def _qt_free_modules_first() -> None:
     import html.entities  # noqa: F401
     import selectors  # noqa: F401
     import tempfile  # noqa: F401
-
-    import ikgui.config
-    import ikgui.domain.command_handlers
-    import ikgui.storage
-    import ikgui.wiring  # noqa: F401
 
 
 if __name__ == "__main__":

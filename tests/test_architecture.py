@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_core_packages_and_cli_load_no_qt() -> None:
     code = (
-        "import sys, ikgui.domain.session, ikgui.domain.command_handlers, ikgui.storage, "
-        "ikgui.cli, ikgui.cli_run, ikgui.cli_view, ikgui.cli_output, ikgui.config, "
-        "ikgui.wiring, ikgui.keys, ikgui.paths, ikgui.recovery; "
+        "import sys, ikgui.domain.session.session, ikgui.domain.commands.handlers, ikgui.storage, "
+        "ikgui.cli.main, ikgui.cli.run, ikgui.cli.view, ikgui.cli.output, ikgui.config.loading, "
+        "ikgui.app.wiring, ikgui.local.keys, ikgui.local.paths, ikgui.local.recovery; "
         "bad = sorted(m for m in sys.modules "
         "if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'httpx', 'keyring')); "
         "print(','.join(bad))"
@@ -29,7 +29,8 @@ def test_core_packages_and_cli_load_no_qt() -> None:
 
 def test_domain_loads_no_adapter_libraries() -> None:
     code = (
-        "import sys, ikgui.domain.session, ikgui.domain.command_handlers, ikgui.domain.exchange; "
+        "import sys, ikgui.domain.session.session, ikgui.domain.commands.handlers, "
+        "ikgui.domain.library.exchange; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('PySide6', 'qasync', 'peewee', 'playhouse', 'httpx', 'keyring')); print(','.join(bad))"
     )
@@ -47,17 +48,20 @@ def test_import_linter_contracts_hold() -> None:
 # -- contracts that catch what they promise ------------------------------------------
 #: A line added to a module of a copy of the package, and the contract that must break.
 VIOLATIONS = [
-    ("cli_view.py", "import PySide6", "never load Qt"),
-    ("cli_run.py", "import ikgui.ui", "never load Qt"),
+    ("cli/view.py", "import PySide6", "never load Qt"),
+    ("cli/run.py", "import ikgui.ui", "never load Qt"),
+    ("cli/view.py", "import peewee", "The command line reads no database rows"),
     ("ui/bridge.py", "import qasync", "Only ikgui.ui.loop imports qasync"),
-    ("ui/bridge.py", "import ikgui.cli_output", "The window and the command line"),
-    ("config.py", "import ikgui.wiring", "Layers"),
-    ("keys.py", "import ikgui.paths", "Layers"),
-    ("paths.py", "import ikgui.storage", "Layers"),
-    ("wiring.py", "import ikgui.ui", "Layers"),
-    ("storage/__init__.py", "import ikgui.wiring", "Layers"),
-    ("domain/ids.py", "import tomlkit", "The domain is pure Python"),
-    ("newmodule.py", '"""A module placed in no layer."""', "Layers"),
+    ("ui/bridge.py", "import ikgui.cli.output", "The window and the command line"),
+    ("ui/bridge.py", "import ikgui.app.root", "Nothing imports the composition root"),
+    ("config/loading.py", "import ikgui.app.wiring", "Layers"),
+    ("local/keys.py", "import ikgui.config.target", "Layers"),
+    ("local/paths.py", "import ikgui.storage", "Layers"),
+    ("app/wiring.py", "import ikgui.ui", "Layers"),
+    ("storage/__init__.py", "import ikgui.app.wiring", "Layers"),
+    ("domain/state/ids.py", "import tomlkit", "The domain is pure Python"),
+    ("domain/text/safe.py", "import ikgui.domain.state.replay", "The domain: commands"),
+    ("domain/state/replay.py", "import ikgui.domain.session.session", "The domain: commands"),
 ]
 
 
@@ -98,6 +102,31 @@ def test_import_linter_contracts_catch_a_violation(
     # A long contract name wraps onto two lines: look at the contracts' summary as one text.
     summary = " ".join(result.stdout.split("Broken contracts")[0].split())
     assert any(contract in part for part in summary.split("BROKEN")[:-1]), result.stdout
+
+
+#: The top level of the package: what each part is, so that a new one must be placed (in
+#: the layers contract of pyproject.toml, and here).
+TOP_LEVEL = {
+    "__init__.py",
+    "__main__.py",
+    "py.typed",
+    "app",
+    "cli",
+    "config",
+    "local",
+    "domain",
+    "storage",
+    "providers",
+    "ui",
+}
+
+
+def test_the_top_level_shows_the_plan() -> None:
+    found = {p.name for p in (ROOT / "ikgui").iterdir() if p.name != "__pycache__"}
+    assert found == TOP_LEVEL
+    layers = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    for name in TOP_LEVEL - {"__init__.py", "py.typed"}:
+        assert f'"ikgui.{name.removesuffix(".py")}' in layers, name
 
 
 def test_the_unchanged_copy_keeps_every_contract(package_copy: Path) -> None:

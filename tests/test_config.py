@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from ikgui.config import EXAMPLE, load_settings, save_settings
+from ikgui.config.loading import EXAMPLE, load_settings, save_settings
 
 
 def write(tmp_path: Path, text: str) -> Path:

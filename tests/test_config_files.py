@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.config import load_settings
-from ikgui.config_file import MAX_BYTES
+from ikgui.config.file import MAX_BYTES
+from ikgui.config.loading import load_settings
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX files")
 

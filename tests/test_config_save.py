@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.config import load_settings, save_settings
+from ikgui.config.loading import load_settings, save_settings
 from ikgui.domain.settings import AgentSettings, Price, ProviderSettings, Settings
-from ikgui.keys import KeyStore
+from ikgui.local.keys import KeyStore
 from tests.support.memkeyring import MemoryKeyring
 
 

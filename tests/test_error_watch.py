@@ -24,7 +24,7 @@ def test_clean():
 
 
 def test_an_ikgui_error_record():
-    logging.getLogger("ikgui.domain.replay").error("replay went wrong")
+    logging.getLogger("ikgui.domain.state.replay").error("replay went wrong")
 
 
 def test_a_task_exception_never_retrieved():

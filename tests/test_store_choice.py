@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.config import load_settings, save_settings
-from ikgui.config_storage import url_problem, without_password
+from ikgui.config.loading import load_settings, save_settings
+from ikgui.config.storage import url_problem, without_password
+from ikgui.config.target import choose, password_for, password_source, postgres_target
 from ikgui.domain.errors import StorageError
-from ikgui.keys import KeyStore
-from ikgui.paths import Paths
-from ikgui.store_target import choose, password_for, password_source, postgres_target
+from ikgui.local.keys import KeyStore
+from ikgui.local.paths import Paths
 from tests.support.memkeyring import MemoryKeyring
 
 SECRET = "hunter2-s3cret"

@@ -31,8 +31,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={SCREEN}")
 SIZES = ((800, 600), (1366, 768), (1920, 1080))
 sys.path.insert(0, str(ROOT))
 
-from ikgui.domain.demo import build_demo  # noqa: E402
-from ikgui.domain.session import Session  # noqa: E402
+from ikgui.domain.session.demo import build_demo  # noqa: E402
+from ikgui.domain.session.session import Session  # noqa: E402
 from ikgui.storage import open_store  # noqa: E402
 
 
@@ -62,7 +62,7 @@ def gone(window: Any) -> None:
 async def opened(home: Path, theme: str, size: tuple[int, int] = (1340, 820)) -> Any:
     """The real window over ``home`` in ``theme``, shown, its start-up work done (the
     model check gives up quickly: no server runs here), the banner and status hidden."""
-    from ikgui.app import build_window
+    from ikgui.app.root import build_window
     from ikgui.ui.loop import application
     from ikgui.ui.style import apply_style
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ikgui.domain.events import Kind  # noqa: E402
-from ikgui.domain.session import Session  # noqa: E402
+from ikgui.domain.session.session import Session  # noqa: E402
 from ikgui.storage import SqliteStore, open_store  # noqa: E402
 
 EXCHANGES = [
@@ -56,7 +56,7 @@ def main() -> None:
 
     from ikgui.ui.branches_view import BranchesView
     from ikgui.ui.loop import application
-    from ikgui.ui.sidebar.sidebar import ConversationSidebar
+    from ikgui.ui.sidebar.panel import ConversationSidebar
     from ikgui.ui.style import apply_style
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"

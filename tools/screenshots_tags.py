@@ -56,7 +56,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from ikgui.ui.loop import application
-    from ikgui.ui.sidebar.sidebar import ConversationSidebar
+    from ikgui.ui.sidebar.panel import ConversationSidebar
     from ikgui.ui.style import apply_style
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "resources" / "screenshots"

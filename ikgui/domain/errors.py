@@ -7,14 +7,14 @@
   - ``UsageError`` (exit 2): a malformed command or argument.
   - ``ProviderError`` (exit 3): the model could not be reached or refused. Its
     ``message`` is the command line's sentence; ``window_text`` the window's (the same
-    facts, the remedy in the window's words: :mod:`ikgui.domain.advice`).
+    facts, the remedy in the window's words: :mod:`ikgui.domain.text.advice`).
   - ``StorageError``: the database cannot be opened, migrated or written.
     - ``DatabaseUnreachable``: the database server cannot be reached (now or any more).
 """
 
 from __future__ import annotations
 
-from ikgui.domain.advice import Advice, join
+from ikgui.domain.text.advice import Advice, join
 
 
 class IkguiError(Exception):

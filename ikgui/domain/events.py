@@ -46,6 +46,10 @@ STATUS_ACTIVE = "active"
 STATUS_KILLED = "killed"
 STATUS_TRASHED = "trashed"
 
+#: Who closes or reopens a branch today: the user (``/kill``, ``ikgui conv kill``, the
+#: window's menus). Agents that close their sub-agents would say their own name.
+BY_USER = "user"
+
 
 def _parse_data(raw: str | None) -> dict[str, Any]:
     if not raw:

@@ -122,13 +122,13 @@ class Store(Protocol):
     ) -> Event:
         """Append one event (id from the global sequence, ``created_at`` now unless
         given), bump the conversation's ``updated_at`` (to the event's time), store the
-        counts :func:`ikgui.domain.tally.after` computes (with the event and on the
+        counts :func:`ikgui.domain.state.tally.after` computes (with the event and on the
         conversation, in the same transaction), and index its text for search."""
         ...
 
     def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:
         """Replace a growing event's content and data (a streaming reply), reindexing it
-        (and moving the stored counts by :func:`ikgui.domain.tally.grown`)."""
+        (and moving the stored counts by :func:`ikgui.domain.state.tally.grown`)."""
         ...
 
     def get_event(self, event_id: int) -> Event | None: ...
@@ -156,7 +156,7 @@ class Store(Protocol):
 
     def count_shown(self, conv_id: str, after: int, upto: int) -> int:
         """How many of the conversation's own events with ``after < id <= upto`` a
-        reader sees (``ikgui.domain.reading.shown``: not a clear or retry, not a reply
+        reader sees (``ikgui.domain.state.reading.shown``: not a clear or retry, not a reply
         that failed before any text): the items of a cleared group, without reading them."""
         ...
 
@@ -164,7 +164,7 @@ class Store(Protocol):
         """For each conversation, how many of its own messages (as its message count
         counts them) are still in its context: not before its newest clear, not taken
         out by a rewind or retry after it (0 for an id it does not know). Stored as
-        events are appended (``ikgui.domain.tally``): read, not counted."""
+        events are appended (``ikgui.domain.state.tally``): read, not counted."""
         ...
 
     def tail_events(self, conv_id: str, limit: int) -> list[Event]:
@@ -176,7 +176,7 @@ class Store(Protocol):
         """For each conversation, how many messages it carries from its ancestors (a
         fork's context before its own): each ancestor's own messages up to the fork
         point; 0 for a root or an unknown id. Stored when the fork is made
-        (``ikgui.domain.tally.carried``), and again for forks a delete leaves behind."""
+        (``ikgui.domain.state.tally.carried``), and again for forks a delete leaves behind."""
         ...
 
     def unfinished_replies(self) -> list[Event]:

@@ -1,4 +1,4 @@
-"""Configuration values the domain works with (loaded by :mod:`ikgui.config`)."""
+"""Configuration values the domain works with (loaded by :mod:`ikgui.config.loading`)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Providers (``ikgui.providers``) turn their wire formats into these plain values;
 the session turns them into events. Failures are raised as
 :class:`~ikgui.domain.errors.ProviderError` with a category (SPEC §8) and, when the user
-can act, an advice (:mod:`ikgui.domain.advice`).
+can act, an advice (:mod:`ikgui.domain.text.advice`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ikgui.domain.context import Message
+from ikgui.domain.state.context import Message
 
 #: ProviderError categories, one per kind of failure the user can act on.
 CATEGORIES = (

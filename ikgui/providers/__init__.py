@@ -25,6 +25,7 @@ from ikgui.providers.http import (
     ClientPool,
     HTTPProvider,
     ReplyStream,
+    warm_up,
 )
 from ikgui.providers.ollama import OllamaProvider
 from ikgui.providers.openai import OpenAIProvider
@@ -40,6 +41,7 @@ __all__ = [
     "OpenAIProvider",
     "ReplyStream",
     "make_provider",
+    "warm_up",
 ]
 
 PROVIDER_CLASSES: dict[str, type[HTTPProvider]] = {

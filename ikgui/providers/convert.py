@@ -1,6 +1,6 @@
 """The domain's OpenAI-form messages and tools in Ollama's and Anthropic's wire forms.
 
-Input (``ikgui.domain.context``): roles ``system``/``user``/``assistant``/``tool``;
+Input (``ikgui.domain.state.context``): roles ``system``/``user``/``assistant``/``tool``;
 assistant ``tool_calls`` ``[{"id", "type": "function", "function": {"name",
 "arguments": <JSON string>}}]``; tool results ``{"role": "tool", "tool_call_id",
 "content"}``; system messages may appear mid-history (edit notices) and last (the
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ikgui.domain.context import Message
+from ikgui.domain.state.context import Message
 
 
 def text_of(content: Any) -> str:

@@ -21,7 +21,7 @@ helpers they share (quoting, URLs, ``Retry-After``). Categories come from
 - ``limit``: the reply passed its time or size limit (``[limits]`` in config.toml)
 
 Each error says what happened; what the user can do is an
-:class:`~ikgui.domain.advice.Advice` (a key and its facts), worded by the domain for the
+:class:`~ikgui.domain.text.advice.Advice` (a key and its facts), worded by the domain for the
 command line or the window. Every message passes through :func:`redact`, so an API key
 never appears in it.
 """
@@ -33,9 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ikgui.domain.advice import Advice
 from ikgui.domain.errors import ProviderError
-from ikgui.domain.safetext import one_line
+from ikgui.domain.text.advice import Advice
+from ikgui.domain.text.safe import one_line
 from ikgui.providers.error_text import (
     MAX_QUOTE,
     clean,

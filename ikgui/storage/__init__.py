@@ -44,13 +44,27 @@ __all__ = [
     "SCHEMA_VERSION",
     "PeeweeStore",
     "SqliteStore",
+    "copy_history",
     "enable_psycopg",
+    "history_counts",
     "is_database_url",
     "open_store",
 ]
 
+
+def __getattr__(name: str) -> Any:
+    """``copy_history`` and ``history_counts`` (``ikgui db``), loaded when first asked for:
+    start-up never pays for them."""
+    if name in ("copy_history", "history_counts"):
+        from ikgui.storage import copy
+
+        return getattr(copy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
+    from ikgui.storage.copy import copy_history, history_counts
 
     def _implements_the_port(store: PeeweeStore) -> Store:
         return store  # mypy checks SqliteStore against the Store protocol here

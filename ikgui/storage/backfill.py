@@ -1,5 +1,5 @@
 """The stored counts of a database made before schema 6 (issue 22 item 2), computed by
-the domain's :mod:`ikgui.domain.tally` as if each event were appended now: one
+the domain's :mod:`ikgui.domain.state.tally` as if each event were appended now: one
 conversation's log at a time, so memory holds the largest conversation, not the history.
 
 Both migrations (SQLite's ``_v6_tallies``, PostgreSQL's ``_v6``) run it through the two
@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ikgui.domain import tally
 from ikgui.domain.events import Event
+from ikgui.domain.state import tally
 
 
 @dataclass(frozen=True)

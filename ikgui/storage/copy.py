@@ -21,12 +21,13 @@ only the few rows that changed.
 from __future__ import annotations
 
 import contextlib
+import sys
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from peewee import Database, Field, Model
+from peewee import Database, Field, Model, PeeweeException
 
 from ikgui.domain.errors import StorageError
 from ikgui.storage.copy_sync import (
@@ -119,14 +120,40 @@ def copy_history(
             report("tags", done.added + done.same, done.added + done.same)
             copied.tags, copied.removed_tags = done.added, done.updated
             copied.skipped += done.same
-    except BaseException:
+    except BaseException as exc:
         if dest_kind == "postgresql":  # what was copied must not clash with new ids
             with contextlib.suppress(Exception):
                 _move_sequences(dest)
+        if isinstance(exc, (PeeweeException, *_driver_errors())):
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StorageError(
+                f"The copy stopped ({reason}). What was copied stays; run the same command "
+                "again to copy the rest."
+            ) from exc
         raise
     if dest_kind == "postgresql":
         _move_sequences(dest)
     return copied
+
+
+def _driver_errors() -> tuple[type[Exception], ...]:
+    """psycopg's errors, when the PostgreSQL side has loaded it."""
+    psycopg = sys.modules.get("psycopg")
+    error_class = getattr(psycopg, "Error", None)
+    return (error_class,) if isinstance(error_class, type) else ()
+
+
+def history_counts(database: Database) -> dict[str, int]:
+    """Rows per table (and conversations in the Trash) of a history (``ikgui db status``)."""
+    from ikgui.storage.models import TagRow
+
+    trashed = ConversationRow.select().where(ConversationRow.trashed_at.is_null(False))
+    return {
+        "conversations": int(ConversationRow.select().count(database)),
+        "trashed": int(trashed.count(database)),
+        "events": int(EventRow.select().count(database)),
+        "tags": int(TagRow.select().count(database)),
+    }
 
 
 def _add(total: Synced, batch: Synced) -> None:

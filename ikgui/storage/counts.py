@@ -1,5 +1,5 @@
 """Counting without reading (issue 10 item 1): the items a cleared group holds; and the
-counts the domain computes as events are appended (:mod:`ikgui.domain.tally`), stored
+counts the domain computes as events are appended (:mod:`ikgui.domain.state.tally`), stored
 with each event and conversation and only looked up and summed here (issue 22 item 2:
 no rule of the fold is written again in SQL)."""
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from peewee import Database
 
-from ikgui.domain import tally
+from ikgui.domain.state import tally
 from ikgui.storage import queries
 
 #: Ids per ``IN (...)`` list.
@@ -50,7 +50,7 @@ def latest_clear(db: Database, conv_id: str, upto: int | None = None) -> int | N
 
 
 def tally_lookup(db: Database, conv_id: str) -> tally.Lookup:
-    """Read an earlier event's stored tally for :func:`ikgui.domain.tally.after`."""
+    """Read an earlier event's stored tally for :func:`ikgui.domain.state.tally.after`."""
 
     def lookup(event_id: int) -> tuple[str, tally.Tally] | None:
         row = queries.EVENT_TALLY.run(db, event_id, conv_id).fetchone()
@@ -105,7 +105,7 @@ class _Walk:
 
 def carry(db: Database, conv_ids: Sequence[str]) -> None:
     """Store what each of ``conv_ids`` carries from its ancestors (the domain's
-    :func:`ikgui.domain.tally.carried`, summing stored tallies)."""
+    :func:`ikgui.domain.state.tally.carried`, summing stored tallies)."""
     walk = _Walk(db)
     for conv_id in dict.fromkeys(conv_ids):
         count = tally.carried(conv_id, walk.fork_of, walk.messages_upto)

@@ -19,7 +19,7 @@ from typing import Any
 from peewee import SQL, Database, SqliteDatabase, Tuple, fn
 
 from ikgui.domain.events import Conversation
-from ikgui.domain.listing import ListingRow
+from ikgui.domain.library.listing import ListingRow
 from ikgui.storage import queries
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.models import (

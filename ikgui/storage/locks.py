@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from ikgui.domain.errors import StorageError
-from ikgui.domain.safetext import valid_id
+from ikgui.domain.text.safe import valid_id
 
 
 def _file_name(conv_id: str) -> str:

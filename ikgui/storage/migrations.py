@@ -175,7 +175,7 @@ def _v5_prompt_drafts(conn: sqlite3.Connection) -> None:
         conn.execute(f"ALTER TABLE conversation ADD COLUMN {column} TEXT NULL")
 
 
-#: The columns of version 6 (frozen here): the domain's counts (``ikgui.domain.tally``),
+#: The columns of version 6 (frozen here): the domain's counts (``ikgui.domain.state.tally``),
 #: kept as events are appended: per conversation, its messages in its context and what
 #: a fork carries; per event, the conversation's tally after it (what a rewind or retry
 #: goes back to). Not listed: an append that changes them also moves ``updated_at``.

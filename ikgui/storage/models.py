@@ -26,7 +26,7 @@ from peewee import (
 from ikgui.domain.events import Conversation, Event
 
 # The one rule for tags (the domain's), re-exported for the repository.
-from ikgui.domain.ids import normalize_tags as normalize_tags
+from ikgui.domain.state.ids import normalize_tags as normalize_tags
 
 
 class _Base(Model):
@@ -57,7 +57,7 @@ class ConversationRow(_Base):
     pinned = IntegerField(default=0)
     prompt_draft = TextField(null=True)
     prompt_set_aside = TextField(null=True)
-    #: The domain's counts (``ikgui.domain.tally``), stored as events are appended (no
+    #: The domain's counts (``ikgui.domain.state.tally``), stored as events are appended (no
     #: default here: the database's 0, so peewee leaves them out of a row written to a
     #: database before version 6).
     context_count = IntegerField()
@@ -74,7 +74,7 @@ class EventRow(_Base):
     content = TextField(default="")
     data = TextField(null=True)  # JSON object text
     created_at = FloatField()
-    #: The conversation's tally after this event (``ikgui.domain.tally.after``).
+    #: The conversation's tally after this event (``ikgui.domain.state.tally.after``).
     tally_messages = IntegerField()
     tally_context = IntegerField()
 

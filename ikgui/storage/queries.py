@@ -149,7 +149,7 @@ LATEST_CLEAR = Query("SELECT MAX(id) FROM event WHERE conversation_id = ? AND ki
 LATEST_CLEAR_UPTO = Query(
     "SELECT MAX(id) FROM event WHERE conversation_id = ? AND kind = 'clear' AND id <= ?"
 )
-#: The domain's tally (``ikgui.domain.tally``) stored with one of a conversation's events.
+#: The domain's tally (``ikgui.domain.state.tally``) stored with one of a conversation's events.
 EVENT_TALLY = Query(
     "SELECT kind, tally_messages, tally_context FROM event WHERE id = ? AND conversation_id = ?"
 )

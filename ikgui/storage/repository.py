@@ -19,12 +19,13 @@ from peewee import Database
 
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
-from ikgui.domain.listing import ListingRow
+from ikgui.domain.library.listing import ListingRow
 from ikgui.domain.ports import STATUSES, UPDATABLE
 from ikgui.storage import counts, listing, queries
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect_sqlite import SqliteDialect
+from ikgui.storage.events import EventStore
 from ikgui.storage.models import (
     ConversationRow,
     EventRow,
@@ -33,7 +34,6 @@ from ikgui.storage.models import (
     normalize_tags,
 )
 from ikgui.storage.queries import chunks, execute_query
-from ikgui.storage.store_events import EventStore
 
 #: Ids per ``IN (...)`` list when deleting many conversations.
 _CHUNK = 500

@@ -3,7 +3,7 @@
 Each function runs inside the store's read or write transaction (it is given the
 database), so a rename or delete of a tag on thousands of conversations is one
 transaction: every conversation changes, or none. Tags arrive normalized (the domain's
-one tag rule, :func:`ikgui.domain.ids.normalize_tag`); the ``tag_name`` index makes each
+one tag rule, :func:`ikgui.domain.state.ids.normalize_tag`); the ``tag_name`` index makes each
 statement a lookup, not a scan.
 """
 

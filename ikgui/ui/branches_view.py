@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.branches import (
+from ikgui.domain.commands.branches import (
     CHILD,
     DESCENDANT,
     PARENT,

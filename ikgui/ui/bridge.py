@@ -11,7 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from ikgui.domain.events import Kind
-from ikgui.domain.facts import (
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.facts import (
     ConversationChanged,
     ConversationSwitched,
     DeltaReceived,
@@ -24,7 +25,6 @@ from ikgui.domain.facts import (
     StreamStarted,
     WritesPending,
 )
-from ikgui.domain.session import Session
 
 
 class SessionBridge(QObject):

@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.safetext import one_line
-from ikgui.log import LogFile, open_log
+from ikgui.domain.text.safe import one_line
+from ikgui.local.log import LogFile, open_log
 from ikgui.ui.plain import make_plain
 
 log = logging.getLogger(__name__)

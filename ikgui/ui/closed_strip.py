@@ -6,7 +6,7 @@ item 4): it is read-only by the same rule until it is restored.
 It is its own small widget, not the start-up banner: a closed branch is a state of the
 conversation on screen, shown as long as it lasts, while the banner says what to start
 or configure and can be dismissed. The domain refuses input to a closed branch anyway
-(:mod:`ikgui.domain.closing`); this only shows it and offers the way back.
+(:mod:`ikgui.domain.session.closing`); this only shows it and offers the way back.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import make_plain
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 TEXT = "This branch is closed. Reopen it to continue the conversation here."
 PROMPT_CLOSED = "This branch is closed: Reopen it to write here."

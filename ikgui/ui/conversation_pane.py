@@ -20,7 +20,7 @@ from ikgui.ui.closed_strip import ClosedStrip
 from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
-from ikgui.ui.prompt.prompt_editor import PromptEditor
+from ikgui.ui.prompt.editor import PromptEditor
 from ikgui.ui.title_header import TitleHeader
 from ikgui.ui.transcript.scrollback import ScrollbackView
 from ikgui.ui.window.splitter import sized_by_current_page

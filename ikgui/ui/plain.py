@@ -13,7 +13,7 @@ through one of these helpers:
 - :func:`line` (titles, status bar), :func:`window_title`, :func:`block` (several lines) and
   :func:`action_text` (menu entries, ``&`` doubled so it is no mnemonic): bidirectional
   controls shown as ``⟨U+202E⟩`` and control characters escaped, by
-  :mod:`ikgui.domain.safetext`.
+  :mod:`ikgui.domain.text.safe`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
 
-from ikgui.domain.safetext import one_line, terminal_safe
+from ikgui.domain.text.safe import one_line, terminal_safe
 
 
 def line(text: str) -> str:

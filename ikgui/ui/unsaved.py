@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ikgui import recovery
+from ikgui.local import recovery
 from ikgui.ui.plain import tooltip
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 def _summary(reason: str) -> str:
@@ -145,6 +145,6 @@ class UnsavedIndicator(QWidget):
 
 def _data_folder() -> Path:
     """Where a server-backed store's recovery files go: ikgui's own data folder."""
-    from ikgui.paths import resolve
+    from ikgui.local.paths import resolve
 
     return resolve().database.parent

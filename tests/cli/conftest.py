@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ikgui.cli import main
+from ikgui.cli.main import main
 
 
 @dataclass

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from ikgui.domain.command_handlers import default_registry
-from ikgui.domain.demo import build_demo
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.errors import StorageError
 from ikgui.domain.events import Kind
-from ikgui.domain.session import Session
+from ikgui.domain.session.demo import build_demo
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.storage import copy as copy_module
 from ikgui.storage import open_store
@@ -251,7 +251,7 @@ def test_a_server_lost_mid_copy_is_one_line_and_the_next_run_finishes(
                 pg_server.stop("immediate")
 
     monkeypatch.setattr(copy_module.copy_history, "__kwdefaults__", {"progress": None, "batch": 5})
-    monkeypatch.setattr("ikgui.cli_db.ProgressLine", StopTheServer)
+    monkeypatch.setattr("ikgui.cli.db.ProgressLine", StopTheServer)
     result = cli("db", "copy", "--to", pg_url)
     assert result.code == 1 and result.err.startswith("Error: ")
     assert "run the same command again" in result.err and "Traceback" not in result.err

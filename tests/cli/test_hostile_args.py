@@ -131,7 +131,7 @@ def test_no_argument_ever_shows_a_traceback(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ikgui.cli import main
+    from ikgui.cli.main import main
 
     if "--help" in argv or "-h" in argv:
         return

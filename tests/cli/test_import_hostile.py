@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ikgui.domain import exchange
-from ikgui.domain.safetext import valid_id
+from ikgui.domain.library import exchange
+from ikgui.domain.text.safe import valid_id
 from tests.cli.conftest import Cli
 
 T = "2026-03-01T10:00:00+00:00"

@@ -21,14 +21,14 @@ from ikgui.storage import open_store
 
 #: Loaded by ``conv list`` neither on SQLite nor on PostgreSQL.
 NOT_NEEDED = (
-    "ikgui.domain.session",
-    "ikgui.domain.command_handlers",
-    "ikgui.domain.reply",
-    "ikgui.domain.streamer",
-    "ikgui.domain.replay",
-    "ikgui.domain.exchange",
-    "ikgui.cli_run",
-    "ikgui.recovery",
+    "ikgui.domain.session.session",
+    "ikgui.domain.commands.handlers",
+    "ikgui.domain.session.reply",
+    "ikgui.domain.session.sender",
+    "ikgui.domain.state.replay",
+    "ikgui.domain.library.exchange",
+    "ikgui.cli.run",
+    "ikgui.local.recovery",
     "ikgui.providers",
     "httpx",
     "httpcore",

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from ikgui.cli_output import PIPE_WIDTH
-from ikgui.cli_run import _Printer
+from ikgui.cli.output import PIPE_WIDTH
+from ikgui.cli.run import _Printer
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.facts import DeltaReceived
+from ikgui.domain.state.facts import DeltaReceived
 from tests.cli.conftest import Cli
 
 BIG_TITLE = "A title that goes on " + "and on " * 150_000  # ~1 MB

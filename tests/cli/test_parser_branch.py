@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from ikgui.cli_parser import build_parser
+from ikgui.cli.parser import build_parser
 
 LINES = [
     ["conv", "list"],

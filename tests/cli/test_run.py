@@ -269,7 +269,7 @@ def test_nothing_listening_at_an_openai_compatible_url_names_the_config_file(
 #: ignored SIGINT ignored (a background job is stopped with SIGTERM, handled the same).
 FAST_SAVES = (
     "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "import sys; import ikgui.domain.reply as reply; reply.SAVE_INTERVAL = 0.1; "
+    "import sys; import ikgui.domain.session.reply as reply; reply.SAVE_INTERVAL = 0.1; "
     "from ikgui.__main__ import main; sys.exit(main())"
 )
 

@@ -206,7 +206,7 @@ def test_run_into_a_closed_pipe_stops_the_reply_quietly(cli: Cli, local: WireSer
 
 
 def test_limits_survive_the_settings_dialog_saving_the_config(tmp_path: Path) -> None:
-    from ikgui.config import load_settings, save_settings
+    from ikgui.config.loading import load_settings, save_settings
 
     path = tmp_path / "config.toml"
     path.write_text("[limits]\nreply_minutes = 90\nreply_mb = 2.5\n", encoding="utf-8")

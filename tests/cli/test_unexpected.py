@@ -8,13 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ikgui.log import log_path
+from ikgui.local.log import log_path
 
 # A bug planted in a real function before the command line imports it (no test-only
 # hook in ikgui: the listing's formatter itself fails).
 BROKEN_LISTING = """
 import sys
-import ikgui.domain.listing as listing
+import ikgui.domain.library.listing as listing
 
 def format_listing(*args, **kwargs):
     raise ZeroDivisionError("a planted bug")

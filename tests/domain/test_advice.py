@@ -8,11 +8,11 @@ import string
 
 import pytest
 
-from ikgui.domain.advice import ADVICE, HEADLINES, Advice, advice, error_text, headline
 from ikgui.domain.errors import ProviderError
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.streaming import CATEGORIES
+from ikgui.domain.text.advice import ADVICE, HEADLINES, Advice, advice, error_text, headline
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider
 
@@ -143,7 +143,7 @@ def test_every_category_has_a_heading() -> None:
 
 
 def test_the_settings_page_that_fixes_a_failure() -> None:
-    from ikgui.domain.advice import SETTINGS_PAGES, settings_page
+    from ikgui.domain.text.advice import SETTINGS_PAGES, settings_page
 
     assert set(SETTINGS_PAGES) <= set(ADVICE)
     for key, page in SETTINGS_PAGES.items():  # each names that page's controls

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ikgui.domain.branches import branch_family, format_branches
-from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.commands.branches import branch_family, format_branches
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import Kind
-from ikgui.domain.rules import branch_name, fork_title
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
+from ikgui.domain.state.rules import branch_name, fork_title
 from tests.support.memstore import MemoryStore
 
 

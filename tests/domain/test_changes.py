@@ -11,8 +11,8 @@ import dataclasses
 import pytest
 
 from ikgui.domain.events import Conversation, Kind
-from ikgui.domain.facts import ConversationChanged, EventAppended, EventUpdated, Fact
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.facts import ConversationChanged, EventAppended, EventUpdated, Fact
 from tests.domain.test_send import Clock, make_session
 from tests.support.counting import count_reads
 from tests.support.memstore import MemoryStore

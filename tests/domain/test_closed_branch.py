@@ -10,8 +10,8 @@ import pytest
 
 from ikgui.domain.errors import ClosedError
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Kind
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.replay import replay_conversation
 from tests.domain.test_commands import make_session
 from tests.support.scripted import ScriptedProvider, text_reply
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.domain.command_handlers import TOOLBAR, default_registry
+from ikgui.domain.commands.handlers import TOOLBAR, default_registry
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Kind
-from ikgui.domain.facts import ConversationChanged, Fact
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.facts import ConversationChanged, Fact
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider, text_reply
 

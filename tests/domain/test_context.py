@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ikgui.domain.context import build_context
 from ikgui.domain.events import Event
-from ikgui.domain.replay import replay
+from ikgui.domain.state.context import build_context
+from ikgui.domain.state.replay import replay
 
 
 def ev(i: int, kind: str, content: str = "", data: dict | None = None) -> Event:  # type: ignore[type-arg]

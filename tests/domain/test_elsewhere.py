@@ -1,4 +1,4 @@
-"""``ikgui.domain.elsewhere``: what another process writes to the open conversation is
+"""``ikgui.domain.session.elsewhere``: what another process writes to the open conversation is
 taken into its state in place, and that state is the one a replay would give."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import os
 
 import pytest
 
-from ikgui.domain import elsewhere, writes
 from ikgui.domain.events import Kind
-from ikgui.domain.facts import EventAppended, EventUpdated, Fact
-from ikgui.domain.replay import ReplayState, replay_conversation
-from ikgui.domain.session import Session
+from ikgui.domain.session import elsewhere, writes
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.facts import EventAppended, EventUpdated, Fact
+from ikgui.domain.state.replay import ReplayState, replay_conversation
 from tests.support.memstore import MemoryStore
 
 GROWING = {"model": "m", "streaming": True, "owner": os.getpid() + 1}

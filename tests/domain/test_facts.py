@@ -8,15 +8,15 @@ import dataclasses
 import pytest
 
 from ikgui.domain.events import Kind
-from ikgui.domain.facts import (
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.facts import (
     ConversationChanged,
     ConversationSwitched,
     EventAppended,
     Fact,
     TranscriptChange,
 )
-from ikgui.domain.session import Session
-from ikgui.domain.transcript import GroupKind
+from ikgui.domain.state.transcript import GroupKind
 from tests.support.memstore import MemoryStore
 
 

@@ -9,10 +9,10 @@ from typing import cast
 import pytest
 
 from ikgui.domain.errors import NotFoundError, UsageError, UserError
-from ikgui.domain.ids import auto_title, id_prefix, new_id, normalize_tag, resolve_ref, shown
 from ikgui.domain.ports import Store
-from ikgui.domain.safetext import valid_id
-from ikgui.domain.timefmt import parse_age, parse_iso, relative
+from ikgui.domain.state.ids import auto_title, id_prefix, new_id, normalize_tag, resolve_ref, shown
+from ikgui.domain.text.safe import valid_id
+from ikgui.domain.text.times import parse_age, parse_iso, relative
 
 
 def test_id_format_and_prefix() -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ikgui.domain import library
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation
+from ikgui.domain.library import conversations as library
 from tests.support.memstore import MemoryStore
 
 

@@ -4,7 +4,7 @@ and pins after the title, untrusted text on one line, no trailing spaces."""
 from __future__ import annotations
 
 from ikgui.domain.events import Conversation
-from ikgui.domain.listing import format_listing
+from ikgui.domain.library.listing import format_listing
 
 NOW = 1_000_000.0
 

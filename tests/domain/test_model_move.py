@@ -11,7 +11,12 @@ from dataclasses import replace
 
 import pytest
 
-from ikgui.domain.catalog import (
+from ikgui.domain.commands.handlers import default_registry
+from ikgui.domain.errors import UserError
+from ikgui.domain.events import Kind
+from ikgui.domain.session.session import Session
+from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.catalog import (
     LOADING,
     NOT_CONFIGURED,
     UNAVAILABLE,
@@ -21,12 +26,7 @@ from ikgui.domain.catalog import (
     parse_choice,
     shown_model,
 )
-from ikgui.domain.command_handlers import default_registry
-from ikgui.domain.errors import UserError
-from ikgui.domain.events import Kind
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session
-from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.replay import replay_conversation
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider, text_reply
 

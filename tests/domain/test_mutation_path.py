@@ -1,5 +1,5 @@
 """One mutation path (issue 22, item 1), checked on the source: nothing outside the
-aggregate (``OpenConversation`` in ``ikgui/domain/current.py``) assigns the open
+aggregate (``OpenConversation`` in ``ikgui/domain/session/open_conversation.py``) assigns the open
 conversation's state, and facts are announced from its ``apply`` alone. The announces
 left are named below, each with what remains to be done; an entry that no longer
 matches fails, so the list only shrinks."""
@@ -12,26 +12,48 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2] / "ikgui"
 #: The open conversation's state (``OpenConversation``'s fields).
 STATE = frozenset({"conversation", "state", "saved"})
-AGGREGATE = ("domain/current.py", "OpenConversation")
+AGGREGATE = ("domain/session/open_conversation.py", "OpenConversation")
 
 #: (module, function) calling ``announce`` other than ``OpenConversation.apply``.
 ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
-    ("domain/current.py", "new_conversation"): "ConversationSwitched: a switch, not a change",
-    ("domain/current.py", "open"): "ConversationSwitched: a switch, not a change",
-    ("domain/current.py", "show"): "ConversationSwitched of the tail-first start (it "
-    "should become a preview the window shows)",
-    ("domain/current.py", "replay_again"): "StateReplaced after another process wrote",
-    ("domain/current.py", "emit_delta"): "DeltaReceived: streamed text not stored yet",
-    ("domain/current.py", "set_reply_prompt"): "EventUpdated so the view shows the draft "
-    "under a reply (the prompt is set without a write)",
-    ("domain/writes.py", "append"): "WritesPending: the queue's state, not the conversation's",
-    ("domain/writes.py", "update"): "WritesPending: the queue's state",
-    ("domain/writes.py", "flushed"): "ConversationChanged, WritesPending after the queue "
+    (
+        "domain/session/open_conversation.py",
+        "new_conversation",
+    ): "ConversationSwitched: a switch, not a change",
+    ("domain/session/open_conversation.py", "open"): "ConversationSwitched: a switch, not a change",
+    (
+        "domain/session/open_conversation.py",
+        "show",
+    ): "ConversationSwitched of the tail-first start (it should become a preview the window shows)",
+    (
+        "domain/session/open_conversation.py",
+        "replay_again",
+    ): "StateReplaced after another process wrote",
+    (
+        "domain/session/open_conversation.py",
+        "emit_delta",
+    ): "DeltaReceived: streamed text not stored yet",
+    (
+        "domain/session/open_conversation.py",
+        "set_reply_prompt",
+    ): "EventUpdated so the view shows the draft under a reply (the prompt is set without a write)",
+    (
+        "domain/session/writes.py",
+        "append",
+    ): "WritesPending: the queue's state, not the conversation's",
+    ("domain/session/writes.py", "update"): "WritesPending: the queue's state",
+    ("domain/session/writes.py", "flushed"): "ConversationChanged, WritesPending after the queue "
     "was written (the rows it stored, the queue's state)",
-    ("domain/current.py", "replay_written"): "StateReplaced once all that waited is written",
-    ("domain/streamer.py", "_exchange"): "StreamStarted/StreamFinished: a send's progress",
-    ("domain/sendlock.py", "hold"): "SendWaiting: a send waits for another process",
-    ("domain/session.py", "announce"): "the Session facade passes announce on (tests use it)",
+    (
+        "domain/session/open_conversation.py",
+        "replay_written",
+    ): "StateReplaced once all that waited is written",
+    ("domain/session/sender.py", "_exchange"): "StreamStarted/StreamFinished: a send's progress",
+    ("domain/session/sendlock.py", "hold"): "SendWaiting: a send waits for another process",
+    (
+        "domain/session/session.py",
+        "announce",
+    ): "the Session facade passes announce on (tests use it)",
 }
 
 

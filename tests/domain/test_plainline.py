@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ikgui.domain.plainline import plain_line
+from ikgui.domain.text.plainline import plain_line
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ikgui.domain.prompt import PromptBlockGate, current_prompt_line, edit_notice, extract
+from ikgui.domain.state.working_prompt import (
+    PromptBlockGate,
+    current_prompt_line,
+    edit_notice,
+    extract,
+)
 
 
 @pytest.mark.parametrize(

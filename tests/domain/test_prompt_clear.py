@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 
-from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import Kind
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import AgentSettings, ProviderSettings, Settings
+from ikgui.domain.state.replay import replay_conversation
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider, text_reply
 

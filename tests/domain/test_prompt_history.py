@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import Kind
-from ikgui.domain.prompt_history import diff_counts, same_prompt, word_diff
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.prompt_history import diff_counts, same_prompt, word_diff
 from tests.support.memstore import MemoryStore
 
 
@@ -77,7 +77,7 @@ def test_word_diff_marks_inserted_and_deleted_words() -> None:
 
 
 def test_last_request_is_what_the_newest_reply_answered() -> None:
-    from ikgui.domain.context_diff import line_diff
+    from ikgui.domain.state.context_diff import line_diff
 
     session = Session(MemoryStore())
     assert session.last_request() is None

@@ -7,8 +7,9 @@ import pytest
 
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Event, Kind
-from ikgui.domain.ids import normalize_tags
-from ikgui.domain.reading import (
+from ikgui.domain.settings import Settings
+from ikgui.domain.state.ids import normalize_tags
+from ikgui.domain.state.reading import (
     EMPTY_CONTEXT,
     ROLE_LABELS,
     failed_before_text,
@@ -18,9 +19,8 @@ from ikgui.domain.reading import (
     shown,
     visible,
 )
-from ikgui.domain.replay import ReplayState, replay
-from ikgui.domain.rules import current_model, user_title
-from ikgui.domain.settings import Settings
+from ikgui.domain.state.replay import ReplayState, replay
+from ikgui.domain.state.rules import current_model, user_title
 
 
 def event(id: int, kind: str, content: str = "", data: dict[str, object] | None = None) -> Event:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ikgui.domain.events import Event
-from ikgui.domain.listing import describe
-from ikgui.domain.replay import replay
+from ikgui.domain.library.listing import describe
+from ikgui.domain.state.replay import replay
 
 
 class Log:

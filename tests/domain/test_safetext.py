@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ikgui.domain.safetext import BIDI_CONTROLS, one_line, reveal_bidi, terminal_safe, valid_id
+from ikgui.domain.text.safe import BIDI_CONTROLS, one_line, reveal_bidi, terminal_safe, valid_id
 
 
 def test_bidi_controls_become_visible_markers() -> None:

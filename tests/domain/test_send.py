@@ -11,9 +11,9 @@ import pytest
 
 from ikgui.domain.errors import ProviderError, UserError
 from ikgui.domain.events import Kind
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session, SessionEvent
+from ikgui.domain.session.session import Session, SessionEvent
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.replay import replay_conversation
 from ikgui.domain.streaming import StreamEnd, TextDelta, ToolCallDelta
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import Pause, ScriptedProvider, Step, text_reply

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Kind
-from ikgui.domain.replay import ReplayState, replay_conversation
-from ikgui.domain.session import Session, SessionEvent
+from ikgui.domain.session.session import Session, SessionEvent
+from ikgui.domain.state.replay import ReplayState, replay_conversation
 from tests.support.memstore import MemoryStore
 
 

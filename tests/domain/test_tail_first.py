@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ikgui.domain.events import Conversation, Event, Kind
-from ikgui.domain.reading import visible
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session
-from ikgui.domain.tail_first import TailFirst, tail_state
+from ikgui.domain.session.session import Session
+from ikgui.domain.session.tail_first import TailFirst, tail_state
+from ikgui.domain.state.reading import visible
+from ikgui.domain.state.replay import replay_conversation
 from tests.domain.test_session import snapshot
 from tests.support.memstore import MemoryStore
 

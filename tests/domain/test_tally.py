@@ -1,13 +1,13 @@
-"""The counts the views show (issue 22 item 2), as :mod:`ikgui.domain.tally` computes
+"""The counts the views show (issue 22 item 2), as :mod:`ikgui.domain.state.tally` computes
 them next to the fold: step by step over hand-made logs, and against the fold itself
 on the logs a session writes (the one place the two rules meet, both in the domain)."""
 
 from __future__ import annotations
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.replay import replay, replay_conversation
-from ikgui.domain.session import Session
-from ikgui.domain.tally import Tally, after, carried, grown, is_message
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.replay import replay, replay_conversation
+from ikgui.domain.state.tally import Tally, after, carried, grown, is_message
 from tests.domain.test_replay import Log
 from tests.support.memstore import MemoryStore
 

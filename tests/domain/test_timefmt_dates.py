@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from ikgui.domain.timefmt import date_group, relative, short_date
+from ikgui.domain.text.times import date_group, relative, short_date
 
 # Wednesday 18 March 2026, 14:32 UTC.
 NOW = datetime(2026, 3, 18, 14, 32, tzinfo=UTC).timestamp()

@@ -11,11 +11,11 @@ import pytest
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.replay import replay, replay_conversation
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.replay import replay, replay_conversation
+from ikgui.domain.state.transcript import Entry, Group, GroupKind, cleared_items
 from ikgui.domain.streaming import TextDelta
-from ikgui.domain.transcript import Entry, Group, GroupKind, cleared_items
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider, text_reply
 
@@ -210,8 +210,8 @@ def test_a_retry_without_a_user_message_target_is_skipped() -> None:
 
 
 def test_an_imported_retry_points_at_the_imported_message() -> None:
-    from ikgui.domain.exchange import export_json
-    from ikgui.domain.importing import import_document
+    from ikgui.domain.library.exchange import export_json
+    from ikgui.domain.library.importing import import_document
 
     source = Session(MemoryStore())
     source.append(Kind.USER, "before")

@@ -10,10 +10,10 @@ import asyncio
 
 import pytest
 
-from ikgui.domain.closing import closed_by
 from ikgui.domain.errors import TrashedError
 from ikgui.domain.events import Kind
-from ikgui.domain.session import Session
+from ikgui.domain.session.closing import closed_by
+from ikgui.domain.session.session import Session
 from tests.domain.test_commands import make_session
 from tests.support.scripted import ScriptedProvider, text_reply
 

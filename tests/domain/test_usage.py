@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.settings import Price, Settings
-from ikgui.domain.usage import known_cost, usage_text
+from ikgui.domain.state.usage import known_cost, usage_text
 
 
 def conversation(cost: float) -> Conversation:

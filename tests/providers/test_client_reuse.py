@@ -10,11 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ikgui.domain.session import Session
+from ikgui.app.wiring import Providers
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.providers import HTTPProvider
 from ikgui.storage import open_store
-from ikgui.wiring import Providers
 from tests.cli.test_run import sse
 from tests.support.wire_server import Reply, WireServer
 

@@ -9,8 +9,8 @@ import sys
 SCRIPT = """
 import sys
 import keyring
-from ikgui.app import warm_up
-from ikgui.keys import KeyStore
+from ikgui.app.root import warm_up
+from ikgui.local.keys import KeyStore
 from ikgui.providers.http import tls_context
 from tests.support.memkeyring import MemoryKeyring
 keyring.set_keyring(MemoryKeyring())

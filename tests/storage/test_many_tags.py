@@ -7,7 +7,7 @@ where rewriting every tag wrote ~80,000."""
 
 from __future__ import annotations
 
-from ikgui.domain import library
+from ikgui.domain.library import conversations as library
 from ikgui.storage import SqliteStore
 from tests.storage.helpers import add_conversation
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from ikgui.domain.command_handlers import default_registry
+from ikgui.app.wiring import Providers
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import Kind
-from ikgui.domain.model_title import TITLE_PROMPT, clean_title
-from ikgui.domain.session import Session
+from ikgui.domain.session.model_title import TITLE_PROMPT, clean_title
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.storage import open_store
 from ikgui.storage.repository import SqliteStore
-from ikgui.wiring import Providers
 from tests.cli.test_run import sse
 from tests.storage.test_pending_writes import make_session
 from tests.support.fixtures import wire_server, wire_server_session

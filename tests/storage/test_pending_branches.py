@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ikgui.domain.errors import StorageError
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Conversation, Kind
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.storage import open_store
 from ikgui.storage.repository import SqliteStore
 from tests.storage.test_pending_writes import db_path, fill, free, store, until_saved

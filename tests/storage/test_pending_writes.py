@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from ikgui.app.wiring import Providers
 from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Kind
-from ikgui.domain.pending import is_provisional
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session, SessionEvent
+from ikgui.domain.session.pending import is_provisional
+from ikgui.domain.session.session import Session, SessionEvent
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import open_store
 from ikgui.storage.repository import SqliteStore
-from ikgui.wiring import Providers
 from tests.cli.test_run import sse
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.domain.crashed import recover_unfinished
+from ikgui.domain.session.crashed import recover_unfinished
 from ikgui.storage import SqliteStore
 from tests.storage.conftest import BOTH, open_kind
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import ikgui
-from ikgui.domain import library
 from ikgui.domain.errors import UserError
+from ikgui.domain.library import conversations as library
 from ikgui.storage import open_store
 
 from .helpers import add_conversation
@@ -22,7 +22,7 @@ WORKER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from ikgui.domain import library
+    from ikgui.domain.library import conversations as library
     from ikgui.storage import open_store
 
     path, name, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

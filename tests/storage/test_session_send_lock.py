@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ikgui.domain.events import Kind
-from ikgui.domain.sendlock import BusyError
+from ikgui.domain.session.sendlock import BusyError
 from ikgui.storage import open_store
 from tests.storage.test_pending_writes import make_session, slow_reply
 from tests.support.fixtures import wire_server, wire_server_session

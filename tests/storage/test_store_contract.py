@@ -17,7 +17,7 @@ import pytest
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.ports import Store
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from tests.storage.conftest import open_kind
 from tests.storage.helpers import add_conversation
 from tests.storage.test_store_conversations import (

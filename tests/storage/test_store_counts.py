@@ -3,7 +3,7 @@ stores: how many items a cleared group holds (``count_shown``, no event read) an
 many of a conversation's messages are still in its context (``context_counts``).
 
 Since issue 22 item 2 the message, context and inherited counts are the domain's
-(:mod:`ikgui.domain.tally`, checked against the fold in ``tests/domain/test_tally.py``),
+(:mod:`ikgui.domain.state.tally`, checked against the fold in ``tests/domain/test_tally.py``),
 stored as events are appended: the stores count by the domain's rule (swap the rule and
 they follow it), read the counts without counting, and a database made before schema 6
 gets them from the same domain code when it is upgraded."""
@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from ikgui.domain import tally
 from ikgui.domain.events import Conversation, Kind
-from ikgui.domain.exchange import export_json
-from ikgui.domain.importing import import_document
+from ikgui.domain.library.exchange import export_json
+from ikgui.domain.library.importing import import_document
 from ikgui.domain.ports import Store
-from ikgui.domain.reading import shown
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state import tally
+from ikgui.domain.state.reading import shown
 from ikgui.storage import open_store
 from ikgui.storage.migrations import MIGRATIONS
 from ikgui.storage.pg_migrations import PG_MIGRATIONS

@@ -23,7 +23,7 @@ INNER = textwrap.dedent(
     """
     import contextlib, io, json, os, sys
     from pathlib import Path
-    from ikgui.cli import main
+    from ikgui.cli.main import main
     from ikgui.domain.errors import StorageError
     from ikgui.storage import open_store
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ikgui.domain.events import Conversation
-from ikgui.domain.listing import ListingRow
+from ikgui.domain.library.listing import ListingRow
 from ikgui.storage import SqliteStore
 from ikgui.storage.listing import JOIN_TAGS_ABOVE
 from tests.storage.conftest import BOTH

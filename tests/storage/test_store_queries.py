@@ -126,7 +126,7 @@ EXPECTED: dict[str, Case] = {
     ),
     "LATEST_CLEAR": (lambda i: ("chat-aaaa",), _event, "clear"),
     "LATEST_CLEAR_UPTO": (lambda i: ("chat-aaaa", i["r1"]), _event, None),
-    # The domain's tallies (ikgui.domain.tally): the rewind names no mark, so it is skipped.
+    # The domain's tallies (ikgui.domain.state.tally): the rewind names no mark, so it is skipped.
     "EVENT_TALLY": (lambda i: (i["q2"], "chat-aaaa"), _rows, [("user", 3, 1)]),
     "MESSAGES_UPTO": (lambda i: ("chat-aaaa", i["clear"]), _count, 2),
     "context_counts_of": (

@@ -6,7 +6,7 @@ These speak only through the Store port; ``test_store_contract`` runs them again
 
 from __future__ import annotations
 
-from ikgui.domain import library
+from ikgui.domain.library import conversations as library
 from ikgui.storage import SqliteStore
 from tests.storage.conftest import BOTH
 from tests.storage.helpers import add_conversation

@@ -3,7 +3,7 @@
 It keeps conversations, events and tags in dicts and behaves like ``SqliteStore`` in
 everything the domain can observe: ids from one growing sequence, event data kept as
 JSON text (so what comes back is what a database would give back), ``updated_at`` and
-the counts of :mod:`ikgui.domain.tally` stored by appends (as a database stores them),
+the counts of :mod:`ikgui.domain.state.tally` stored by appends (as a database stores them),
 ``transaction()`` blocks that nest and roll back on an exception, the same errors
 (``NotFoundError``, ``ValueError``, ``StorageError``).
 ``tests/storage/test_store_contract.py`` runs the same checks on both stores so they
@@ -26,11 +26,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ikgui.domain import tally
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Event, SearchHit
 from ikgui.domain.ports import STATUSES, UPDATABLE
-from ikgui.domain.reading import shown
+from ikgui.domain.state import tally
+from ikgui.domain.state.reading import shown
 
 #: The kinds whose text is searchable (as in ``ikgui.storage.migrations``).
 INDEXED_KINDS = frozenset(

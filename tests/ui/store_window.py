@@ -1,5 +1,5 @@
 """The real main window over a store the test opened (a PostgreSQL one, say): what
-``ikgui.app.build_window`` builds, with the store given instead of found under ``home``
+``ikgui.app.root.build_window`` builds, with the store given instead of found under ``home``
 (so two windows can share one database, or one window a database on a test server)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ikgui.app import build_window
+from ikgui.app.root import build_window
 from ikgui.storage import PeeweeStore
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.ui.test_window import quiet
 
 

@@ -20,9 +20,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain.catalog import UNAVAILABLE
-from ikgui.ui.main_window import MainWindow
+from ikgui.domain.state.catalog import UNAVAILABLE
 from ikgui.ui.window import announce
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import laid_out, wait_until

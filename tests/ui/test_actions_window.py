@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QApplication, QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.transcript.action_row import ActionRow
 from ikgui.ui.transcript.inline_edit import InlineEditor, bubble_rect
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until

@@ -10,7 +10,7 @@ import resource
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.providers.test_endless import delta
 from tests.support.bombs import encoding, nested_gzip
 from tests.support.fixtures import wire_server, wire_server_session

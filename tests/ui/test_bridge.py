@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ikgui.domain.events import Kind
-from ikgui.domain.facts import StreamFinished, TranscriptChange
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.facts import StreamFinished, TranscriptChange
 from ikgui.ui.bridge import SessionBridge
 from tests.support.memstore import MemoryStore
 

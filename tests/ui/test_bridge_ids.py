@@ -6,8 +6,8 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.pending import PROVISIONAL_BASE
-from ikgui.domain.session import Session
+from ikgui.domain.session.pending import PROVISIONAL_BASE
+from ikgui.domain.session.session import Session
 from ikgui.ui.bridge import SessionBridge
 from tests.support.memstore import MemoryStore
 

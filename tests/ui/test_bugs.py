@@ -16,9 +16,9 @@ from PySide6.QtCore import qCritical, qInstallMessageHandler, qWarning
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
-from ikgui.log import log_path
+from ikgui.local.log import log_path
 from ikgui.ui.bugs import BugPath, install, qt_message
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until
@@ -40,7 +40,7 @@ async def window(
 
 @pytest.fixture
 def bug_path(tmp_path: Path) -> Iterator[BugPath]:
-    """The hooks as ``ikgui.app.main`` installs them, over this test's data folder."""
+    """The hooks as ``ikgui.app.root.main`` installs them, over this test's data folder."""
     path = install(asyncio.get_event_loop_policy().get_event_loop(), tmp_path / "data")
     yield path
     path.uninstall()

@@ -7,12 +7,12 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import STATUS_ACTIVE, STATUS_KILLED, Kind
-from ikgui.domain.replay import replay_conversation
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
+from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.test_window import reply, settle, texts, type_and_send, window

@@ -8,11 +8,11 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.domain.reading import ROLE_LABELS
-from ikgui.ui.main_window import MainWindow
+from ikgui.domain.state.reading import ROLE_LABELS
 from ikgui.ui.prompt import context_dialog
-from ikgui.ui.transcript import scrollback_items
+from ikgui.ui.transcript import items as scrollback_items
 from ikgui.ui.window.actions import SETTINGS
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.test_window import reply, settle, texts, type_and_send, window
@@ -84,7 +84,7 @@ async def test_the_rewind_menu_and_the_model_selector_run_with_values(
 
 def test_the_window_reads_by_the_domain_s_rules() -> None:
     assert context_dialog.format_context is not None
-    from ikgui.domain import reading
+    from ikgui.domain.state import reading
 
     assert context_dialog.format_context is reading.format_context
     for kind, label in ROLE_LABELS.items():

@@ -10,10 +10,10 @@ from PySide6.QtCore import Qt, QUrl
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Event, Kind
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.transcript.command_output import SHOW_ALL
+from ikgui.ui.transcript.items import COMMAND_LINES, display_for
 from ikgui.ui.transcript.scrollback import ScrollbackView
-from ikgui.ui.transcript.scrollback_items import COMMAND_LINES, display_for
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.ui.test_window import settle, texts, window
 
@@ -72,7 +72,7 @@ async def test_a_mark_shows_as_a_flag_line(window: MainWindow, qtbot: QtBot) -> 
     await type_enter(qtbot, window, "/mark before the refactor")
     assert texts(window)[-1] == "⚑ before the refactor"
     # The command line keeps its own wording.
-    from ikgui.domain.listing import describe
+    from ikgui.domain.library.listing import describe
 
     assert describe(events(window, Kind.MARK)[-1]) == "/mark before the refactor"
 

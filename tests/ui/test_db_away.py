@@ -16,11 +16,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain import pending
 from ikgui.domain.errors import DatabaseUnreachable
+from ikgui.domain.session import pending
 from ikgui.storage import open_store
 from ikgui.ui.db_wait import DatabaseWaitPage, open_when_reachable
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.pg_server import PgServer
 from tests.support.wire_server import WireServer
@@ -173,15 +173,15 @@ async def test_a_connection_lost_mid_stream_keeps_the_reply_and_writes_it_once(
     assert "Traceback" not in capfd.readouterr().err
 
 
-#: ``ikgui.app.main`` as the ``ikgui`` command runs it, telling what it shows on stdout.
+#: ``ikgui.app.root.main`` as the ``ikgui`` command runs it, telling what it shows on stdout.
 MAIN = r"""
 import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
-from ikgui import app
+from ikgui.app import root as app
 from ikgui.ui.db_wait import DatabaseWaitPage
 from ikgui.ui.loop import application
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 
 application([sys.argv[0]])
 told = set()

@@ -15,10 +15,10 @@ import pytest
 from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.storage import PeeweeStore, open_store
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.prompt.drafts import OLD_KEYS
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.store_window import opened_over

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain.advice import Advice
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
+from ikgui.domain.text.advice import Advice
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.test_window import (

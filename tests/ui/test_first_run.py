@@ -12,10 +12,10 @@ from PySide6.QtNetwork import QLocalSocket
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from ikgui.app import build_window
+from ikgui.app.root import build_window
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.single_instance import server_name
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.waiting import wait_for
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, type_and_send

@@ -10,8 +10,8 @@ import signal
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain.crashed import being_written
-from ikgui.ui.main_window import MainWindow
+from ikgui.domain.session.crashed import being_written
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until

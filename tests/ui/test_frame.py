@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from ikgui.app import open_demo
-from ikgui.ui.main_window import MainWindow
+from ikgui.app.root import open_demo
 from ikgui.ui.prompt.working_prompt import COLLAPSED_WIDTH
 from ikgui.ui.window.export_file import documents, file_name
+from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.splitter import least_width
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer

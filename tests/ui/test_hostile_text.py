@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.plain import action_text, error_box, tooltip
-from ikgui.ui.sidebar.sidebar_rows import IdRole, SnippetRole, TitleRole
+from ikgui.ui.sidebar.rows import IdRole, SnippetRole, TitleRole
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.window.actions import toolbar_specs
+from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.shortcuts_dialog import ShortcutsDialog
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer

@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.sidebar.conversation_model import ConversationRole
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until

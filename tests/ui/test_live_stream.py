@@ -2,7 +2,7 @@
 
 Another process (``ikgui run -c ID``, or a window on another machine sharing a PostgreSQL
 database) creates the reply's row when its send starts and then updates it about once a
-second; the window takes each save in place (``ikgui.domain.elsewhere``): the item grows,
+second; the window takes each save in place (``ikgui.domain.session.elsewhere``): the item grows,
 says it is being written elsewhere, and ends rendered as a replay would show it, without
 replaying the conversation, moving the view or touching what is typed.
 """
@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain import writes
 from ikgui.domain.events import Kind
+from ikgui.domain.session import writes
 from ikgui.storage import PeeweeStore, open_store
-from ikgui.ui.main_window import MainWindow
-from ikgui.ui.transcript.scrollback_items import ELSEWHERE
+from ikgui.ui.transcript.items import ELSEWHERE
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.waiting import loop_passes
 from tests.support.wire_server import WireServer
@@ -137,7 +137,7 @@ async def test_a_reply_ikgui_run_streams_grows_in_the_open_window(
 
 def long_conversation(store: PeeweeStore) -> str:
     """A conversation long enough to scroll, written by "another process"."""
-    from ikgui.domain.session import Session
+    from ikgui.domain.session.session import Session
 
     session = Session(store)
     session.edit_prompt("a long one")

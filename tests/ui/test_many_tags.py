@@ -21,16 +21,12 @@ from PySide6.QtWidgets import QLabel, QMenu, QStyleOptionViewItem, QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
-from ikgui.paths import resolve
+from ikgui.local.paths import resolve
 from ikgui.storage import SqliteStore, open_store
-from ikgui.ui.sidebar import (
-    manage_tags,
-    sidebar_delegate,
-    sidebar_menu,
-    tag_editor,
-    tag_filter,
-)
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar import delegate as sidebar_delegate
+from ikgui.ui.sidebar import manage_tags, tag_editor, tag_filter
+from ikgui.ui.sidebar import menu as sidebar_menu
+from ikgui.ui.sidebar.panel import ConversationSidebar
 from tests.support.fixtures import closed_url
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, write_config

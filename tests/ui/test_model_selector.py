@@ -16,10 +16,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from ikgui.app import build_window
-from ikgui.domain.catalog import LOADING, UNAVAILABLE
+from ikgui.app.root import build_window
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
+from ikgui.domain.state.catalog import LOADING, UNAVAILABLE
+from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.model_box import ModelBox
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.memkeyring import MemoryKeyring

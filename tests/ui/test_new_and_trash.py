@@ -12,7 +12,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QToolButton
 from pytestqt.qtbot import QtBot
 
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until

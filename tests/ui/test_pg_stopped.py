@@ -17,7 +17,7 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.pg_server import PgServer
 from tests.support.wire_server import Reply, WireServer

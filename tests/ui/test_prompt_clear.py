@@ -10,7 +10,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.test_window import closed, opened, reply, settle, type_and_send, write_config

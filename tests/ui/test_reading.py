@@ -10,10 +10,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from pytestqt.qtbot import QtBot
 
-from ikgui.config import load_settings, save_settings
+from ikgui.config.loading import load_settings, save_settings
 from ikgui.domain.events import Event
 from ikgui.domain.settings import Settings, stepped_text_size
-from ikgui.ui.settings.settings_general import GeneralPage
+from ikgui.ui.settings.general import GeneralPage
 from ikgui.ui.transcript.scrollback import ScrollbackView
 from tests.ui.test_window import closed, opened
 

@@ -24,6 +24,7 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Event
 from ikgui.ui.transcript import reply_viewer
+from ikgui.ui.transcript.body import OPEN_FULL, SHOW_TABLE, STILL_ARRIVING
 from ikgui.ui.transcript.render_budget import (
     DISPLAY_LIMIT,
     MAX_LINES,
@@ -37,7 +38,6 @@ from ikgui.ui.transcript.render_budget import (
 )
 from ikgui.ui.transcript.reply_viewer import FullTextDialog, TableDialog
 from ikgui.ui.transcript.scrollback import ScrollbackView
-from ikgui.ui.transcript.scrollback_body import OPEN_FULL, SHOW_TABLE, STILL_ARRIVING
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.layout_work import LayoutWork, Work
 from tests.support.waiting import wait_until

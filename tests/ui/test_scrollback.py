@@ -20,10 +20,10 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QMenu
 
 from ikgui.domain.events import Event
-from ikgui.ui.transcript import scrollback_menu
+from ikgui.ui.transcript import menu as scrollback_menu
+from ikgui.ui.transcript.items import ROLE_PROPERTY, Colors, display_for
 from ikgui.ui.transcript.markdown import SafeDocument, hard_breaks, is_safe_link, render_markdown
 from ikgui.ui.transcript.scrollback import MAX_LOADED, PAGE_SIZE, ScrollbackView
-from ikgui.ui.transcript.scrollback_items import ROLE_PROPERTY, Colors, display_for
 
 C = "chat-test"
 

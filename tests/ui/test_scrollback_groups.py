@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from ikgui.domain.events import Event
-from ikgui.domain.facts import TranscriptChange
-from ikgui.domain.transcript import Entry, Group, GroupKind
+from ikgui.domain.state.facts import TranscriptChange
+from ikgui.domain.state.transcript import Entry, Group, GroupKind
 from ikgui.ui.transcript.scrollback import PAGE_SIZE, ScrollbackView
 
 C = "chat-test"

@@ -16,9 +16,9 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.waiting import loop_passes
 from tests.support.wire_server import WireServer

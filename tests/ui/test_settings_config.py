@@ -12,12 +12,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QWidget
 from pytestqt.qtbot import QtBot
 
-from ikgui.config import load_settings
-from ikgui.config_save import agent_fields
+from ikgui.config.loading import load_settings
+from ikgui.config.saving import agent_fields
 from ikgui.domain.settings import AgentSettings
-from ikgui.keys import KeyStore
-from ikgui.ui.settings.settings_agents import CONTROLS
-from ikgui.ui.settings.settings_dialog import SettingsDialog
+from ikgui.local.keys import KeyStore
+from ikgui.ui.settings.agents import CONTROLS
+from ikgui.ui.settings.dialog import SettingsDialog
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.memkeyring import MemoryKeyring
 from tests.support.wire_server import WireServer

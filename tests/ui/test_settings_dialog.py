@@ -17,11 +17,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLineEdit, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
-from ikgui.config import load_settings, save_settings
+from ikgui.config.loading import load_settings, save_settings
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.settings import AgentSettings, Price, ProviderSettings, Settings
-from ikgui.keys import KeyStore
-from ikgui.ui.settings.settings_dialog import SettingsDialog
+from ikgui.local.keys import KeyStore
+from ikgui.ui.settings.dialog import SettingsDialog
 from tests.support.memkeyring import MemoryKeyring
 from tests.ui.conftest import wait_until
 

@@ -12,10 +12,11 @@ import pytest
 import shiboken6
 from pytestqt.qtbot import QtBot
 
-from ikgui.keys import KeyStore
-from ikgui.ui.settings import settings_agents, settings_providers
+from ikgui.local.keys import KeyStore
+from ikgui.ui.settings import agents as settings_agents
+from ikgui.ui.settings import providers as settings_providers
+from ikgui.ui.settings.dialog import SettingsDialog
 from ikgui.ui.settings.entries import NamedEntries
-from ikgui.ui.settings.settings_dialog import SettingsDialog
 from tests.support.memkeyring import MemoryKeyring
 from tests.ui.test_settings_dialog import Harness, owned_dialogs
 

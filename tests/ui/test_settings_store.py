@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QLabel
 
-from ikgui.app import build_window
-from ikgui.config import load_settings, save_settings
+from ikgui.app.root import build_window
+from ikgui.config.loading import load_settings, save_settings
+from ikgui.config.target import store_summary
 from ikgui.domain.errors import StorageError
 from ikgui.domain.settings import ProviderSettings, Settings
-from ikgui.keys import KeyStore
+from ikgui.local.keys import KeyStore
 from ikgui.storage import open_store
-from ikgui.store_target import store_summary
-from ikgui.ui.main_window import MainWindow
-from ikgui.ui.settings.settings_dialog import SettingsDialog
-from ikgui.ui.settings.settings_general import STORE_HINT
+from ikgui.ui.settings.dialog import SettingsDialog
+from ikgui.ui.settings.general import STORE_HINT
+from ikgui.ui.window.main_window import MainWindow
 from tests.ui.test_window import closed, opened
 
 SECRET = "pa55-w0rd-secret"

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Kind
 from ikgui.storage import open_store
 from ikgui.ui import style
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.transcript.command_output import SHOW_ALL
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.ui.test_commands_enter import events, type_enter
 from tests.ui.test_window import settle, texts, window

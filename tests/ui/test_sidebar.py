@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import STATUS_KILLED, Conversation
-from ikgui.domain.timefmt import short_date
+from ikgui.domain.text.times import short_date
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.conversation_model import (
     ClosedRole,
@@ -32,7 +32,7 @@ from ikgui.ui.sidebar.conversation_model import (
     TagsRole,
     TitleRole,
 )
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.panel import ConversationSidebar
 
 NOW = time.time()
 

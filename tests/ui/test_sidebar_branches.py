@@ -9,10 +9,10 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.storage import SqliteStore
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, DetailRole
-from ikgui.ui.sidebar.sidebar_tree import MAX_INDENT
+from ikgui.ui.sidebar.tree import MAX_INDENT
 from tests.ui.test_sidebar import db_path, store
 from tests.ui.test_sidebar_model import recheck, show
 

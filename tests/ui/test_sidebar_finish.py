@@ -19,8 +19,8 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
-from ikgui.ui.sidebar.sidebar_rows import IdRole, RelativeTimeRole, SnippetRole
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.sidebar.rows import IdRole, RelativeTimeRole, SnippetRole
 from tests.ui.styled import app_styled, gone
 
 

@@ -18,10 +18,9 @@ from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
-from ikgui.domain.timefmt import date_group
-from ikgui.paths import resolve
+from ikgui.domain.text.times import date_group
+from ikgui.local.paths import resolve
 from ikgui.storage import SqliteStore, open_store
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.sidebar.conversation_model import (
     DetailRole,
     GroupRole,
@@ -29,7 +28,8 @@ from ikgui.ui.sidebar.conversation_model import (
     IdRole,
     RelativeTimeRole,
 )
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, write_config

@@ -21,11 +21,11 @@ from pytestqt.qtbot import QtBot
 
 import ikgui
 from ikgui.domain.events import Conversation
-from ikgui.domain.timefmt import day_bounds
+from ikgui.domain.text.times import day_bounds
 from ikgui.storage import open_store
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
-from ikgui.ui.sidebar.sidebar_rows import HeaderRole
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.sidebar.rows import HeaderRole
 from tests.ui.test_send_start import ROOTS, fill, statements
 
 IKGUI = str(Path(ikgui.__file__).parent)

@@ -22,9 +22,9 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.storage import SqliteStore
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
-from ikgui.ui.sidebar.sidebar_delegate import ConversationDelegate
-from ikgui.ui.sidebar.sidebar_search import SearchResultsModel
-from ikgui.ui.sidebar.sidebar_view import ConversationTreeView
+from ikgui.ui.sidebar.delegate import ConversationDelegate
+from ikgui.ui.sidebar.search import SearchResultsModel
+from ikgui.ui.sidebar.view import ConversationTreeView
 from tests.ui.test_sidebar import HOUR, NOW, add, child_ids, db_path, store, top_ids
 
 __all__ = ["db_path", "store"]

@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.panel import ConversationSidebar
 
 
 @pytest.fixture

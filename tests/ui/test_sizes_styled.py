@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.settings import TEXT_SIZE_MAX, TEXT_SIZE_STEP
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.responsive import MIN_TRANSCRIPT
 from ikgui.ui.window.splitter import least_width
 from tests.support.fixtures import wire_server, wire_server_session

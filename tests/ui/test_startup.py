@@ -29,9 +29,9 @@ LAZY = (
     "httpcore",
     "ikgui.providers",
     "keyring",
-    "ikgui.ui.settings.settings_dialog",
+    "ikgui.ui.settings.dialog",
     "ikgui.ui.welcome",
-    "ikgui.domain.demo",
+    "ikgui.domain.session.demo",
     "PySide6.QtNetwork",
     "importlib.resources",
     "pygments",
@@ -121,7 +121,7 @@ def watch(app):
 
 class Finder:
     def find_spec(self, name, path, target=None):
-        if name != "ikgui.app":
+        if name != "ikgui.app.root":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)

@@ -9,11 +9,11 @@ from pathlib import Path
 from PySide6.QtCore import QModelIndex
 from pytestqt.qtbot import QtBot
 
-from ikgui.app import build_window
+from ikgui.app.root import build_window
 from ikgui.domain.events import Conversation
 from ikgui.storage import open_store
-from ikgui.ui.main_window import FIRST_ROWS, MainWindow
 from ikgui.ui.sidebar.conversation_model import PAGE_SIZE
+from ikgui.ui.window.main_window import FIRST_ROWS, MainWindow
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, quiet
 

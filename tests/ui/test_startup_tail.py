@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from ikgui.app import build_window
+from ikgui.app.root import build_window
 from ikgui.domain.errors import StorageError
 from ikgui.domain.events import Conversation, Kind
-from ikgui.domain.replay import replay_conversation
+from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.startup import TAIL_EVENTS
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer

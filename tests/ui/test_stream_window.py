@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
+from ikgui.ui.transcript.items import copy_text
 from ikgui.ui.transcript.scrollback import ScrollbackView
-from ikgui.ui.transcript.scrollback_items import copy_text
 from ikgui.ui.transcript.stream_render import warm_up
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
@@ -60,7 +60,7 @@ async def test_a_reply_reads_rendered_while_it_streams(
 async def test_the_window_warms_the_renderer_up_after_its_first_paint(
     tmp_path: Path, closed_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ikgui.app
+    import ikgui.app.root
 
     warmed: list[QWidget] = []
 
@@ -68,7 +68,7 @@ async def test_the_window_warms_the_renderer_up_after_its_first_paint(
         warmed.append(widget)
         warm_up(widget)  # the real one: renders and paints without a Qt warning
 
-    monkeypatch.setattr(ikgui.app, "warm_up_rendering", warm)
+    monkeypatch.setattr(ikgui.app.root, "warm_up_rendering", warm)
     home = tmp_path / "home"
     write_config(home, closed_url)
     window = await opened(home)

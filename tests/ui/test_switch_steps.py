@@ -10,7 +10,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from ikgui.ui.transcript.scrollback import PAGE_SIZE
-from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN
+from ikgui.ui.transcript.start import FIRST_SCREEN
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until

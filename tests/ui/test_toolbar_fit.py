@@ -14,7 +14,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication
 
 from ikgui.ui import style
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.responsive import NARROW
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer

@@ -18,10 +18,10 @@ from PySide6.QtGui import QTextCursor, QTextFrameFormat
 from PySide6.QtWidgets import QLineEdit, QTreeView
 from pytestqt.qtbot import QtBot
 
-from ikgui.ui.main_window import MainWindow
-from ikgui.ui.sidebar.sidebar_rows import DetailRole, EventIdRole
+from ikgui.ui.sidebar.rows import DetailRole, EventIdRole
 from ikgui.ui.transcript.groups import GROUP_SCHEME, OUT_OF_CONTEXT
 from ikgui.ui.transcript.scrollback import ScrollbackView
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until

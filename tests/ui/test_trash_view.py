@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from ikgui.storage.repository import SqliteStore
-from ikgui.ui.sidebar.sidebar_rows import DetailRole, IdRole
+from ikgui.ui.sidebar.rows import DetailRole, IdRole
 from tests.ui.test_sidebar import HOUR, Make, add, db_path, make_sidebar, store, top_ids
 
 __all__ = ["db_path", "make_sidebar", "store"]

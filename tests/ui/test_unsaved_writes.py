@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.conftest import wait_until

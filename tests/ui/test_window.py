@@ -12,11 +12,11 @@ from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtWidgets import QComboBox, QLineEdit, QTreeView
 from pytestqt.qtbot import QtBot
 
-from ikgui.app import build_window
+from ikgui.app.root import build_window
 from ikgui.domain.events import Kind
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
@@ -305,7 +305,7 @@ async def test_restart_shows_the_same_state(
 async def test_changes_from_another_process_appear(window: MainWindow) -> None:
     other = open_store(Path(window.store.path))  # type: ignore[attr-defined]
     try:
-        from ikgui.domain.session import Session
+        from ikgui.domain.session.session import Session
 
         session = Session(other)
         session.edit_prompt("from the command line")

@@ -9,13 +9,13 @@ from pathlib import Path
 from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
-from ikgui.domain.command_handlers import default_registry
+from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import Kind
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.storage import SqliteStore
 from ikgui.ui.branches_view import BranchesView
-from ikgui.ui.main_window import MainWindow
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.test_sidebar import db_path, store

@@ -10,12 +10,12 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 import ikgui.ui
-from ikgui.app import open_demo
-from ikgui.config import load_settings
+from ikgui.app.root import open_demo
+from ikgui.config.loading import load_settings
 from ikgui.ui import loop
-from ikgui.ui.main_window import MainWindow
-from ikgui.ui.sidebar.sidebar_tree import ConversationTree
+from ikgui.ui.sidebar.tree import ConversationTree
 from ikgui.ui.transcript.scrollback import ScrollbackView
+from ikgui.ui.window.main_window import MainWindow
 from tests.ui.test_window import closed, opened
 
 UI = Path(ikgui.ui.__file__).parent

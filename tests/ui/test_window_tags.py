@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
-from ikgui.paths import resolve
+from ikgui.local.paths import resolve
 from ikgui.storage import open_store
-from ikgui.ui.main_window import MainWindow
-from ikgui.ui.sidebar.sidebar import ConversationSidebar
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, write_config

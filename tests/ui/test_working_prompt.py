@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.ui.main_window import MainWindow
-from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
-from ikgui.ui.transcript.scrollback_items import copy_text
+from ikgui.ui.prompt.history_dialog import PromptHistoryDialog
+from ikgui.ui.transcript.items import copy_text
+from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import WireServer
 from tests.ui.styled import app_styled

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.context_diff import LineOp, line_diff
-from ikgui.domain.reading import format_context
+from ikgui.domain.state.context_diff import LineOp, line_diff
+from ikgui.domain.state.reading import format_context
 from ikgui.ui.plain import block, line, plain_label
 from ikgui.ui.prompt.diff_text import run_format
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
 
-from ikgui.domain.prompt_history import DiffOp
+from ikgui.domain.state.prompt_history import DiffOp
 
 #: Translucent grounds read on light and dark themes alike.
 INSERTED = QColor(46, 160, 67, 70)

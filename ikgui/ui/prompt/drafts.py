@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QSettings, QTimer
 from ikgui.domain.errors import IkguiError, StorageError
 
 if TYPE_CHECKING:
-    from ikgui.domain.session import Session
+    from ikgui.domain.session.session import Session
 
 #: Milliseconds of quiet typing before the drafts are written.
 DRAFT_MS = 500

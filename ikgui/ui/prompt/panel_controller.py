@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from ikgui.domain.prompt_history import PromptVersion
+from ikgui.domain.state.prompt_history import PromptVersion
 from ikgui.ui.prompt.working_prompt import TOGGLE_SHORTCUT
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 #: ``ui_state`` key: the user's choice ("shown" / "hidden"; absent: automatic).
 CHOICE_KEY = "working_prompt/panel"
@@ -195,7 +195,7 @@ class WorkingPromptController(QObject):
 
     # -- history -------------------------------------------------------------------------
     def show_history(self) -> None:
-        from ikgui.ui.prompt.prompt_history_dialog import PromptHistoryDialog
+        from ikgui.ui.prompt.history_dialog import PromptHistoryDialog
 
         window = self.window
         session = window.session

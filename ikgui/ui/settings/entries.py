@@ -14,7 +14,7 @@ from typing import Generic, Protocol, TypeVar
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLayout, QLineEdit, QListWidget, QVBoxLayout, QWidget
 
-from ikgui.ui.settings.settings_common import add_remove_buttons, name_problem, set_invalid
+from ikgui.ui.settings.common import add_remove_buttons, name_problem, set_invalid
 
 
 class Named(Protocol):

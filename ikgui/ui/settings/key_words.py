@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from ikgui.keys import KeyStore
-from ikgui.ui.settings.settings_drafts import ProviderDraft
+from ikgui.local.keys import KeyStore
+from ikgui.ui.settings.drafts import ProviderDraft
 
 #: Said when keys cannot outlive the session (no command, no config file).
 NO_KEYRING = (

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QComboBox
 
+from ikgui.ui.settings.common import named
+from ikgui.ui.settings.drafts import ProviderDraft
 from ikgui.ui.settings.entries import free_name
-from ikgui.ui.settings.settings_common import named
-from ikgui.ui.settings.settings_drafts import ProviderDraft
 
 
 @dataclass(frozen=True)

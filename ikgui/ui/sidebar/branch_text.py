@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
-from ikgui.domain.rules import branch_name
+from ikgui.domain.state.rules import branch_name
 from ikgui.ui.plain import line
 from ikgui.ui.sidebar.context_counts import ContextCounts
 

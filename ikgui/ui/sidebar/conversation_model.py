@@ -23,7 +23,7 @@ re-reads what is loaded and applies the differences as row insertions, removals,
 and ``dataChanged`` — a model reset only when very many rows changed places.
 
 The item roles (``ConversationRole``, ``StreamingRole``...) are defined in
-:mod:`ikgui.ui.sidebar.sidebar_rows` and re-exported here.
+:mod:`ikgui.ui.sidebar.rows` and re-exported here.
 """
 
 from __future__ import annotations
@@ -40,26 +40,26 @@ from ikgui.domain.ports import Store
 from ikgui.ui.sidebar.branch_text import InheritedCounts, branch_of_text
 from ikgui.ui.sidebar.context_counts import ContextCounts
 from ikgui.ui.sidebar.fork_prefetch import ForkPrefetch
-from ikgui.ui.sidebar.sidebar_rows import AgentRole as AgentRole
-from ikgui.ui.sidebar.sidebar_rows import ClosedRole as ClosedRole
-from ikgui.ui.sidebar.sidebar_rows import ConversationRole as ConversationRole
-from ikgui.ui.sidebar.sidebar_rows import DetailRole as DetailRole
-from ikgui.ui.sidebar.sidebar_rows import EventIdRole as EventIdRole
-from ikgui.ui.sidebar.sidebar_rows import GroupRole as GroupRole
-from ikgui.ui.sidebar.sidebar_rows import HeaderRole as HeaderRole
-from ikgui.ui.sidebar.sidebar_rows import IdRole as IdRole
-from ikgui.ui.sidebar.sidebar_rows import MessageCountRole as MessageCountRole
-from ikgui.ui.sidebar.sidebar_rows import PinnedRole as PinnedRole
-from ikgui.ui.sidebar.sidebar_rows import QueryRole as QueryRole
-from ikgui.ui.sidebar.sidebar_rows import RelativeTimeRole as RelativeTimeRole
-from ikgui.ui.sidebar.sidebar_rows import SnippetRole as SnippetRole
-from ikgui.ui.sidebar.sidebar_rows import StreamingRole as StreamingRole
-from ikgui.ui.sidebar.sidebar_rows import TagsRole as TagsRole
-from ikgui.ui.sidebar.sidebar_rows import TitleRole as TitleRole
-from ikgui.ui.sidebar.sidebar_rows import TrashedRole as TrashedRole
-from ikgui.ui.sidebar.sidebar_rows import UpdatedRole as UpdatedRole
-from ikgui.ui.sidebar.sidebar_rows import row_value, sort_key
-from ikgui.ui.sidebar.sidebar_tree import MAX_INDENT, AnyIndex, ConversationTree
+from ikgui.ui.sidebar.rows import AgentRole as AgentRole
+from ikgui.ui.sidebar.rows import ClosedRole as ClosedRole
+from ikgui.ui.sidebar.rows import ConversationRole as ConversationRole
+from ikgui.ui.sidebar.rows import DetailRole as DetailRole
+from ikgui.ui.sidebar.rows import EventIdRole as EventIdRole
+from ikgui.ui.sidebar.rows import GroupRole as GroupRole
+from ikgui.ui.sidebar.rows import HeaderRole as HeaderRole
+from ikgui.ui.sidebar.rows import IdRole as IdRole
+from ikgui.ui.sidebar.rows import MessageCountRole as MessageCountRole
+from ikgui.ui.sidebar.rows import PinnedRole as PinnedRole
+from ikgui.ui.sidebar.rows import QueryRole as QueryRole
+from ikgui.ui.sidebar.rows import RelativeTimeRole as RelativeTimeRole
+from ikgui.ui.sidebar.rows import SnippetRole as SnippetRole
+from ikgui.ui.sidebar.rows import StreamingRole as StreamingRole
+from ikgui.ui.sidebar.rows import TagsRole as TagsRole
+from ikgui.ui.sidebar.rows import TitleRole as TitleRole
+from ikgui.ui.sidebar.rows import TrashedRole as TrashedRole
+from ikgui.ui.sidebar.rows import UpdatedRole as UpdatedRole
+from ikgui.ui.sidebar.rows import row_value, sort_key
+from ikgui.ui.sidebar.tree import MAX_INDENT, AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
 #: The roles whose text says how many messages are in the context.

@@ -40,8 +40,8 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.errors import UserError
-from ikgui.domain.ids import normalize_tag
 from ikgui.domain.ports import Store
+from ikgui.domain.state.ids import normalize_tag
 from ikgui.ui.plain import block, line, make_plain
 from ikgui.ui.sidebar.parts import name_widget
 from ikgui.ui.sidebar.tag_filter import count_label

@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLayout, QLayoutItem, QWidget
 
-from ikgui.ui.sidebar.sidebar_delegate import mix
+from ikgui.ui.sidebar.delegate import mix
 
 
 def chip_style(palette: QPalette, chip: str, quiet: str) -> str:

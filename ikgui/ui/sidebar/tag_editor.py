@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation
-from ikgui.domain.ids import normalize_tag
+from ikgui.domain.state.ids import normalize_tag
 from ikgui.ui.plain import action_text, block, line, make_plain, plain_label, tooltip
-from ikgui.ui.sidebar.sidebar_chips import chip_label
+from ikgui.ui.sidebar.chips import chip_label
 from ikgui.ui.sidebar.tag_chips import FlowLayout, chip_style
 
 #: The error text colour on a light and on a dark background.

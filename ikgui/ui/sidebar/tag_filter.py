@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, line, make_plain, tooltip
+from ikgui.ui.sidebar.chips import chip_label
 from ikgui.ui.sidebar.parts import name_widget
-from ikgui.ui.sidebar.sidebar_chips import chip_label
 from ikgui.ui.sidebar.tag_chips import FlowLayout, chip_style
 
 #: The most tags the "Filter by tag" box lists (the most used); a row's chip filters by

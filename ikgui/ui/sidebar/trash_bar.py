@@ -26,10 +26,10 @@ from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import make_plain
-from ikgui.ui.sidebar.sidebar_rows import ConversationRole
+from ikgui.ui.sidebar.rows import ConversationRole
 
 if TYPE_CHECKING:
-    from ikgui.ui.sidebar.sidebar import ConversationSidebar
+    from ikgui.ui.sidebar.panel import ConversationSidebar
 
 
 def count_text(count: int) -> str:

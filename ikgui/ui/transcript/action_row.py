@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QToolButton, QWidget
 
-from ikgui.domain.advice import settings_page
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.text.advice import settings_page
 from ikgui.ui.icons import set_icon
 
 

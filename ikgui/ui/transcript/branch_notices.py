@@ -13,7 +13,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.safetext import one_line, reveal_bidi
+from ikgui.domain.text.safe import one_line, reveal_bidi
 
 CONV_SCHEME = "ikgui-conv"
 BRANCHES_SCHEME = "ikgui-branches"

@@ -29,7 +29,7 @@ from PySide6.QtGui import (
     QTextLength,
 )
 
-from ikgui.domain.safetext import one_line
+from ikgui.domain.text.safe import one_line
 
 COPY_SCHEME = "ikgui-copy"
 COPY_LABEL = "Copy"

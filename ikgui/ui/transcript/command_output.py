@@ -1,6 +1,6 @@
 """Command output shown compactly (issue 10, item 8): a command's output (``/help``,
 ``/sessions``…) is stored whole (SPEC §5), but its item shows only the first screenful
-(:func:`~ikgui.ui.transcript.scrollback_items.folded`), then "… N more lines · Show all",
+(:func:`~ikgui.ui.transcript.items.folded`), then "… N more lines · Show all",
 a link (``ikgui-expand:<event id>``) that writes the rest in place.
 """
 
@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 
-from ikgui.ui.transcript.scrollback_body import link_format, note_format
-from ikgui.ui.transcript.scrollback_items import Colors, body_formats
+from ikgui.ui.transcript.body import link_format, note_format
+from ikgui.ui.transcript.items import Colors, body_formats
 
 if TYPE_CHECKING:
-    from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
+    from ikgui.ui.transcript.render import Item, ItemWriter
 
 EXPAND_SCHEME = "ikgui-expand"
 SHOW_ALL = "Show all"

@@ -7,7 +7,7 @@ outline, "not in context" beside their label).
 The view's rows are events; a group is a row too, a header event of kind ``group`` with
 the negative of the group's key as its id (event ids are positive). The rows of an
 expanded group follow its header. A cleared group's items are read only when it is
-expanded (``group_loader``, :func:`ikgui.domain.transcript.cleared_items`).
+expanded (``group_loader``, :func:`ikgui.domain.state.transcript.cleared_items`).
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from PySide6.QtWidgets import QScrollBar
 
 from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import Event
-from ikgui.domain.facts import TranscriptChange
-from ikgui.domain.reading import shown
-from ikgui.domain.transcript import Entry, Group, GroupKind
-from ikgui.ui.transcript.scrollback_body import link_format, note_format
-from ikgui.ui.transcript.scrollback_items import ROLE_PROPERTY, Colors, blend
-from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
-from ikgui.ui.transcript.scrollback_start import PAGE_SIZE
+from ikgui.domain.state.facts import TranscriptChange
+from ikgui.domain.state.reading import shown
+from ikgui.domain.state.transcript import Entry, Group, GroupKind
+from ikgui.ui.transcript.body import link_format, note_format
+from ikgui.ui.transcript.items import ROLE_PROPERTY, Colors, blend
+from ikgui.ui.transcript.render import Item, ItemWriter
+from ikgui.ui.transcript.start import PAGE_SIZE
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""A growing reply saved by another process (:mod:`ikgui.domain.elsewhere`): its item
+"""A growing reply saved by another process (:mod:`ikgui.domain.session.elsewhere`): its item
 gets the text it lacks appended, as if it had streamed here, so the reply grows in
 place (its finished Markdown blocks rendered as they complete) without re-rendering."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ikgui.ui.transcript.render import Item
     from ikgui.ui.transcript.scrollback import ScrollbackView
-    from ikgui.ui.transcript.scrollback_render import Item
 
 
 def grow(view: ScrollbackView, item: Item) -> bool:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.ui.icons import set_icon
-from ikgui.ui.transcript.scrollback_items import ACTION_ROOM
+from ikgui.ui.transcript.items import ACTION_ROOM
 
 if TYPE_CHECKING:
     from ikgui.ui.transcript.scrollback import ScrollbackView

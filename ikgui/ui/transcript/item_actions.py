@@ -17,14 +17,14 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QTimer
 from PySide6.QtGui import QMouseEvent, QTextFrame
 from PySide6.QtWidgets import QApplication, QWidget
 
-from ikgui.domain.advice import settings_page
 from ikgui.domain.events import Kind
+from ikgui.domain.text.advice import settings_page
 from ikgui.ui.transcript.action_row import ActionRow, actions_for, always_shown
 from ikgui.ui.transcript.inline_edit import InlineEdits, bubble_rect
 
 if TYPE_CHECKING:
+    from ikgui.ui.transcript.render import Item
     from ikgui.ui.transcript.scrollback import ScrollbackView
-    from ikgui.ui.transcript.scrollback_render import Item
 
 #: Pixels between a message's frame and its row.
 _GAP = 2

@@ -8,7 +8,7 @@ prompt to: "…"]``). A ``json``-mode reply that set no prompt says why in a sma
 line.
 
 Everything is plain text with character formats; links use the ``ikgui-prompt:`` scheme
-(handled by :mod:`ikgui.ui.transcript.scrollback_menu`).
+(handled by :mod:`ikgui.ui.transcript.menu`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.prompt_history import RESTORED_FROM, DiffOp, diff_counts, word_diff
-from ikgui.domain.safetext import reveal_bidi
+from ikgui.domain.state.prompt_history import RESTORED_FROM, DiffOp, diff_counts, word_diff
+from ikgui.domain.text.safe import reveal_bidi
 from ikgui.ui.prompt.diff_text import THIN_SPACE, run_format
 
 SCHEME = "ikgui-prompt"

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ikgui.domain.safetext import one_line, reveal_bidi
+from ikgui.domain.text.safe import one_line, reveal_bidi
 from ikgui.ui.plain import tooltip
 from ikgui.ui.transcript.render_budget import split_row
 

@@ -25,21 +25,21 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.reading import shown
-from ikgui.domain.transcript import Entry, Group
+from ikgui.domain.state.reading import shown
+from ikgui.domain.state.transcript import Entry, Group
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.grown import grow
 from ikgui.ui.transcript.highlight import LateHighlighter
 from ikgui.ui.transcript.item_actions import ItemActions
+from ikgui.ui.transcript.items import Colors
 from ikgui.ui.transcript.keyboard import TranscriptKeys
 from ikgui.ui.transcript.markdown import SafeDocument
+from ikgui.ui.transcript.menu import MenuMixin
 from ikgui.ui.transcript.reading_column import ColumnMixin, body_font
-from ikgui.ui.transcript.scrollback_items import Colors
-from ikgui.ui.transcript.scrollback_menu import MenuMixin
-from ikgui.ui.transcript.scrollback_render import Item, ItemWriter
-from ikgui.ui.transcript.scrollback_start import FIRST_SCREEN as FIRST_SCREEN
-from ikgui.ui.transcript.scrollback_start import PAGE_SIZE, StartMixin
+from ikgui.ui.transcript.render import Item, ItemWriter
 from ikgui.ui.transcript.selection import fragment_text
+from ikgui.ui.transcript.start import FIRST_SCREEN as FIRST_SCREEN
+from ikgui.ui.transcript.start import PAGE_SIZE, StartMixin
 
 if TYPE_CHECKING:
     from ikgui.ui.transcript.branch_notices import TitleLookup

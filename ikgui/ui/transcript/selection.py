@@ -13,7 +13,7 @@ from PySide6.QtGui import (
 )
 
 from ikgui.ui.transcript.code_blocks import HEADER_PROPERTY
-from ikgui.ui.transcript.scrollback_items import EVENT_ID_PROPERTY
+from ikgui.ui.transcript.items import EVENT_ID_PROPERTY
 
 #: What ``QTextDocument.toPlainText`` turns into plain characters.
 _PLAIN = str.maketrans({"\u2028": "\n", "\u2029": "\n", "\u00a0": " "})

@@ -37,11 +37,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
-from ikgui.domain.safetext import reveal_bidi
+from ikgui.domain.text.safe import reveal_bidi
+from ikgui.ui.transcript.body import BodyWriter
+from ikgui.ui.transcript.items import Colors, body_formats
 from ikgui.ui.transcript.markdown import render_markdown
 from ikgui.ui.transcript.render_budget import STREAM_LIMIT, fence_after, head_of, plan
-from ikgui.ui.transcript.scrollback_body import BodyWriter
-from ikgui.ui.transcript.scrollback_items import Colors, body_formats
 from ikgui.ui.transcript.stream_blocks import Blocks, Budget
 
 _KEEP = QTextCursor.MoveMode.KeepAnchor

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, QWidget
 
-from ikgui.domain.session import Session
+from ikgui.domain.session.session import Session
 from ikgui.domain.settings import stepped_text_size
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, tooltip
 from ikgui.ui.window.model_box import ModelBox
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QLabel, QWidget
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.safetext import one_line
+from ikgui.domain.text.safe import one_line
 
 #: Qt ≥ 6.8's announcement event (older Qt: the live text alone).
 Announcement: Any = getattr(QtGui, "QAccessibleAnnouncementEvent", None)
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 #: The most of a reply read out (the transcript holds all of it).
 SPOKEN_CHARS = 280

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ikgui.domain.events import Kind
-from ikgui.domain.usage import usage_text
+from ikgui.domain.state.usage import usage_text
 from ikgui.ui.closed_strip import ClosedPresenter
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.plain import window_title
@@ -17,7 +17,7 @@ from ikgui.ui.window.new_conversation import NewConversationPresenter
 from ikgui.ui.window.responsive import Responsive
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 class ChromePresenter:

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
-from ikgui.domain.sendlock import BusyError
+from ikgui.domain.session.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.window.export_file import file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
 from ikgui.ui.window.trash import empty_trash
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 class WindowCommands:

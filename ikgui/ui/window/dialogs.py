@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from ikgui.domain.settings import Settings
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 class WindowDialogs:
@@ -18,8 +18,8 @@ class WindowDialogs:
         self.window = window
 
     def open_settings(self, page: str = "providers") -> Any:
-        from ikgui.store_target import store_summary
-        from ikgui.ui.settings.settings_dialog import SettingsDialog
+        from ikgui.config.target import store_summary
+        from ikgui.ui.settings.dialog import SettingsDialog
 
         window = self.window
         settings = window.session.settings

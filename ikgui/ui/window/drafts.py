@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from ikgui.domain import elsewhere
 from ikgui.domain.errors import DatabaseUnreachable, IkguiError
+from ikgui.domain.session import elsewhere
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.prompt.drafts import DraftKeeper, carry_over
 from ikgui.ui.window.elsewhere_mark import ElsewhereMark
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 POLL_MS = 1000
 DRAFT_MS = 500
@@ -186,7 +186,7 @@ class DraftsAndPolling(QObject):
     def _take_in(self) -> None:
         """What another process wrote to the open conversation: a reply growing or
         finished, a few new events, taken in place (no replay, the view stays where the
-        user reads); anything else replays it (see ``ikgui.domain.elsewhere``)."""
+        user reads); anything else replays it (see ``ikgui.domain.session.elsewhere``)."""
         window = self.window
         window.scrollback.quiet = True
         try:

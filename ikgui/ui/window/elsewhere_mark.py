@@ -1,7 +1,7 @@
 """The sidebar's streaming marker for a reply another process writes (``ikgui run -c``,
 a window on another machine) into the open conversation: the same badge a reply
 streaming here shows, while the transcript shows the reply as written elsewhere
-(``ikgui.domain.elsewhere.written_elsewhere``: ``data.streaming`` with an ``owner`` that
+(``ikgui.domain.session.elsewhere.written_elsewhere``: ``data.streaming`` with an ``owner`` that
 is not this process). It costs no query: the poll looks at the newest event the window
 holds. Only the open conversation is followed (the window reads no other's events), so
 its mark goes when another conversation is opened.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ikgui.domain import elsewhere
+from ikgui.domain.session import elsewhere
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 class ElsewhereMark:

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPaintEvent, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
-from ikgui.domain.catalog import ModelGroup
+from ikgui.domain.state.catalog import ModelGroup
 from ikgui.ui.plain import line, tooltip
 
 #: The provider of an item (a heading's, a note's, a model's).

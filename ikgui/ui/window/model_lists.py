@@ -15,12 +15,12 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ikgui.domain.catalog import Listing, model_groups, shown_model
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.catalog import Listing, model_groups, shown_model
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
     from ikgui.ui.window.model_box import ModelBox
 
 

@@ -14,7 +14,7 @@ from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar.new_row import NewConversationRow
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 def hint_text(agent: str | None) -> str:

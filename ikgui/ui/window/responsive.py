@@ -26,7 +26,7 @@ from ikgui.ui.icons import set_icon
 from ikgui.ui.window.splitter import least_width
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 #: Narrower than this (logical pixels), the window uses its compact layout.
 NARROW = 1100

@@ -14,7 +14,7 @@ from ikgui.ui.plain import line as safe_line
 from ikgui.ui.window.export_file import documents
 
 if TYPE_CHECKING:
-    from ikgui.domain.library import TagEdit
+    from ikgui.domain.library.conversations import TagEdit
     from ikgui.ui.window.commands import WindowCommands
 
 

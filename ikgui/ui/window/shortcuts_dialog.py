@@ -27,7 +27,7 @@ from ikgui.ui.window.actions import toolbar_specs
 from ikgui.ui.window.keyboard import WINDOW_KEYS
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 #: Keys the widgets handle themselves: (section, keys, what they do).
 WIDGET_KEYS = (

@@ -1,5 +1,5 @@
 """The window opens the last conversation from the end of its log: what the first paint
-shows is read with one short query (:class:`ikgui.domain.tail_first.TailFirst`), and the
+shows is read with one short query (:class:`ikgui.domain.session.tail_first.TailFirst`), and the
 whole conversation is replayed right after that paint.
 
 Until then the session's state is the tail's, which is not the conversation's context:
@@ -15,10 +15,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ikgui.domain.errors import IkguiError
-from ikgui.domain.tail_first import TailFirst
+from ikgui.domain.session.tail_first import TailFirst
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 #: Events read for the first paint: more than its first screenful, so that the view is
 #: full even when some are short.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ikgui.ui.plain import line as safe_line
 
 if TYPE_CHECKING:
-    from ikgui.ui.main_window import MainWindow
+    from ikgui.ui.window.main_window import MainWindow
 
 
 def empty_trash(window: MainWindow) -> None:

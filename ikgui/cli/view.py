@@ -1,0 +1,244 @@
+"""``ikgui conv show`` and ``ikgui conv context``: one conversation as text or JSON; and
+``ikgui conv tags``, ``tag-rename`` and ``tag-delete``: tags across conversations (a
+rename onto a tag in use merges; each changes every conversation in one transaction);
+``ikgui conv pin`` and ``unpin``.
+
+Split from :mod:`ikgui.cli.main` to keep it small. Every line goes through
+:mod:`ikgui.cli.output`: the model's replies are raw only to a pipe, everything else
+has its control characters escaped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+from ikgui.cli.output import print_json, reply_safe, say, width
+from ikgui.domain.errors import UsageError, UserError
+from ikgui.domain.events import Conversation, Kind
+from ikgui.domain.library import conversations as library
+from ikgui.domain.library.listing import cut, describe, tag_summary
+from ikgui.domain.ports import Store
+from ikgui.domain.settings import Settings
+from ikgui.domain.state.ids import normalize_tag, resolve_ref
+from ikgui.domain.state.reading import labels, message_text
+from ikgui.domain.state.usage import known_cost, usage_text
+from ikgui.domain.text.safe import one_line, terminal_safe
+
+if TYPE_CHECKING:
+    from ikgui.cli.env import Env
+
+
+def _ref_or_last(env: Env, args: argparse.Namespace) -> str:
+    if args.last or not args.ref:
+        if args.ref:
+            raise UsageError("give either REF or -l, not both")
+        last = env.store.last_conversation()
+        if last is None:
+            raise UserError("No conversation to continue")
+        return last.id
+    return resolve_ref(env.store, args.ref)
+
+
+def conv_json(
+    store: Store, conv_id: str, with_state: bool = True, settings: Settings | None = None
+) -> dict[str, Any]:
+    """``conv show --json``; with ``settings``, an unknown cost (nothing priced, and the
+    model has no price set) is ``null``, not ``0``."""
+    from ikgui.domain.library import exchange
+    from ikgui.domain.state.replay import replay_conversation
+
+    conv = store.get_conversation(conv_id)
+    if conv is None:
+        raise UserError(f"Conversation not found: {conv_id}")
+    state = replay_conversation(store, conv_id)
+    fields = exchange.conversation_fields(conv, state)
+    if settings is not None:
+        fields["cost"] = known_cost(conv, settings, conv.model or settings.default_model)
+    fields["message_count"] = conv.message_count
+    fields["pinned"] = conv.pinned
+    if with_state:
+        fields["marks"] = [{"event_id": m.event_id, "label": m.label} for m in state.marks]
+        fields["scrollback"] = [
+            {"event_id": e.id, "kind": e.kind, "content": describe(e), "data": e.data or None}
+            for e in state.scrollback
+        ]
+    return fields
+
+
+_LABELS = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM, Kind.ERROR)
+
+
+def cmd_show(env: Env, args: argparse.Namespace) -> int:
+    from ikgui.domain.state.replay import replay_conversation
+
+    conv_id = _ref_or_last(env, args)
+    if args.json:
+        print_json(conv_json(env.store, conv_id, settings=env.settings))
+        return 0
+    conv = env.store.get_conversation(conv_id)
+    assert conv is not None
+    state = replay_conversation(env.store, conv_id)
+    say(cut(f"{conv.id}  {one_line(conv.title or '-')}", width()))
+    model = f"model {conv.model or '-'} ({conv.provider or '-'})"  # as /model says it
+    details = [f"agent {conv.agent or '-'}", model]
+    if conv.parent:
+        details.append(f"forked from {conv.parent}")
+    if conv.tags:
+        details.append("tags " + tag_summary(conv.tags))
+    details.append(conv.visible_status)
+    say(one_line("  ".join(details)))
+    say(usage_line(conv, env.settings))
+    for event in state.scrollback:
+        label = _LABELS.get(event.kind)
+        text = describe(event)
+        # A reply is the model's text (raw to a pipe); every other item is escaped.
+        text = reply_safe(text) if event.kind == Kind.ASSISTANT else terminal_safe(text)
+        sys.stdout.write("\n" + (f"[{label}] {text}" if label else f"-- {text}") + "\n")
+    if state.working_prompt:
+        say(f"\nWorking prompt: {state.working_prompt}")
+    if conv.prompt_draft is not None:  # typed in a window, not saved (issue 22, item 8)
+        say(one_line(f"Unsaved working-prompt edit: {conv.prompt_draft or '(empty)'}"))
+    return 0
+
+
+def usage_line(conv: Conversation, settings: Settings) -> str:
+    """Created, updated, tokens and cost, as the window's status bar shows them."""
+    when = "created {}  updated {}".format(
+        *(
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+            for t in (conv.created_at, conv.updated_at)
+        )
+    )
+    usage = usage_text(conv, settings, conv.model or settings.default_model)
+    return f"{when}  {usage}"
+
+
+def cmd_context(env: Env, args: argparse.Namespace) -> int:
+    conv_id = _ref_or_last(env, args)
+    session = env.session()
+    session.open(conv_id)
+    messages = session.context()
+    if args.json:
+        print_json(
+            {
+                "id": conv_id,
+                "provider": session.provider,
+                "model": session.model,
+                "messages": messages,
+            }
+        )
+        return 0
+    for message in messages:
+        body = message_text(message, arrow="->", gap=" ")
+        if message["role"] == "tool":
+            body = f"[{message['tool_call_id']}] {body}"
+        body = body.strip()
+        body = reply_safe(body) if message["role"] == "assistant" else terminal_safe(body)
+        sys.stdout.write(f"[{message['role']}] {body}\n")
+    return 0
+
+
+# -- tags across conversations ------------------------------------------------------
+
+
+def add_tag_parsers(csub: Any) -> None:
+    """The three subcommands, on ``ikgui conv``'s subparsers."""
+    tags = csub.add_parser("tags", help="list every tag with its number of conversations")
+    tags.add_argument("--json", action="store_true")
+    tags.add_argument(
+        "--all", action="store_true", help=f"every tag (else the first {TAGS_LISTED:,})"
+    )
+    rename = csub.add_parser(
+        "tag-rename", help="rename a tag on every conversation (merges into an existing one)"
+    )
+    rename.add_argument("old")
+    rename.add_argument("new")
+    csub.add_parser("tag-delete", help="remove a tag from every conversation").add_argument("tag")
+
+
+#: Tags ``conv tags`` lists without ``--all``: a screenful is read, 100,000 are not.
+TAGS_LISTED = 1000
+
+
+def _noun(count: int) -> str:
+    return "conversation" if count == 1 else "conversations"
+
+
+def cmd_tags(env: Env, args: argparse.Namespace) -> int:
+    live = dict(env.store.tag_counts())
+    trashed = dict(env.store.tag_counts(trashed=True))
+    names = sorted(set(live) | set(trashed))
+    if args.json:
+        print_json(
+            [{"tag": n, "count": live.get(n, 0), "trashed": trashed.get(n, 0)} for n in names]
+        )
+        return 0
+    if not names:
+        say("No tags.")
+        return 0
+    shown = names if args.all else names[:TAGS_LISTED]
+    width = max(len(n) for n in shown)
+    for name in shown:
+        extra = f"  (+{trashed[name]} in the Trash)" if trashed.get(name) else ""
+        say(f"{one_line(name).ljust(width)}  {live.get(name, 0):>5}{extra}")
+    if len(shown) < len(names):
+        more = len(names) - len(shown)
+        say(f"… and {more:,} more tags (ikgui conv tags --all lists them all, or --json)")
+    return 0
+
+
+def cmd_tag_rename(env: Env, args: argparse.Namespace) -> int:
+    merging = normalize_tag(args.new) in env.store.all_tags()
+    changed = library.rename_tag(env.store, args.old, args.new).count
+    old, new = normalize_tag(args.old), normalize_tag(args.new)
+    verb = "Merged" if merging and old != new else "Renamed"
+    say(f"{verb} '{old}' into '{new}' on {changed} {_noun(changed)}")
+    return 0
+
+
+def cmd_tag_delete(env: Env, args: argparse.Namespace) -> int:
+    changed = library.delete_tag(env.store, args.tag).count
+    say(f"Removed '{normalize_tag(args.tag)}' from {changed} {_noun(changed)}")
+    return 0
+
+
+TAG_COMMANDS = {"tags": cmd_tags, "tag-rename": cmd_tag_rename, "tag-delete": cmd_tag_delete}
+
+
+# -- pins -------------------------------------------------------------------------------
+
+
+def add_pin_parsers(csub: Any) -> None:
+    """``ikgui conv pin REF...`` and ``unpin REF...`` (all of them in one transaction)."""
+    for name, text in (
+        ("pin", "pin conversations (listed first in the window's sidebar)"),
+        ("unpin", "unpin conversations"),
+    ):
+        csub.add_parser(name, help=text).add_argument("refs", nargs="+", metavar="ref")
+
+
+def _set_pinned(env: Env, refs: list[str], pinned: bool) -> int:
+    ids = [resolve_ref(env.store, ref) for ref in refs]
+    convs = library.set_pinned(env.store, ids, pinned)
+    verb = "Pinned" if pinned else "Unpinned"
+    say(f"{verb} " + ", ".join(c.id for c in convs))
+    return 0
+
+
+def cmd_pin(env: Env, args: argparse.Namespace) -> int:
+    return _set_pinned(env, args.refs, True)
+
+
+def cmd_unpin(env: Env, args: argparse.Namespace) -> int:
+    return _set_pinned(env, args.refs, False)
+
+
+PIN_COMMANDS = {"pin": cmd_pin, "unpin": cmd_unpin}
+
+
+def add_tag_and_pin_parsers(csub: Any) -> None:
+    add_tag_parsers(csub)
+    add_pin_parsers(csub)

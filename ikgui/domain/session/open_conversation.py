@@ -1,0 +1,531 @@
+"""The open conversation: which one is on screen, its replayed state, and every change
+to it (append + fold, the working prompt, marks, rewind, clear, fork, kill).
+
+Each change is appended to the log, committed, folded into the live state with the
+same fold that replay uses, and announced to listeners as a fact
+(:mod:`ikgui.domain.state.facts`). Writes the store refuses wait in ``writes``
+(:mod:`ikgui.domain.session.writes`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ikgui.domain.errors import NotFoundError, UserError
+from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, Event, Kind
+from ikgui.domain.library.conversations import apply_tag_changes, descendants, retag
+from ikgui.domain.ports import Store
+from ikgui.domain.session import closing
+from ikgui.domain.session import writes as write_ops
+from ikgui.domain.session.pending import PendingWrites
+from ikgui.domain.session.prompt_edits import PromptEditing
+from ikgui.domain.settings import AgentSettings, Settings
+from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.context import Message, build_context
+from ikgui.domain.state.facts import (
+    ConversationChanged,
+    ConversationSwitched,
+    DeltaReceived,
+    EventAppended,
+    EventUpdated,
+    Fact,
+    StateReplaced,
+    TranscriptChange,
+)
+from ikgui.domain.state.ids import new_id, resolve_ref
+from ikgui.domain.state.replay import ReplayState, fold, set_prompt
+from ikgui.domain.state.rules import (
+    current_model,
+    current_provider,
+    fork_title,
+    title_for_first_message,
+)
+from ikgui.domain.state.tally import is_message as counts_as_message
+from ikgui.domain.state.transcript import replace_event
+
+Listener = Callable[[Fact], None]
+
+
+class OpenConversation(PromptEditing):
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        keep_pending: bool = True,
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.clock = clock
+        #: Keep changes the store refuses in memory (``writes``) instead of raising.
+        self.keep_pending = keep_pending
+        self.writes = PendingWrites(store, lambda done: write_ops.flushed(self, done))
+        #: The text so far of each reply streaming now, by event id.
+        self.live_text: dict[int, Callable[[], str]] = {}
+        #: A one-off ``provider``/``model`` for the requests of this session only
+        #: (``ikgui run -c -p/-m``); never stored, so the conversation keeps its own.
+        self.overrides: dict[str, str] = {}
+        self.saved = False
+        #: How many times another conversation came on screen: a view tells "still the
+        #: one I saw" by it (the conversation is a value; storing it may change its id).
+        self.switches = 0
+        self._listeners: list[Listener] = []
+        self._staged_prompt: str | None = None
+        self.conversation = self._blank(None)
+        self.state = ReplayState()
+
+    # -- listeners -------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def announce(self, fact: Fact) -> None:
+        """Tell every listener ``fact`` (see :mod:`ikgui.domain.state.facts`)."""
+        for listener in list(self._listeners):
+            listener(fact)
+
+    def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]:
+        """Take in what one operation wrote (:class:`~ikgui.domain.state.changes.Changes`): the
+        one place that folds events into the live state, takes the conversation's new
+        fields and announces the facts. Returns how the transcript changed per appended
+        event (``None``: another conversation's)."""
+        conv_id = changes.conversation_id
+        here = conv_id == self.conversation.id
+        if here and changes.fields:
+            self.conversation = dataclasses.replace(self.conversation, **changes.fields)
+        folded: list[TranscriptChange | None] = []
+        for event in changes.appended:
+            change = None
+            if here:
+                change = fold(self.state, event)
+                step = 1 if counts_as_message(event.kind, event.content) else 0
+                self.conversation = dataclasses.replace(
+                    self.conversation,
+                    updated_at=event.created_at,
+                    message_count=self.conversation.message_count + step,
+                )
+            folded.append(change)
+            self.announce(EventAppended(conv_id, event, change, self._summary(changes)))
+        for before, event in changes.updated:
+            if here:
+                self._patch(before, event)
+            fact = EventUpdated(conv_id, event, changes.elsewhere, self._summary(changes))
+            self.announce(fact)
+        if changes.conversation_changed:
+            self.announce(ConversationChanged(conv_id, self._summary(changes)))
+        return tuple(folded)
+
+    def _patch(self, before: Event, after: Event) -> None:
+        """Put a grown event into the state; a reply's first text counts as a message, as
+        the store counts it (``before``: the event as last written)."""
+        write_ops.patch(self.state, (before.id, after.id), after)
+        was = counts_as_message(before.kind, before.content)
+        now = counts_as_message(after.kind, after.content)
+        if was != now:
+            count = self.conversation.message_count + (1 if now else -1)
+            self.conversation = dataclasses.replace(self.conversation, message_count=count)
+
+    def _summary(self, changes: Changes) -> Conversation | None:
+        """The open conversation as the store holds it now, when the changes are its own,
+        made here and all written (``None``: a reader must read the row)."""
+        conv_id = changes.conversation_id
+        if conv_id != self.conversation.id or changes.elsewhere or not changes.fields_known:
+            return None
+        if not self.saved or self.writes.touches(conv_id):
+            return None
+        return self.conversation
+
+    @property
+    def closed(self) -> bool:
+        """Whether the conversation on screen is a closed branch (read-only)."""
+        return self.saved and closing.is_closed(self.conversation)
+
+    @property
+    def trashed(self) -> bool:
+        """Whether the conversation on screen is in the Trash (read-only)."""
+        return self.saved and closing.is_trashed(self.conversation)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the conversation on screen takes no input (closed, or in the Trash)."""
+        return self.saved and closing.is_read_only(self.conversation)
+
+    def ensure_open(self) -> None:
+        """Refuse input to a closed branch or a conversation in the Trash (see
+        :mod:`ikgui.domain.session.closing`)."""
+        if self.saved:
+            closing.refuse_closed(self.conversation)
+
+    def here(self) -> str:
+        """The id of the conversation on screen."""
+        return self.conversation.id
+
+    # -- which conversation ------------------------------------------------------
+    def _blank(self, agent: str | None) -> Conversation:
+        provider, model = self.settings.defaults_for(agent)
+        now = self.clock()
+        return Conversation(
+            id=new_id(agent, self.store.conversation_exists),
+            agent=agent,
+            provider=provider,
+            model=model,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def prepare(self, **fields: Any) -> None:
+        """Set fields of the conversation not stored yet (stored with it on its first
+        event): the new settings' defaults, the demo's agents."""
+        if self.saved:
+            raise UserError("This conversation is stored already")
+        self.conversation = dataclasses.replace(self.conversation, **fields)
+
+    def new_conversation(self, agent: str | None = None) -> Conversation:
+        """Switch to a new, not yet stored conversation (stored on its first event)."""
+        agent = agent or None
+        if agent is not None and agent not in self.settings.agents:
+            raise UserError(f"Unknown agent '{agent}'")
+        self.conversation = self._blank(agent)
+        self.switches += 1
+        self.saved = False
+        self.state = ReplayState()
+        self._staged_prompt = self.set_aside_prompt = None
+        self.announce(ConversationSwitched(self.conversation.id))
+        return self.conversation
+
+    def open(self, conv_id: str) -> Conversation:
+        """Switch to a stored conversation and replay it."""
+        conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
+        if conv is None:
+            raise NotFoundError(f"Conversation not found: {conv_id}")
+        previous = self.conversation.id
+        self.switches += conv.id != previous
+        self.conversation = conv
+        self.saved = True
+        self.state = write_ops.replayed(self, conv_id)
+        self.show_live_text()
+        self._staged_prompt = None
+        if conv.id != previous:
+            self.set_aside_prompt = None  # (the window keeps it with its conversation)
+        self.announce(ConversationSwitched(conv.id))
+        return conv
+
+    def show(self, conv: Conversation, state: ReplayState) -> None:
+        """Switch to stored ``conv`` on a state folded elsewhere (the tail-first start's
+        tail: :mod:`ikgui.domain.session.tail_first`)."""
+        self.switches += conv.id != self.conversation.id
+        self.conversation = conv
+        self.saved = True
+        self.state = state
+        self.announce(ConversationSwitched(conv.id))
+
+    def replay_quietly(self) -> ReplayState:
+        """Replay the conversation on screen in full and re-read its fields, telling no
+        one (the tail-first start's second step: the window compares what it showed)."""
+        self.state = write_ops.replayed(self, self.conversation.id)
+        self.show_live_text()
+        self.refresh_conversation()
+        return self.state
+
+    def show_live_text(self) -> None:
+        """A reply still streaming here was saved up to a second ago: show all of it."""
+        for items in (self.state.context, self.state.scrollback):
+            for index, event in enumerate(items):
+                text = self.live_text.get(event.id)
+                if text is not None:
+                    items[index] = event.with_changes(text(), event.data)
+        for event in self.state.scrollback:  # the transcript shows the same
+            if event.id in self.live_text:
+                replace_event(self.state.transcript, event.id, event)
+
+    def open_ref(self, ref: str) -> Conversation:
+        return self.open(resolve_ref(self.store, ref))
+
+    def reload(self) -> None:
+        """Re-read the current conversation (another process may have written to it)."""
+        if self.saved and not self.writes.touches(self.conversation.id):
+            self.open(self.conversation.id)  # (the store lacks what still waits)
+
+    def replay_again(self) -> None:
+        """Replay the current conversation from the store (another process wrote to it)."""
+        if not self.writes.touches(self.conversation.id):
+            self.state = write_ops.replayed(self, self.conversation.id)
+            self.refresh_conversation()
+            self.announce(StateReplaced(self.conversation.id))
+
+    def refresh_conversation(self) -> Conversation:
+        if self.saved:
+            conv = self.store.get_conversation(self.conversation.id)
+            if conv is not None:
+                self.conversation = conv
+        return self.conversation
+
+    def adopt(self, conv: Conversation) -> Conversation:
+        """A library change to ``conv``: take its fields if it is on screen, and say so."""
+        fields = {f.name: getattr(conv, f.name) for f in dataclasses.fields(conv)}
+        self.apply(Changes(conv.id, fields=fields, conversation_changed=True))
+        return conv
+
+    # -- derived values ------------------------------------------------------------
+    @property
+    def agent_settings(self) -> AgentSettings | None:
+        return self.settings.agent(self.conversation.agent)
+
+    @property
+    def provider(self) -> str:
+        return self.overrides.get("provider") or current_provider(
+            self.state, self.conversation, self.settings
+        )
+
+    @property
+    def model(self) -> str | None:
+        """The model of the next request: the replayed state's ``/model`` wins over the
+        conversation's column (see :func:`ikgui.domain.state.rules.current_model`)."""
+        return self.overrides.get("model") or current_model(
+            self.state, self.conversation, self.settings
+        )
+
+    @property
+    def prompt_mode(self) -> str:
+        agent = self.agent_settings
+        return agent.prompt_mode if agent else "off"
+
+    @property
+    def system_prompt(self) -> str | None:
+        if self.state.system_override is not None:
+            return self.state.system_override or None
+        agent = self.agent_settings
+        return agent.system_prompt if agent else None
+
+    def context(self) -> list[Message]:
+        """Exactly what the model would receive next (SPEC §7)."""
+        return build_context(self.state, self.system_prompt)
+
+    # -- writing ---------------------------------------------------------------
+    def materialize(self) -> None:
+        """Store the current conversation if it is not stored yet."""
+        if self.saved:
+            return
+        conv = self.conversation
+        if self.store.conversation_exists(conv.id):
+            conv = dataclasses.replace(conv, id=new_id(conv.agent, self.store.conversation_exists))
+        now = self.clock()
+        self.conversation = conv = dataclasses.replace(conv, created_at=now, updated_at=now)
+        self.store.insert_conversation(conv)
+        self.saved = True
+
+    def mark_stored(self, saved: bool) -> None:
+        """Say whether the conversation is stored after a write the store refused: not
+        if its insert was undone and nothing may wait, yes if it waits in the queue."""
+        self.saved = saved
+
+    def replay_written(self) -> None:
+        """Everything of the open conversation that waited is written: its state is a
+        fresh replay again (the provisional ids are gone)."""
+        self.state = write_ops.replayed(self, self.conversation.id)
+        self.show_live_text()
+        self.announce(StateReplaced(self.conversation.id))
+
+    def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
+        """Commit one event to the current conversation and fold it into the state
+        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``)."""
+        if self.saved:
+            closing.refuse_closed(self.conversation, kind)
+        title = title_for_first_message(self.conversation, kind, content)
+        event = write_ops.append(
+            self, self.conversation.id, kind, content, data, title=title, materialize=True
+        )
+        fields = {"title": title} if title else {}
+        self.apply(Changes(self.conversation.id, appended=(event,), fields=fields))
+        return event
+
+    def append_to(
+        self, conv_id: str, kind: str, content: str = "", data: dict[str, Any] | None = None
+    ) -> Event:
+        """Append to any conversation; folded into the state only if it is on screen."""
+        if conv_id == self.conversation.id:
+            return self.append(kind, content, data)
+        event = write_ops.append(self, conv_id, kind, content, data)
+        self.apply(Changes(conv_id, appended=(event,)))
+        return event
+
+    def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
+        """Grow a streaming event in place (the one row that changes)."""
+        updated = write_ops.update(self, event, content, data)
+        self.apply(Changes(event.conversation_id, updated=((event, updated),)))
+        return updated
+
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        """Count a reply's tokens and cost (also in the fields shown, if on screen)."""
+        write_ops.add_usage(self, conv_id, input_tokens, output_tokens, cost)
+        if conv_id == self.conversation.id:
+            conv = self.conversation
+            self.conversation = dataclasses.replace(
+                conv,
+                tokens_input=conv.tokens_input + input_tokens,
+                tokens_output=conv.tokens_output + output_tokens,
+                cost=conv.cost + cost,
+            )
+
+    def emit_delta(self, event: Event, text: str) -> None:
+        real = self.writes.written.get(event.id)
+        if real is not None:  # saved late: the view knows it by its real id now
+            event = Event(real, event.conversation_id, event.kind, "", None, event.created_at)
+        self.announce(DeltaReceived(event.conversation_id, event, text))
+
+    def set_reply_prompt(self, reply: Event, prompt: str) -> None:
+        """A finished reply of the current conversation set the working prompt: set it as
+        replay would, even if events followed the reply."""
+        context = self.state.context
+        last = bool(context) and context[-1].id == reply.id
+        if last and not any(m.event_id > reply.id for m in self.state.marks):
+            set_prompt(self.state, reply, prompt)
+        else:
+            self.state = write_ops.replayed(self, self.conversation.id)
+        if reply.id in self.state.prompt_before:  # the view shows the draft under it
+            self.announce(EventUpdated(reply.conversation_id, reply))
+
+    def update_fields(self, **changes: Any) -> None:
+        """Change stored conversation fields (title, tags via ``set_tags``...)."""
+        if not write_ops.fields_wait(self, changes):
+            with self.store.transaction():
+                self.materialize()
+                self.store.update_conversation(self.conversation.id, **changes)
+        self.apply(Changes(self.conversation.id, fields=changes, conversation_changed=True))
+
+    def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
+        """Store drafts of conversation ``conv_id`` (the open one, or one the window has
+        just left): the message typed and not sent, the working prompt's unsaved edit and
+        the edit a Clear set aside (``write_ops.DRAFTS``). Session state, not a change of
+        the conversation: nothing is announced (the window holds them as typed). While
+        other changes wait to be written, the open conversation's stay in memory."""
+        unknown = sorted(set(drafts) - write_ops.DRAFTS)
+        if unknown:
+            raise ValueError(f"Not a draft: {', '.join(unknown)}")
+        if not drafts:
+            return
+        here = conv_id == self.conversation.id
+        if here and not self.saved:
+            raise UserError("This conversation is not saved yet; its drafts stay in the window")
+        if not (here and write_ops.fields_wait(self, drafts)):
+            self.store.update_conversation(conv_id, **drafts)
+        if here:  # (nothing announced: see above)
+            fields: dict[str, Any] = dict(drafts)
+            self.conversation = dataclasses.replace(self.conversation, **fields)
+
+    def retag(self, changes: list[str]) -> tuple[str, ...]:
+        """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
+        apply_tag_changes((), changes)  # a bad tag is refused before anything is written
+        with self.store.transaction():
+            self.materialize()
+            tags = retag(self.store, self.conversation.id, changes).tags
+        self.apply(Changes(self.conversation.id, fields={"tags": tags}, conversation_changed=True))
+        return tags
+
+    # -- marks -----------------------------------------------------------------
+    def mark(self, label: str | None) -> Event:
+        return self.append(Kind.MARK, "", {"label": label or None})
+
+    def rewind(self, label: str | None = None, *, mark: int | None = None) -> Event:
+        """Roll the context back to the newest mark called ``label`` (default: the
+        newest mark), or to the live mark whose event id is ``mark``."""
+        if mark is not None:
+            target = next((m for m in self.state.marks if m.event_id == mark), None)
+            if target is None:
+                raise UserError(f"Mark not found: {mark}")
+        else:
+            if not self.state.marks:
+                raise UserError("No marks found")
+            target = self.state.find_mark(label)
+            if target is None:
+                raise UserError(f"Mark not found: {label}")
+        data = {"target_event_id": target.event_id, "target_label": target.label}
+        return self.append(Kind.REWIND, "", data)
+
+    def clear(self) -> Event:
+        """Empty the context; an unsaved edit of the working prompt ends with it (set
+        aside, see :mod:`ikgui.domain.session.prompt_edits`): the prompt it edited is gone."""
+        edit = self.staged_prompt
+        s = self.state  # the settings in force (replay starts at the newest clear)
+        settings = {"model": s.model, "provider": s.provider, "system": s.system_override}
+        event = self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+        self.set_aside(edit)
+        return event
+
+    # -- forks -------------------------------------------------------------------
+    def fork_point(self) -> int | None:
+        """The newest event of the current conversation (or what it inherits)."""
+        if not self.saved:
+            return None
+        last = self.store.last_event_id(self.conversation.id)
+        return last if last is not None else self.conversation.fork_event_id
+
+    def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
+        """Create a child of the current conversation and switch to it; its title is
+        :func:`~ikgui.domain.state.rules.fork_title` (``prompt``: ``/fork PROMPT``'s text)."""
+        if self.writes:
+            raise UserError("Cannot fork until the changes not saved yet are written")
+        with self.store.transaction():
+            self.materialize()
+            parent = self.conversation
+            point = at_event if at_event is not None else self.fork_point()
+            child = Conversation(
+                id=new_id(parent.agent, self.store.conversation_exists),
+                parent=parent.id,
+                fork_event_id=point,
+                agent=parent.agent,
+                provider=current_provider(self.state, parent, self.settings),  # (moved)
+                model=current_model(self.state, parent, self.settings),  # not a one-off
+                title=fork_title(parent.title, len(self.store.children(parent.id)) + 1, prompt),
+                tags=parent.tags,
+                created_at=self.clock(),
+                updated_at=self.clock(),
+            )
+            role_data = {"fork_event_id": point}
+            self.append(
+                Kind.FORK,
+                f"Forked child {child.id}",
+                {"child_id": child.id, **role_data, "role": "parent"},
+            )
+            data = {"parent_id": parent.id, **role_data, "role": "child"}
+            write_ops.append(self, child.id, Kind.FORK, f"Forked from {parent.id}", data, new=child)
+        self.open(child.id)
+        return self.conversation
+
+    def reopen(self, ref: str | None) -> Conversation:
+        """Reopen a closed branch (default: this one): see :mod:`ikgui.domain.session.closing`."""
+        return closing.reopen(self, ref)
+
+    def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
+        """Close a branch (default: the current one); returns it and how many closed."""
+        target_id = resolve_ref(self.store, ref) if ref else self.conversation.id
+        target = self.store.get_conversation(target_id) if (ref or self.saved) else None
+        target = self.writes.fields(target) if target is not None else None
+        if target is None or target.parent is None:
+            raise UserError("Cannot kill a root conversation")
+        victims = [target] + (descendants(self.store, target.id) if cascade else [])
+        victims = [v for v in victims if v.status != STATUS_KILLED]
+        if not victims:
+            raise UserError(f"Conversation already closed: {target.id}")
+        content = f"Closed {len(victims)} conversations" if cascade else f"Closed {target.id}"
+        data = {
+            "target": target.id,
+            "killed_by": BY_USER,  # who; ``from``: where the command was given
+            "from": self.conversation.id,
+            "cascade": cascade,
+            "count": len(victims),
+        }
+        closing_fields = tuple((v.id, {"status": STATUS_KILLED}) for v in victims)
+        event = write_ops.append(
+            self, target.parent, Kind.AGENT_KILLED, content, data, fields=closing_fields
+        )
+        closed_ids = {v.id for v in victims}
+        if self.conversation.id in closed_ids:
+            self.open(target.parent)
+        elif self.conversation.id == target.parent:
+            self.apply(Changes(target.parent, appended=(event,)))
+        self.apply(Changes(self.conversation.id, conversation_changed=True))
+        return target, len(victims)

@@ -1,0 +1,182 @@
+"""Streaming one reply into the log (SPEC §8, §11).
+
+The assistant event is created with the first text, grows as deltas arrive and is
+saved at least every second (``streaming: true`` while it grows, so a crash leaves a
+row that start-up marks interrupted). On the end it stores provider, model, usage,
+cost, finish reason and the extracted working prompt; a cancel keeps the partial
+text with ``interrupted: true``; a failure adds one ``error`` event. A save the store
+refuses (disk full) does not stop the stream: the open conversation keeps it in memory and writes
+it later (``ikgui.domain.session.writes``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable
+from contextlib import aclosing
+from typing import Any
+
+from ikgui.domain.errors import ProviderError
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.session.open_conversation import OpenConversation
+from ikgui.domain.state.working_prompt import extract
+from ikgui.domain.streaming import ChatRequest, Provider, StreamEnd, TextDelta, ToolCallDelta
+from ikgui.domain.text.advice import Advice
+
+#: Builds the provider configured under a name (raises ``ProviderError`` if it can't).
+ProviderFactory = Callable[[str], Provider]
+
+SAVE_INTERVAL = 1.0
+#: The longest the reply loop runs before giving the event loop a turn (seconds).
+YIELD_AFTER = 0.005
+
+
+def _no_model(provider: str) -> ProviderError:
+    return ProviderError(
+        f"No model is chosen and {provider} lists none.",
+        "config",
+        advice=Advice("pick_model", {"provider": provider}),
+    )
+
+
+def _tool_summary(item: ToolCallDelta) -> str:
+    args = item.arguments if isinstance(item.arguments, str) else json.dumps(item.arguments)
+    return f"{item.name}({args[:80]}{'…' if len(args) > 80 else ''})"
+
+
+class _Reply:
+    def __init__(
+        self, session: OpenConversation, conv_id: str, provider_name: str, model: str
+    ) -> None:
+        self.session = session
+        self.conv_id = conv_id
+        self.base: dict[str, Any] = {"provider": provider_name, "model": model}
+        self.parts: list[str] = []
+        self.event: Event | None = None
+        self.saved_at = session.clock()
+        self.saved_len = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def open(self) -> None:
+        """Create the growing reply before the request goes out, so the first delta
+        is shown at once, with no database write in its way."""
+        data = {**self.base, "streaming": True, "owner": os.getpid()}
+        self.event = self.session.append_to(self.conv_id, Kind.ASSISTANT, "", data)
+        self.session.live_text[self.event.id] = lambda: self.text
+
+    def delta(self, text: str) -> None:
+        if not text or self.event is None:
+            return
+        self.parts.append(text)
+        self.session.emit_delta(self.event, text)
+        now = self.session.clock()
+        if now - self.saved_at >= SAVE_INTERVAL:
+            self.save(now)
+
+    def save(self, now: float) -> None:
+        if self.event is not None and len(self.parts) != self.saved_len:
+            data = {**self.base, "streaming": True, "owner": os.getpid()}
+            self.event = self.session.update_event(self.event, self.text, data)
+            self.saved_len = len(self.parts)
+        self.saved_at = now
+
+    def tool_call(self, item: ToolCallDelta) -> None:
+        self.save(self.session.clock())
+        data = {"id": item.id, "name": item.name, "arguments": item.arguments}
+        self.session.append_to(self.conv_id, Kind.TOOL_CALL, _tool_summary(item), data)
+
+    def finish(
+        self, end: StreamEnd | None, interrupted: bool, keep_empty: bool = True
+    ) -> Event | None:
+        """Store the final reply. A stop before any text still leaves a ``(stopped)``
+        reply (``keep_empty``); a failure before any text leaves only its error."""
+        session = self.session
+        text = self.text
+        if self.event is not None:
+            session.live_text.pop(self.event.id, None)
+            session.live_text.pop(session.writes.real_id(self.event.id), None)
+        data: dict[str, Any] = dict(self.base)
+        if end is not None and end.model:
+            data["model"] = end.model
+        input_tokens = (end.input_tokens or 0) if end else 0
+        output_tokens = (end.output_tokens or 0) if end else 0
+        cost = session.settings.cost(data["model"], input_tokens, output_tokens)
+        data["usage"] = {"input": input_tokens, "output": output_tokens}
+        data["cost"] = cost
+        data["finish_reason"] = end.finish_reason if end else None
+        data["interrupted"] = interrupted
+        extraction = extract(text, session.prompt_mode)
+        if extraction.prompt is not None:
+            data["prompt"] = extraction.prompt
+        if extraction.display_end is not None:
+            data["display_end"] = extraction.display_end
+        if extraction.warning and text and not interrupted:
+            data["prompt_warning"] = extraction.warning
+        if interrupted and not text and not keep_empty:
+            data["failed"] = True  # nothing arrived: replay shows only the error
+        if self.event is None:
+            self.event = session.append_to(self.conv_id, Kind.ASSISTANT, text, data)
+        else:
+            self.event = session.update_event(self.event, text, data)
+        if input_tokens or output_tokens or cost:
+            session.add_usage(self.conv_id, input_tokens, output_tokens, cost)
+        if extraction.prompt is not None and self.conv_id == session.conversation.id:
+            session.set_reply_prompt(self.event, extraction.prompt)
+        return self.event
+
+
+async def stream_reply(
+    session: OpenConversation, conv_id: str, provider_factory: ProviderFactory
+) -> Event | None:
+    """Stream the reply to the context of ``conv_id`` (the current conversation)."""
+    provider_name = session.provider
+    reply: _Reply | None = None
+    try:
+        provider = provider_factory(provider_name)
+        model = session.model
+        if not model:
+            # No model chosen: use the server's first (e.g. the one Ollama has pulled).
+            try:
+                models = await provider.list_models()
+            finally:
+                await provider.aclose()
+            if not models:
+                raise _no_model(provider_name)
+            model = models[0]
+        request = ChatRequest(model, session.context())
+        reply = _Reply(session, conv_id, provider_name, model)
+        reply.open()
+        end: StreamEnd | None = None
+        try:
+            async with aclosing(provider.stream(request)) as items:
+                busy_since = time.monotonic()
+                async for item in items:
+                    if time.monotonic() - busy_since > YIELD_AFTER:
+                        # A network read can carry hundreds of deltas: let the window
+                        # paint and stay responsive between them.
+                        await asyncio.sleep(0)
+                        busy_since = time.monotonic()
+                    if isinstance(item, TextDelta):
+                        reply.delta(item.text)
+                    elif isinstance(item, ToolCallDelta):
+                        reply.tool_call(item)
+                    elif isinstance(item, StreamEnd):
+                        end = item
+        finally:
+            await provider.aclose()
+    except asyncio.CancelledError:
+        if reply is not None:
+            reply.finish(None, interrupted=True)
+        raise
+    except ProviderError as exc:
+        if reply is not None:
+            reply.finish(None, interrupted=True, keep_empty=False)
+        session.append_to(conv_id, Kind.ERROR, exc.message, exc.event_data())
+        raise
+    return reply.finish(end, interrupted=False)

@@ -1,0 +1,373 @@
+"""The session: the one object the window and the command line talk to.
+
+It is a facade over three collaborators, each readable on its own:
+
+- :class:`~ikgui.domain.session.open_conversation.OpenConversation` (``session.current``): which
+  conversation is on screen, its replayed state and every change to it;
+- :class:`~ikgui.domain.session.sender.ReplyStreamer` (``session.streamer``): sending and
+  streaming replies, stopping them;
+- :class:`~ikgui.domain.session.library.Library` (``session.library``): operations on any
+  conversation (rename, tags, Trash, restore, clean, export, import);
+
+plus the command registry, built by the composition root and handed in
+(:func:`ikgui.domain.commands.handlers.default_registry`). What happens is announced to
+listeners as facts (:mod:`ikgui.domain.state.facts`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ikgui.domain.commands.registry import CommandResult, Registry
+from ikgui.domain.errors import UserError
+from ikgui.domain.events import Conversation, Event
+from ikgui.domain.ports import Store
+from ikgui.domain.session.crashed import being_written
+from ikgui.domain.session.library import Library
+from ikgui.domain.session.open_conversation import Listener, OpenConversation
+from ikgui.domain.session.pending import PendingWrites
+from ikgui.domain.session.reply import ProviderFactory
+from ikgui.domain.session.sender import ReplyStreamer
+from ikgui.domain.settings import AgentSettings, Settings
+from ikgui.domain.state.context import Message
+from ikgui.domain.state.context_diff import last_request
+
+# The old name of a fact's type (benchmarks, older tests): see ikgui.domain.state.facts.
+from ikgui.domain.state.facts import SessionEvent as SessionEvent
+from ikgui.domain.state.prompt_history import RESTORED_FROM, PromptVersion, prompt_versions
+from ikgui.domain.state.replay import ReplayState, load_segments
+
+__all__ = ["Listener", "ModelLister", "ProviderFactory", "Session", "SessionEvent"]
+
+#: Lists the models a provider offers (``None`` when it cannot tell).
+ModelLister = Callable[[str], list[str] | None]
+
+
+class Session:
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings | None = None,
+        *,
+        registry: Registry[Session] | None = None,
+        clock: Callable[[], float] = time.time,
+        provider_factory: ProviderFactory | None = None,
+        model_lister: ModelLister | None = None,
+        export_dir: Path | None = None,
+        keep_pending: bool = True,
+        send_wait: float | None = None,
+    ) -> None:
+        self.current = OpenConversation(store, settings, clock=clock, keep_pending=keep_pending)
+        self.streamer = ReplyStreamer(self.current, provider_factory, send_wait)
+        self.library = Library(self.current)
+        #: The commands (none unless the composition root hands them in).
+        self.registry: Registry[Session] = registry or Registry([])
+        self.model_lister = model_lister
+        self.export_dir = export_dir or Path.cwd()
+        self.quit_requested = False
+
+    # -- collaborators' fields, as before ---------------------------------------------
+    @property
+    def store(self) -> Store:
+        return self.current.store
+
+    @property
+    def settings(self) -> Settings:
+        return self.current.settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        """New settings (Settings → OK). A conversation not stored yet has had no choice
+        made (choosing a model stores it): it takes the new defaults, so its first message
+        goes where the settings say now, not where they said when it opened."""
+        self.current.settings = settings
+        if not self.saved:
+            provider, model = settings.defaults_for(self.conversation.agent)
+            self.current.prepare(provider=provider, model=model)
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.current.clock
+
+    @property
+    def writes(self) -> PendingWrites:
+        return self.current.writes
+
+    @property
+    def keep_pending(self) -> bool:
+        return self.current.keep_pending
+
+    @keep_pending.setter
+    def keep_pending(self, keep: bool) -> None:
+        self.current.keep_pending = keep
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.current.conversation
+
+    @property
+    def state(self) -> ReplayState:
+        return self.current.state
+
+    @property
+    def saved(self) -> bool:
+        return self.current.saved
+
+    @property
+    def closed(self) -> bool:
+        """Whether the open conversation is a closed branch (read-only until reopened)."""
+        return self.current.closed
+
+    @property
+    def trashed(self) -> bool:
+        """Whether the open conversation is in the Trash (read-only until restored)."""
+        return self.current.trashed
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the open conversation takes no input (closed, or in the Trash)."""
+        return self.current.read_only
+
+    def ensure_open(self) -> None:
+        """Raise ``ClosedError`` (``TrashedError``) if the open conversation is a closed
+        branch (in the Trash)."""
+        self.current.ensure_open()
+
+    @property
+    def overrides(self) -> dict[str, str]:
+        return self.current.overrides
+
+    @property
+    def live_text(self) -> dict[int, Callable[[], str]]:
+        return self.current.live_text
+
+    @property
+    def provider_factory(self) -> ProviderFactory | None:
+        return self.streamer.provider_factory
+
+    @property
+    def streams(self) -> dict[str, asyncio.Task[Any]]:
+        return self.streamer.streams
+
+    @property
+    def send_wait(self) -> float:
+        return self.streamer.send_wait
+
+    @send_wait.setter
+    def send_wait(self, seconds: float) -> None:
+        self.streamer.send_wait = seconds
+
+    @property
+    def streaming(self) -> bool:
+        """Whether a reply streams in the current conversation."""
+        return self.streamer.streaming
+
+    # -- derived values ------------------------------------------------------------
+    @property
+    def agent_settings(self) -> AgentSettings | None:
+        return self.current.agent_settings
+
+    @property
+    def provider(self) -> str:
+        return self.current.provider
+
+    @property
+    def model(self) -> str | None:
+        return self.current.model
+
+    @property
+    def prompt_mode(self) -> str:
+        return self.current.prompt_mode
+
+    @property
+    def system_prompt(self) -> str | None:
+        return self.current.system_prompt
+
+    @property
+    def prompt_edited(self) -> bool:
+        return self.current.prompt_edited
+
+    def context(self) -> list[Message]:
+        """Exactly what the model would receive next (SPEC §7)."""
+        return self.current.context()
+
+    # -- listeners -------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self.current.subscribe(listener)
+
+    def announce(self, fact: SessionEvent) -> None:
+        self.current.announce(fact)
+
+    # -- the open conversation ---------------------------------------------------------
+    def new_conversation(self, agent: str | None = None) -> Conversation:
+        return self.current.new_conversation(agent)
+
+    def open(self, conv_id: str) -> Conversation:
+        return self.current.open(conv_id)
+
+    def open_ref(self, ref: str) -> Conversation:
+        return self.current.open_ref(ref)
+
+    def reload(self) -> None:
+        self.current.reload()
+
+    def refresh_conversation(self) -> Conversation:
+        return self.current.refresh_conversation()
+
+    def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
+        return self.current.append(kind, content, data)
+
+    def append_to(
+        self, conv_id: str, kind: str, content: str = "", data: dict[str, Any] | None = None
+    ) -> Event:
+        return self.current.append_to(conv_id, kind, content, data)
+
+    def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
+        return self.current.update_event(event, content, data)
+
+    def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
+        self.current.add_usage(conv_id, input_tokens, output_tokens, cost)
+
+    def emit_delta(self, event: Event, text: str) -> None:
+        self.current.emit_delta(event, text)
+
+    def update_fields(self, **changes: Any) -> None:
+        self.current.update_fields(**changes)
+
+    def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
+        """Store a conversation's drafts (see ``OpenConversation.keep_drafts``)."""
+        self.current.keep_drafts(conv_id, **drafts)
+
+    def retag(self, changes: list[str]) -> tuple[str, ...]:
+        """``/tag +a -b`` on the current conversation, atomically (see ``OpenConversation``)."""
+        return self.current.retag(changes)
+
+    def stage_prompt(self, text: str) -> None:
+        self.current.stage_prompt(text)
+
+    @property
+    def staged_prompt(self) -> str | None:
+        return self.current.staged_prompt
+
+    def commit_prompt(self) -> Event | None:
+        return self.current.commit_prompt()
+
+    def revert_prompt(self) -> None:
+        self.current.revert_prompt()
+
+    def take_set_aside_prompt(self) -> str | None:
+        """The unsaved prompt edit the last ``/clear`` ended, once (``None``: none)."""
+        return self.current.take_set_aside()
+
+    def edit_prompt(self, text: str) -> Event | None:
+        return self.current.edit_prompt(text)
+
+    def prompt_versions(self) -> list[PromptVersion]:
+        """Every version of the working prompt this conversation's log set, oldest first."""
+        if not self.saved:
+            return []
+        return prompt_versions(load_segments(self.store, self.conversation.id))
+
+    def last_request(self) -> list[Message] | None:
+        """What the newest reply (or failed attempt) was asked with; ``None``: never asked."""
+        if not self.saved:
+            return None
+        return last_request(load_segments(self.store, self.conversation.id), self.system_prompt)
+
+    def restore_prompt(self, text: str, from_event: int) -> Event | None:
+        """Make an earlier version (``text``, set by event ``from_event``) the working
+        prompt: a new edit that says so (history is never rewritten). ``None``: it is the
+        working prompt already."""
+        return self.current.edit_prompt(text, {RESTORED_FROM: from_event})
+
+    def mark(self, label: str | None) -> Event:
+        return self.current.mark(label)
+
+    def rewind(self, label: str | None = None, *, mark: int | None = None) -> Event:
+        return self.current.rewind(label, mark=mark)
+
+    def clear(self) -> Event:
+        return self.current.clear()
+
+    def fork_point(self) -> int | None:
+        return self.current.fork_point()
+
+    def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
+        """Create a child of the current conversation and switch to it. Refused while a
+        reply streams into it, here or in another process (``ikgui run -c``, another
+        window: it holds the send lock), which would fork at a reply still growing."""
+        if self.streaming or (self.saved and being_written(self.store, self.conversation.id)):
+            raise UserError("Cannot fork while a reply is streaming")
+        return self.current.fork(at_event, prompt)
+
+    def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
+        return self.current.kill(ref, cascade)
+
+    def reopen(self, ref: str | None = None) -> Conversation:
+        """Reopen a closed branch (default: the open one)."""
+        return self.current.reopen(ref)
+
+    # -- the library ------------------------------------------------------------------
+    def rename(self, conv_id: str, title: str) -> Conversation:
+        return self.library.rename(conv_id, title)
+
+    def set_tags_of(self, conv_id: str, tags: list[str]) -> Conversation:
+        return self.library.set_tags(conv_id, tags)
+
+    def retag_of(self, conv_id: str, changes: list[str]) -> Conversation:
+        """``+a -b`` changes to any conversation's tags, atomically."""
+        return self.library.retag(conv_id, changes)
+
+    def trash(self, conv_id: str) -> Conversation:
+        return self.library.trash(conv_id)
+
+    def restore(self, conv_id: str) -> Conversation:
+        return self.library.restore(conv_id)
+
+    # -- sending and commands ------------------------------------------------------------
+    async def send(self, text: str) -> Event | None:
+        """Send ``text`` as it is and stream the reply (see ``ReplyStreamer.send``)."""
+        return await self.streamer.send(text)
+
+    async def resend(self, text: str) -> Event | None:
+        """Send a stored message again (Retry, "edit and resend"): never parsed, so a
+        message that reads ``/help`` is sent as text, not run as the command."""
+        return await self.streamer.send(text)
+
+    async def retry(self, event_id: int) -> Event | None:
+        """Retry: answer the exchange of ``event_id`` (a reply or an error) again, in
+        place for the last one, never sending its message twice (see
+        ``ReplyStreamer.retry``)."""
+        return await self.streamer.retry(event_id)
+
+    def stop(self, conv_id: str | None = None) -> bool:
+        return self.streamer.stop(conv_id)
+
+    async def execute(self, line: str) -> str:
+        """Run one line from the prompt editor or ``ikgui run``; returns the output."""
+        if line.startswith("//"):
+            await self.send(line[1:])
+            return ""
+        if line.startswith("/"):
+            return await self._then_send(self.registry.dispatch(self, line))
+        await self.send(line)
+        return ""
+
+    async def run(self, name: str, /, **arguments: Any) -> str:
+        """Run the command ``name`` with values (``await session.run("model",
+        name="m2")``, ``run("rewind", mark=event_id)``, ``run("send", text=...)``): the
+        toolbar, menus and dialogs use this, never composed lines. Returns the output."""
+        return await self._then_send(self.registry.run(self, name, **arguments))
+
+    def can_run(self, name: str) -> bool:
+        """Whether the command ``name`` can act now (a toolbar action's enabled state)."""
+        return self.registry.enabled(self, name)
+
+    async def _then_send(self, result: CommandResult) -> str:
+        if result.send is not None:
+            await self.send(result.send)
+        return result.output

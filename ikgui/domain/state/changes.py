@@ -1,0 +1,42 @@
+"""What one operation did to a conversation, as a value (anki's ``OpChanges`` is the model).
+
+An operation of the open conversation (a send's events, a reply's growth and end, a mark,
+a rewind, a kill, a reopen, another process's rows) describes what it wrote as
+:class:`Changes`; :meth:`ikgui.domain.session.open_conversation.OpenConversation.apply`
+is the one place that folds them into the live state, takes the conversation's new
+fields and tells the listeners, so the fold and the facts are written once.
+
+When all of the open conversation's changes are in the store (none waits in the
+write-behind queue), the facts carry its new fields, so a view that shows the stored row
+(the sidebar) takes them instead of reading the row again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ikgui.domain.events import Event
+
+
+@dataclass(frozen=True)
+class Changes:
+    """The events and fields one operation changed in conversation ``conversation_id``."""
+
+    conversation_id: str
+    #: Events appended (committed or queued), oldest first.
+    appended: tuple[Event, ...] = ()
+    #: Events whose content changed: (the event as last written, its new form; their
+    #: ids differ once a reply queued under a provisional id is written).
+    updated: tuple[tuple[Event, Event], ...] = ()
+    #: Stored fields of the conversation that changed (``Conversation`` field names).
+    fields: dict[str, Any] = field(default_factory=dict)
+    #: Written by another process: the view has not seen the updated text yet, and the
+    #: conversation's other fields (its title, say) are not known here.
+    elsewhere: bool = False
+    #: Tell the listeners the conversation's fields changed (``ConversationChanged``);
+    #: a title that comes with the first message needs no such fact of its own.
+    conversation_changed: bool = False
+    #: The session knows the conversation's fields after these changes (``False``: the
+    #: library changed or removed its row; a reader reads it).
+    fields_known: bool = True

@@ -1,0 +1,83 @@
+"""The context of the next request, in OpenAI chat form (SPEC §7).
+
+Order: the system prompt (the agent's or the ``/system`` override; never stored),
+the replayed context with notices where they happened, and, when the working prompt
+is not empty, a trailing ``[current prompt: "…"]`` system line (never stored).
+Providers translate this list to their own wire forms.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.state.replay import ReplayState
+from ikgui.domain.state.working_prompt import current_prompt_line
+
+Message = dict[str, Any]
+
+
+def _arguments(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value if value is not None else {}, ensure_ascii=False)
+
+
+def _tool_output(event: Event) -> str:
+    output = event.data.get("output", event.content)
+    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+
+
+def _tool_call(event: Event) -> dict[str, Any]:
+    data = event.data
+    return {
+        "id": str(data.get("id") or f"call_{event.id}"),
+        "type": "function",
+        "function": {
+            "name": str(data.get("name") or "unknown"),
+            "arguments": _arguments(data.get("arguments")),
+        },
+    }
+
+
+def context_messages(events: list[Event]) -> list[Message]:
+    """The replayed context events as chat messages (tool calls join their turn)."""
+    messages: list[Message] = []
+    for event in events:
+        kind = event.kind
+        if kind in (Kind.SYSTEM, Kind.PROMPT_EDIT):
+            messages.append({"role": "system", "content": event.content})
+        elif kind == Kind.USER:
+            messages.append({"role": "user", "content": event.content})
+        elif kind == Kind.ASSISTANT:
+            if event.content:
+                messages.append({"role": "assistant", "content": event.content})
+        elif kind == Kind.TOOL_CALL:
+            last = messages[-1] if messages else None
+            if last is not None and last["role"] == "assistant":
+                last.setdefault("tool_calls", []).append(_tool_call(event))
+            else:
+                messages.append(
+                    {"role": "assistant", "content": None, "tool_calls": [_tool_call(event)]}
+                )
+        elif kind == Kind.TOOL_RESULT:
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": str(event.data.get("tool_call_id") or ""),
+                    "content": _tool_output(event),
+                }
+            )
+    return messages
+
+
+def build_context(state: ReplayState, system_prompt: str | None) -> list[Message]:
+    """Exactly what the next request carries (before the new user message)."""
+    messages: list[Message] = []
+    if system_prompt:
+        messages.append({"role": "system", "content": system_prompt})
+    messages.extend(context_messages(state.context))
+    if state.working_prompt:
+        messages.append({"role": "system", "content": current_prompt_line(state.working_prompt)})
+    return messages

@@ -1,0 +1,258 @@
+"""Replay: the log folded into a conversation's state (SPEC §4).
+
+``load_segments`` walks the fork chain backwards from a conversation to find the
+events that make up its history ("walk backwards"); ``replay`` folds them forwards
+into a :class:`ReplayState`; ``apply`` is the one-event step the live session uses
+too, so live and restarted state cannot drift.
+
+Beside the context and the scrollback the fold keeps the window's transcript
+(:mod:`ikgui.domain.state.transcript`): what a rewind, clear or retry takes out of the
+scrollback stays there as one collapsed group.
+
+``retry`` (written by Retry of the last reply; older logs have none, so they replay as
+before): ``data.target_event_id`` is the user message being answered again. Context and
+scrollback go back to just after it, marks set after it are dropped, and what they held
+(the failed or replaced attempt) becomes a "failed attempt" group. A retry whose target
+is not a user message in the context is skipped (logged), like a malformed rewind.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
+from ikgui.domain.ports import Store
+from ikgui.domain.state.facts import TranscriptChange
+from ikgui.domain.state.history import load_segments as load_segments
+from ikgui.domain.state.reading import failed_before_text
+from ikgui.domain.state.transcript import (
+    Entry,
+    Group,
+    GroupKind,
+    cleared,
+    cleared_group,
+    collapse,
+    find_event,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class MarkEntry:
+    event_id: int
+    label: str | None
+    context_len: int
+    scrollback_len: int
+    working_prompt: str
+    transcript_len: int = 0
+
+    @property
+    def display(self) -> str:
+        return self.label if self.label is not None else "last mark"
+
+
+@dataclass
+class ReplayState:
+    context: list[Event] = field(default_factory=list)
+    scrollback: list[Event] = field(default_factory=list)
+    #: The window's display list: the scrollback plus groups of what left the context.
+    transcript: list[Entry] = field(default_factory=list)
+    marks: list[MarkEntry] = field(default_factory=list)
+    working_prompt: str = ""
+    #: Set by ``/model`` commands; ``None``: the conversation's own model.
+    model: str | None = None
+    #: The provider a ``/model`` chose (every ``/model`` records its provider, so a move
+    #: to another provider replays); ``None``: the conversation's own provider.
+    provider: str | None = None
+    #: Set by ``/system``; ``None``: the agent's prompt, ``""``: no system prompt.
+    system_override: str | None = None
+    #: Events ignored by the fold (malformed rewinds), for diagnostics.
+    skipped: list[int] = field(default_factory=list)
+    #: The working prompt before each reply or edit that changed it, by event id (what
+    #: the window's prompt cards show the change against).
+    prompt_before: dict[int, str] = field(default_factory=dict)
+
+    def find_mark(self, label: str | None) -> MarkEntry | None:
+        """The newest live mark, or the newest with exactly ``label``."""
+        for mark in reversed(self.marks):
+            if label is None or mark.label == label:
+                return mark
+        return None
+
+
+def _show(state: ReplayState, event: Event) -> None:
+    state.scrollback.append(event)
+    state.transcript.append(event)
+
+
+def _clear(state: ReplayState, event: Event) -> None:
+    cleared(state.transcript, event)
+    state.context.clear()
+    state.scrollback.clear()
+    state.marks.clear()
+    state.working_prompt = ""
+
+
+def _rewind(state: ReplayState, event: Event) -> None:
+    target = event.data.get("target_event_id")
+    index = None
+    if isinstance(target, int) and not isinstance(target, bool):
+        for i, mark in enumerate(state.marks):
+            if mark.event_id == target:
+                index = i
+    if index is None:
+        log.warning("skipping rewind event %s: target %r is not a live mark", event.id, target)
+        state.skipped.append(event.id)
+        return
+    mark = state.marks[index]
+    del state.context[mark.context_len :]
+    del state.scrollback[mark.scrollback_len :]
+    collapse(state.transcript, mark.transcript_len, GroupKind.REWOUND, event)
+    del state.marks[index + 1 :]
+    state.working_prompt = mark.working_prompt
+    if mark.label is not None and not isinstance(event.data.get("target_label"), str):
+        # Written without the label (an older version, an import): show the mark's.
+        event = event.with_changes(event.content, {**event.data, "target_label": mark.label})
+    _show(state, event)
+
+
+def _retry(state: ReplayState, event: Event) -> None:
+    target = event.data.get("target_event_id")
+    context = state.context
+    index = next(
+        (i for i in range(len(context) - 1, -1, -1) if context[i].id == target),
+        None,
+    )
+    if index is None or context[index].kind != Kind.USER:
+        log.warning("skipping retry event %s: target %r is not a user message", event.id, target)
+        state.skipped.append(event.id)
+        return
+    del context[index + 1 :]
+    user = context[index].id
+    at = next((i for i, e in enumerate(state.scrollback) if e.id == user), len(state.scrollback))
+    del state.scrollback[at + 1 :]
+    state.marks[:] = [mark for mark in state.marks if mark.event_id < user]
+    shown_at = find_event(state.transcript, user)
+    if shown_at is not None:
+        collapse(state.transcript, shown_at + 1, GroupKind.RETRIED, event)
+
+
+def set_prompt(state: ReplayState, event: Event, prompt: str) -> None:
+    """``event`` (a reply or an edit) sets the working prompt to ``prompt``."""
+    if prompt != state.working_prompt:
+        state.prompt_before[event.id] = state.working_prompt
+    state.working_prompt = prompt
+
+
+def apply(state: ReplayState, event: Event) -> None:
+    """Fold one event into ``state`` (in place)."""
+    kind = event.kind
+    if failed_before_text(event):
+        return  # its error event says why
+    if kind in CONVERSATION_KINDS:
+        state.context.append(event)
+        state.scrollback.append(event)  # (inlined: replay runs this for every event)
+        state.transcript.append(event)
+        if kind == Kind.ASSISTANT:
+            prompt = event.data.get("prompt") if event.may_have("prompt") else None
+            if isinstance(prompt, str):
+                set_prompt(state, event, prompt)
+        elif kind == Kind.PROMPT_EDIT:
+            prompt = event.data.get("prompt")
+            if isinstance(prompt, str):
+                set_prompt(state, event, prompt)
+    elif kind == Kind.MARK:
+        _show(state, event)
+        label = event.data.get("label")
+        state.marks.append(
+            MarkEntry(
+                event.id,
+                label if isinstance(label, str) else None,
+                len(state.context),
+                len(state.scrollback),
+                state.working_prompt,
+                len(state.transcript),
+            )
+        )
+    elif kind == Kind.REWIND:
+        _rewind(state, event)
+    elif kind == Kind.CLEAR:
+        _clear(state, event)
+        # A clear carries the settings in force, since replay starts at the newest clear.
+        if event.may_have("model") and isinstance(event.data.get("model"), str):
+            state.model = event.data["model"]
+        if event.may_have("provider") and isinstance(event.data.get("provider"), str):
+            state.provider = event.data["provider"]
+        if event.may_have("system") and isinstance(event.data.get("system"), str):
+            state.system_override = event.data["system"]
+    elif kind == Kind.RETRY:
+        _retry(state, event)
+    elif kind == Kind.COMMAND:
+        _show(state, event)
+        data = event.data
+        command = data.get("command")
+        if command == "model" and isinstance(data.get("model"), str):
+            state.model = data["model"]
+            if isinstance(data.get("provider"), str):
+                state.provider = data["provider"]
+        elif command == "system" and (
+            data.get("system") is None or isinstance(data["system"], str)
+        ):
+            state.system_override = data.get("system")
+    else:
+        # fork, agent_killed, error and kinds from newer versions: shown, not sent.
+        _show(state, event)
+
+
+def fold(state: ReplayState, event: Event) -> TranscriptChange:
+    """``apply``, saying how the window's transcript changed (what a view must show)."""
+    before = len(state.transcript)
+    if event.kind not in (Kind.REWIND, Kind.CLEAR, Kind.RETRY):
+        apply(state, event)
+        return TranscriptChange(_events(state.transcript[before:]))
+    old = list(state.transcript)
+    apply(state, event)
+    new = state.transcript
+    kept = 0
+    while kept < min(len(old), len(new)) and old[kept] is new[kept]:
+        kept += 1
+    tail = new[kept:]
+    group = tail[0] if tail and isinstance(tail[0], Group) else None
+    return TranscriptChange(_events(tail[1:] if group else tail), collapsed=group)
+
+
+def _events(entries: Sequence[Entry]) -> tuple[Event, ...]:
+    return tuple(e for e in entries if not isinstance(e, Group))
+
+
+def replay(
+    segments: Sequence[Sequence[Event]],
+    step: Callable[[ReplayState, Event], None] = apply,
+) -> ReplayState:
+    """Fold the segments (oldest ancestor first) into a fresh state; ``step`` folds one
+    event (``apply``, or a reader's wrapper around it that watches each change).
+
+    Marks are not inherited: the mark stack is emptied at each boundary from an
+    ancestor's range to a descendant's.
+    """
+    state = ReplayState()
+    for index, segment in enumerate(segments):
+        if index:
+            state.marks.clear()
+        for event in segment:
+            step(state, event)
+    return state
+
+
+def replay_conversation(store: Store, conv_id: str) -> ReplayState:
+    segments = load_segments(store, conv_id)
+    state = replay(segments)
+    group = cleared_group(store, segments)
+    if group is not None:  # first, as the live fold has it: the marks count it too
+        state.transcript.insert(0, group)
+        for mark in state.marks:
+            mark.transcript_len += 1
+    return state

@@ -1,0 +1,77 @@
+"""The log file: what went wrong unexpectedly (a bug's traceback), asyncio's complaints and
+Qt's messages, kept under the data folder so that a bug report can quote them.
+
+Qt-free: the command line writes its unexpected errors here too. Nothing is written
+until something opens the log (the window at start, the command line when it fails).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+#: A few hundred tracebacks per file; three old files kept beside it.
+MAX_BYTES = 1_000_000
+BACKUPS = 3
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def log_path(data_dir: Path) -> Path:
+    return data_dir / "logs" / "ikgui.local.log"
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """The open log: records of ``INFO`` and worse from every logger go to ``path``."""
+
+    path: Path
+    handler: logging.Handler
+    #: Whether this call opened it (and so closing it is this caller's to do).
+    opened: bool = True
+
+    def close(self) -> None:
+        logging.getLogger().removeHandler(self.handler)
+        self.handler.close()
+
+
+def open_log(data_dir: Path) -> LogFile | None:
+    """The rotating log file under ``data_dir`` (``None`` when it cannot be written: a
+    read-only or full disk must not turn one error into two)."""
+    path = log_path(data_dir)
+    root = logging.getLogger()
+    for handler in root.handlers:
+        if isinstance(handler, RotatingFileHandler) and Path(handler.baseFilename) == path:
+            return LogFile(path, handler, opened=False)  # opened already (a second window, a test)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(
+            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+        )
+    except OSError:
+        return None
+    handler.setLevel(logging.INFO)
+    handler.setFormatter(logging.Formatter(FORMAT))
+    root.addHandler(handler)
+    # ikgui's own notes (INFO) are worth keeping next to an error; other libraries keep
+    # the root's WARNING.
+    ikgui = logging.getLogger("ikgui")
+    if ikgui.level == logging.NOTSET or ikgui.level > logging.INFO:
+        ikgui.setLevel(logging.INFO)
+    return LogFile(path, handler)
+
+
+def log_crash(data_dir: Path, what: str, exc: BaseException) -> Path | None:
+    """Write ``exc``'s traceback to the log under ``data_dir``; where it went (``None``
+    when the log cannot be written: then nothing is written anywhere, never a traceback
+    on the screen)."""
+    log = open_log(data_dir)
+    if log is None:
+        return None
+    try:
+        logging.getLogger("ikgui.crash").error("%s", what, exc_info=exc)
+    finally:
+        if log.opened:
+            log.close()
+    return log.path

@@ -1,0 +1,201 @@
+"""The Settings dialog (SPEC §10): providers (URL, key into the keyring, test connection),
+agents, prices and general defaults. OK validates, saves through the ``save`` callable,
+stores typed keys in the :class:`~ikgui.local.keys.KeyStore` and emits ``settings_saved``;
+Cancel discards everything. Keys never reach the saved :class:`Settings`.
+
+Open it with ``show()``/``open()``, never ``exec()`` inside a coroutine; a running
+"Test connection" is cancelled when the dialog closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
+
+from ikgui.domain.settings import Settings
+from ikgui.local.keys import KeyStore
+from ikgui.ui import icons
+from ikgui.ui.plain import block
+from ikgui.ui.settings.agents import AgentsPage
+from ikgui.ui.settings.common import Issue, label, named, set_invalid
+from ikgui.ui.settings.general import GeneralPage
+from ikgui.ui.settings.prices import PricesPage
+from ikgui.ui.settings.providers import ProvidersPage, TestConnection
+
+PAGES = ("providers", "agents", "prices", "general")
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of the settings; nothing changes until OK."""
+
+    #: OK was pressed and the settings were saved (the new :class:`Settings`).
+    settings_saved = Signal(object)
+    #: OK was pressed with a different theme (``system``, ``light`` or ``dark``).
+    theme_changed = Signal(str)
+
+    def __init__(
+        self,
+        settings: Settings,
+        keys: KeyStore,
+        test_connection: TestConnection,
+        save: Callable[[Settings], None],
+        parent: QWidget | None = None,
+        page: str = "providers",
+        theme: str = "system",
+        store: tuple[str, str | None] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("settingsDialog")
+        self.setAccessibleName("Settings")
+        self.setWindowTitle("Settings")
+        self.setWindowIcon(icons.app_icon())
+        self.setSizeGripEnabled(True)
+        self.resize(780, 540)
+        self._settings = settings
+        self._keys = keys
+        self._save = save
+        self._theme = theme
+
+        self.providers_page = ProvidersPage(settings, keys, test_connection)
+        self.agents_page = AgentsPage(settings, lambda: self.providers_page.drafts)
+        self.prices_page = PricesPage(settings)
+        self.general_page = GeneralPage(
+            settings,
+            lambda: self.providers_page.drafts,
+            lambda: self.agents_page.drafts,
+            self._theme,
+            store=store,
+        )
+        self.providers_page.providers_changed.connect(self.agents_page.refresh_providers)
+        self.providers_page.providers_changed.connect(self.general_page.refresh_providers)
+        self.agents_page.agents_changed.connect(self.general_page.refresh_agents)
+
+        self.tabs = named(QTabWidget(), "settingsTabs", "Settings pages")
+        self.tabs.addTab(self.providers_page, "Providers")
+        self.tabs.addTab(self.agents_page, "Agents")
+        self.tabs.addTab(self.prices_page, "Prices")
+        self.tabs.addTab(self.general_page, "General")
+        self.error_label = label("", "error", "settingsError")
+        self.error_label.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setSpacing(10)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+        self.open_page(page)
+
+    # -- navigation ------------------------------------------------------------------
+
+    def open_page(self, name: str, provider: str | None = None) -> None:
+        """Show a page (``providers``, ``agents``, ``prices``, ``general``); on the
+        providers page, select ``provider`` by name."""
+        if name in PAGES:
+            self.tabs.setCurrentIndex(PAGES.index(name))
+        if provider is not None:
+            self.tabs.setCurrentIndex(0)
+            self.providers_page.select(provider)
+
+    def current_page(self) -> str:
+        return PAGES[self.tabs.currentIndex()]
+
+    # -- validation and saving ----------------------------------------------------------
+
+    def issues(self) -> list[Issue]:
+        return [
+            *self.providers_page.issues(),
+            *self.agents_page.issues(),
+            *self.prices_page.issues(),
+            *self.general_page.issues(),
+        ]
+
+    def _show_issue(self, issue: Issue) -> None:
+        self.open_page(issue.page)
+        page = self.tabs.currentWidget()
+        if issue.row is not None:
+            if page is self.providers_page:
+                self.providers_page.editor.list.setCurrentRow(issue.row)
+            elif page is self.agents_page:
+                self.agents_page.editor.list.setCurrentRow(issue.row)
+            elif page is self.prices_page:
+                self.prices_page.table.selectRow(issue.row)
+        if issue.widget is not None:
+            set_invalid(issue.widget, True)
+            issue.widget.setFocus()
+        self.show_error(issue.message)
+
+    def show_error(self, message: str) -> None:
+        self.error_label.setText(block(message))
+        self.error_label.setVisible(bool(message))
+
+    def settings(self) -> Settings:
+        """The settings as edited (valid only when :meth:`issues` is empty)."""
+        return Settings(
+            default_provider=self.general_page.default_provider(),
+            default_model=self.general_page.default_model(),
+            default_agent=self.general_page.default_agent(),
+            providers={d.name: d.settings() for d in self.providers_page.drafts},
+            agents=self.agents_page.agents(),
+            prices=self.prices_page.prices(),
+            theme=self.general_page.theme(),
+            text_size=self.general_page.text_size(),
+            # Not edited here: kept as config.toml has them.
+            reply_seconds=self._settings.reply_seconds,
+            reply_bytes=self._settings.reply_bytes,
+            storage_url=self._settings.storage_url,
+            storage_password_env=self._settings.storage_password_env,
+        )
+
+    def save(self) -> None:
+        """OK: validate, save, store the typed keys, emit ``settings_saved`` and close."""
+        issues = self.issues()
+        if issues:
+            self._show_issue(issues[0])
+            return
+        settings = self.settings()
+        try:
+            self._save(settings)
+        except Exception as exc:  # a full disk, a read-only folder: say so, stay open
+            self.show_error(f"Could not save the settings: {exc}")
+            return
+        self._store_keys()
+        self.show_error("")
+        self.settings_saved.emit(settings)
+        if self.general_page.theme() != self._theme:
+            self._theme = self.general_page.theme()
+            self.theme_changed.emit(self._theme)
+        self.accept()
+
+    def _store_keys(self) -> None:
+        for draft in self.providers_page.drafts:
+            renamed = draft.original is not None and draft.original != draft.name
+            if draft.forget_key:
+                self._keys.delete(draft.key_owner)
+            elif draft.key:
+                self._keys.set(draft.name, draft.key)
+                if renamed:
+                    self._keys.delete(draft.key_owner)
+            elif renamed:
+                # The keyring knows providers by name: move the key along with the name.
+                stored = self._keys.get(draft.key_owner)
+                if stored is not None:
+                    self._keys.set(draft.name, stored)
+                    self._keys.delete(draft.key_owner)
+
+    # -- closing ------------------------------------------------------------------------
+
+    def done(self, result: int) -> None:
+        self.providers_page.cancel_test()
+        super().done(result)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.providers_page.cancel_test()
+        super().closeEvent(event)

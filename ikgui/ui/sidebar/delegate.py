@@ -1,0 +1,452 @@
+"""Paints a sidebar row from its cached roles (never the store) and hosts the inline rename.
+
+A row is two lines: the title in bold (a streaming badge at the right while a reply
+arrives, a pin glyph on a pinned row); below, ``agent · N msgs · date`` and the tags as
+small rounded chips (the date always shown: chips, then the rest of the line give way). Search
+results add the matching snippet between the two. Closed branches are dimmed. The first
+row of a group (``HeaderRole``: Pinned, Today, Yesterday...) is taller: the group's
+header is painted above it. Every colour comes from the view's palette, so the light
+and dark themes both read well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+)
+from PySide6.QtCore import Signal as _Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QLineEdit,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from ikgui.ui.icons import icon
+from ikgui.ui.sidebar.chips import Chip, SecondLine, second_line
+from ikgui.ui.sidebar.paint_helpers import distance as _distance
+from ikgui.ui.sidebar.paint_helpers import mix as mix
+from ikgui.ui.sidebar.paint_helpers import mixed as _mixed
+from ikgui.ui.sidebar.paint_helpers import reader as _reader
+from ikgui.ui.sidebar.paint_helpers import runs as _runs
+from ikgui.ui.sidebar.rows import (
+    ClosedRole,
+    DetailRole,
+    HeaderRole,
+    IdRole,
+    PinnedRole,
+    QueryRole,
+    RelativeTimeRole,
+    SnippetRole,
+    StreamingRole,
+    TagsRole,
+    TitleRole,
+    TrashedRole,
+)
+from ikgui.ui.sidebar.tree import ConversationTree
+
+AnyIndex = QModelIndex | QPersistentModelIndex
+
+PAD_X = 10
+PAD_Y = 7
+LINE_GAP = 3
+#: Space above and below a group header's text.
+HEADER_TOP = 10
+HEADER_BOTTOM = 3
+STREAMING_TEXT = "replying"
+
+
+def _paint_runs(
+    painter: QPainter,
+    fonts: _Fonts,
+    line: QRect,
+    text: str,
+    query: str,
+    ink: QColor,
+    strong: QColor,
+) -> None:
+    """The snippet on one line, the words of the query in bold, elided at the right."""
+    x, right = line.left(), line.right()
+    align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+    for piece, matched in _runs(text, query):
+        font, metrics = (
+            (fonts.small_bold, fonts.small_bold_fm) if matched else (fonts.small, fonts.small_fm)
+        )
+        width = metrics.horizontalAdvance(piece)
+        last = x + width > right
+        if last:
+            piece = metrics.elidedText(piece, Qt.TextElideMode.ElideRight, right - x)
+            width = metrics.horizontalAdvance(piece)
+        painter.setFont(font)
+        painter.setPen(strong if matched else ink)
+        painter.drawText(QRect(x, line.top(), width + 1, line.height()), align, piece)
+        x += width
+        if last:
+            break
+
+
+def _draw_line(
+    painter: QPainter, metrics: QFontMetrics, x: int, top: int, height: int, text: str
+) -> None:
+    """One line of (already elided) text, left-aligned and centred in ``height``: drawn at
+    its baseline, the cheap path (a rectangle and flags lay the text out again)."""
+    painter.drawText(QPoint(x, top + (height - metrics.height()) // 2 + metrics.ascent()), text)
+
+
+class _TitleEdit(QLineEdit):
+    """The inline title editor: all text selected, but scrolled to show its start."""
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        length = len(self.text())
+        self.setCursorPosition(length)
+        self.cursorBackward(True, length)
+
+
+class _Fonts:
+    def __init__(self, base: QFont) -> None:
+        self.title = QFont(base)
+        self.title.setWeight(QFont.Weight.DemiBold)
+        self.untitled = QFont(base)
+        self.untitled.setItalic(True)
+        self.small = QFont(base)
+        size = base.pointSizeF()
+        if size > 0:
+            self.small.setPointSizeF(max(7.0, size * 0.88))
+        self.small_bold = QFont(self.small)
+        self.small_bold.setWeight(QFont.Weight.DemiBold)
+        self.small_bold_fm = QFontMetrics(self.small_bold)
+        self.title_fm = QFontMetrics(self.title)
+        self.untitled_fm = QFontMetrics(self.untitled)
+        self.small_fm = QFontMetrics(self.small)
+        self.chip_h = self.small_fm.height() + 2
+        self.header_h = HEADER_TOP + self.small_bold_fm.height() + HEADER_BOTTOM
+        self.row_h = 2 * PAD_Y + self.title_fm.height() + LINE_GAP + self.chip_h
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Where a row's parts are painted (for the mouse, and to check the painting)."""
+
+    pin: QRect | None  # the pin glyph of a pinned row
+    line: SecondLine  # the detail, its date and the chips
+
+
+def pin_place(data: Callable[[int], Any], fonts: _Fonts, rect: QRect, right: int) -> QRect | None:
+    """Where a pinned row's pin glyph goes on line 1, ending at ``right`` (``None``:
+    not pinned, or in the Trash, where pins do not count)."""
+    if not data(PinnedRole) or data(TrashedRole):
+        return None
+    side = fonts.small_fm.height()
+    line_h = fonts.title_fm.height()
+    return QRect(right - side + 1, rect.top() + (line_h - side) // 2, side, side)
+
+
+def header_height(index: AnyIndex, fonts: _Fonts) -> int:
+    """The height of the header painted above the row (0 when it has none)."""
+    return fonts.header_h if index.data(HeaderRole) else 0
+
+
+def extra_height(index: AnyIndex, fonts: _Fonts) -> int:
+    """What a row adds to the plain two lines: a header (the conversation tree, asked
+    directly: every row is asked at each layout) or a search snippet."""
+    model = index.model()
+    if isinstance(model, ConversationTree):
+        return fonts.header_h if model.header_at(index) else 0
+    if index.data(SnippetRole) is not None:
+        return LINE_GAP + fonts.small_fm.height()
+    return 0
+
+
+class ConversationDelegate(QStyledItemDelegate):
+    """Draws rows; the inline editor commits through ``rename_committed`` (an intent)."""
+
+    rename_committed = _Signal(str, str)  # conv id, new title (whitespace collapsed)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._editing = QPersistentModelIndex()  # the row under the inline editor
+        self._fonts: tuple[QFont, _Fonts] | None = None
+        #: A tree row's two sizes (without, with a header) for ``_size_font``.
+        self._size_font: QFont | None = None
+        self._sizes = (QSize(), QSize())
+
+    def fonts(self, font: QFont) -> _Fonts:
+        """The fonts and metrics for ``font``, made once (every row asks, often)."""
+        if self._fonts is None or self._fonts[0] != font:
+            self._fonts = (QFont(font), _Fonts(font))
+        return self._fonts[1]
+
+    # -- geometry -------------------------------------------------------------------------
+    def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> Any:
+        """Rows differ in height only by a header or a snippet: the view asks every loaded
+        row once per layout, so a tree's row costs one lookup of its header (no font
+        metrics, no text, no other role)."""
+        model = index.model()
+        if not isinstance(model, ConversationTree):
+            fonts = self.fonts(option.font)
+            return QSize(option.rect.width(), fonts.row_h + extra_height(index, fonts))
+        font = option.font
+        if font != self._size_font:
+            self._size_font = QFont(font)
+            fonts = self.fonts(font)
+            self._sizes = (QSize(-1, fonts.row_h), QSize(-1, fonts.row_h + fonts.header_h))
+        size = self._sizes[1 if model.header_at(index) else 0]
+        width = option.rect.width()
+        # The view's layout asks with no width (-1): the made size as it is.
+        return size if width == -1 else QSize(width, size.height())
+
+    # -- painting --------------------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
+        data = _reader(index)
+        opt, fonts = self._row_option(painter, option, index, data)
+        opt.state &= ~QStyle.StateFlag.State_HasFocus
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        if self._editing.isValid() and self._editing == index:
+            return  # the editor covers the row
+
+        palette: QPalette = opt.palette
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        role = QPalette.ColorRole
+        text = palette.color(role.HighlightedText if selected else role.Text)
+        ground = palette.color(role.Highlight if selected else role.Base)
+        accent = palette.color(role.Accent)
+        if selected and _distance(accent, ground) < 0.25:
+            accent = text
+        closed = bool(data(ClosedRole))
+        if closed:
+            text = _mixed(text, ground, 0.45)
+        muted = _mixed(text, ground, 0.38)
+        rect: QRect = opt.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
+
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        line_h = fonts.title_fm.height()
+        right = self._paint_badge(painter, data, fonts, rect, line_h, muted, accent)
+        right = self._paint_pin(painter, data, fonts, rect, right, muted)
+        untitled = not data(Qt.ItemDataRole.EditRole)
+        painter.setFont(fonts.untitled if untitled else fonts.title)
+        painter.setPen(muted if untitled else text)
+        metrics = fonts.untitled_fm if untitled else fonts.title_fm
+        title = metrics.elidedText(
+            str(data(TitleRole) or ""), Qt.TextElideMode.ElideRight, right - rect.left()
+        )
+        _draw_line(painter, metrics, rect.left(), rect.top(), line_h, title)
+
+        y = rect.top() + line_h + LINE_GAP
+        snippet = data(SnippetRole)
+        if snippet is not None:
+            small_h = fonts.small_fm.height()
+            line = QRect(rect.left(), y, rect.width(), small_h)
+            words = str(data(QueryRole) or "")
+            _paint_runs(painter, fonts, line, str(snippet), words, mix(text, ground, 0.25), text)
+            y += small_h + LINE_GAP
+        line2 = QRect(rect.left(), y, rect.width(), fonts.chip_h)
+        detail = str(data(DetailRole) or "")
+        if closed:
+            detail = f"closed · {detail}"
+        laid = self._second_line(data, fonts, line2, detail)
+        self._paint_chips(painter, laid.chips, fonts, text, ground, accent)
+        painter.setFont(fonts.small)
+        painter.setPen(muted)
+        _draw_line(painter, fonts.small_fm, line2.left(), y, fonts.chip_h, laid.text)
+        painter.restore()
+
+    def _row_option(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: AnyIndex,
+        data: Callable[[int], Any],
+    ) -> tuple[QStyleOptionViewItem, _Fonts]:
+        """The row's style option without its header, which is painted here if it has one."""
+        opt = QStyleOptionViewItem(option)
+        # No ``initStyleOption``: it asks the model for ten roles the row never uses (its
+        # text, icon, font, colours...); the style only paints the row's background.
+        fonts = self.fonts(opt.font)
+        header = data(HeaderRole)
+        if header:
+            self._paint_header(painter, opt, str(header), fonts)
+            opt.rect = opt.rect.adjusted(0, fonts.header_h, 0, 0)
+        opt.text = ""
+        return opt, fonts
+
+    def _paint_header(
+        self, painter: QPainter, opt: QStyleOptionViewItem, header: str, fonts: _Fonts
+    ) -> None:
+        """The group's name above the row, on the list's own background, left-aligned with
+        the titles, in small muted capitals-free text."""
+        palette: QPalette = opt.palette
+        ink = mix(
+            palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4
+        )
+        area = QRect(
+            opt.rect.left() + PAD_X,
+            opt.rect.top() + HEADER_TOP,
+            opt.rect.width() - 2 * PAD_X,
+            fonts.small_bold_fm.height(),
+        )
+        painter.save()
+        painter.fillRect(
+            opt.rect.left(), opt.rect.top(), opt.rect.width(), fonts.header_h, palette.base()
+        )
+        painter.setFont(fonts.small_bold)
+        painter.setPen(ink)
+        text = fonts.small_bold_fm.elidedText(header, Qt.TextElideMode.ElideRight, area.width())
+        painter.drawText(area, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.restore()
+
+    def _paint_badge(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        rect: QRect,
+        line_h: int,
+        muted: QColor,
+        accent: QColor,
+    ) -> int:
+        """The streaming badge at the right of line 1 while a reply arrives; returns the
+        x where the title must end."""
+        if not data(StreamingRole):
+            return rect.right()
+        painter.setFont(fonts.small)
+        width = fonts.small_fm.horizontalAdvance(STREAMING_TEXT)
+        left = rect.right() - width
+        painter.setPen(accent)
+        align = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        painter.drawText(QRect(left, rect.top(), width + 1, line_h), align, STREAMING_TEXT)
+        dot = 7
+        left -= dot + 5
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(accent)
+        painter.drawEllipse(QRectF(left, rect.top() + (line_h - dot) / 2, dot, dot))
+        return left - 8
+
+    def _second_line(
+        self, data: Callable[[int], Any], fonts: _Fonts, line: QRect, detail: str
+    ) -> SecondLine:
+        date = str(data(RelativeTimeRole) or "")
+        tags = data(TagsRole) or ()
+        return second_line(detail, date, tags, fonts.small_fm, fonts.chip_h, line)
+
+    def _paint_chips(
+        self,
+        painter: QPainter,
+        chips: list[Chip],
+        fonts: _Fonts,
+        text: QColor,
+        ground: QColor,
+        accent: QColor,
+    ) -> None:
+        """Tag chips right-aligned on the second line (see ``sidebar_chips``)."""
+        if not chips:
+            return
+        fill = _mixed(ground, accent, 0.16)
+        ink = _mixed(text, accent, 0.35)
+        painter.setFont(fonts.small)
+        for chip in chips:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(chip.rect, fonts.chip_h / 2, fonts.chip_h / 2)
+            painter.setPen(ink)
+            painter.drawText(chip.rect, Qt.AlignmentFlag.AlignCenter, chip.label)
+
+    def _paint_pin(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        rect: QRect,
+        right: int,
+        ink: QColor,
+    ) -> int:
+        """A pin glyph at the right of line 1 for a pinned row; returns where the title
+        must end."""
+        place = pin_place(data, fonts, rect, right)
+        if place is None:
+            return right
+        icon("pin", ink).paint(painter, place)
+        return place.left() - 6
+
+    def layout_of(self, option: QStyleOptionViewItem, index: AnyIndex) -> RowLayout:
+        """Where the row painted in ``option.rect`` puts its pin glyph, date and chips."""
+        fonts = self.fonts(option.font)
+        data = _reader(index)
+        top = PAD_Y + header_height(index, fonts)
+        rect: QRect = option.rect.adjusted(PAD_X, top, -PAD_X, -PAD_Y)
+        right = rect.right()
+        if data(StreamingRole):
+            right -= fonts.small_fm.horizontalAdvance(STREAMING_TEXT) + 7 + 5 + 8
+        y = rect.top() + fonts.title_fm.height() + LINE_GAP
+        if data(SnippetRole) is not None:
+            y += fonts.small_fm.height() + LINE_GAP
+        line = QRect(rect.left(), y, rect.width(), fonts.chip_h)
+        detail = str(data(DetailRole) or "")
+        if data(ClosedRole):
+            detail = f"closed · {detail}"
+        return RowLayout(
+            pin_place(data, fonts, rect, right), self._second_line(data, fonts, line, detail)
+        )
+
+    def tag_at(self, option: QStyleOptionViewItem, index: AnyIndex, pos: QPoint) -> str | None:
+        """The tag of the chip under ``pos`` in the row painted in ``option.rect``."""
+        if self._editing.isValid() and self._editing == index:
+            return None
+        for chip in self.layout_of(option, index).line.chips:
+            if chip.tag is not None and chip.rect.contains(QPointF(pos)):
+                return chip.tag
+        return None
+
+    # -- inline rename -------------------------------------------------------------------
+    def createEditor(
+        self, parent: QWidget, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> QWidget:
+        self._editing = QPersistentModelIndex(index)
+        editor = _TitleEdit(parent)
+        editor.setObjectName("renameEditor")
+        editor.setAccessibleName("Conversation title")
+        editor.setPlaceholderText("Untitled")
+        return editor
+
+    def setEditorData(self, editor: QWidget, index: AnyIndex) -> None:
+        if isinstance(editor, QLineEdit):
+            text = str(index.data(Qt.ItemDataRole.EditRole) or "")
+            editor.setText(text)
+
+    def destroyEditor(self, editor: QWidget, index: AnyIndex) -> None:
+        self._editing = QPersistentModelIndex()
+        super().destroyEditor(editor, index)
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: AnyIndex) -> None:
+        if not isinstance(editor, QLineEdit):
+            return
+        title = " ".join(editor.text().split())
+        if title != (index.data(Qt.ItemDataRole.EditRole) or ""):
+            self.rename_committed.emit(str(index.data(IdRole)), title)
+
+    def updateEditorGeometry(
+        self, editor: QWidget, option: QStyleOptionViewItem, index: AnyIndex
+    ) -> None:
+        rect: QRect = option.rect.adjusted(0, header_height(index, self.fonts(option.font)), 0, 0)
+        height = min(rect.height(), max(editor.sizeHint().height(), 24))
+        top = rect.top() + (rect.height() - height) // 2
+        editor.setGeometry(rect.left() + 4, top, rect.width() - 8, height)

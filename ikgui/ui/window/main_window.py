@@ -1,0 +1,383 @@
+"""The main window (SPEC §10): sidebar, scrollback, prompt editor, working-prompt panel,
+toolbar and status bar over one domain session — its layout and wiring.
+
+What the widgets ask for runs through :class:`WindowCommands` (slash lines through the
+command registry); the :class:`SessionBridge` turns what happened into signals that update
+the widgets, and :class:`ChromePresenter` redraws the status bar, title and actions.
+Drafts and the poll for other processes' changes live in :class:`DraftsAndPolling`, the
+read-only demo's rules in one policy object. Work that waits (sending, model lists) runs
+as named asyncio tasks on the qasync loop; dialogs are never ``exec()``-ed inside a
+coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
+
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.session.session import Session
+from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.facts import TranscriptChange
+from ikgui.domain.state.transcript import cleared_items
+from ikgui.ui.bridge import SessionBridge
+from ikgui.ui.bugs import surface
+from ikgui.ui.conversation_pane import ConversationPane
+from ikgui.ui.first_paint import FirstPaint
+from ikgui.ui.plain import make_plain
+from ikgui.ui.prompt.panel_controller import WorkingPromptController
+from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.unsaved import UnsavedIndicator
+from ikgui.ui.window.actions import TextZoom, WindowActions
+from ikgui.ui.window.chrome import ChromePresenter
+from ikgui.ui.window.commands import WindowCommands
+from ikgui.ui.window.dialogs import WindowDialogs
+from ikgui.ui.window.drafts import DraftsAndPolling
+from ikgui.ui.window.keyboard import WindowKeys
+from ikgui.ui.window.model_lists import ModelLists
+from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.splitter import MainSplitter
+from ikgui.ui.window.startup import TailFirstStart
+
+if TYPE_CHECKING:
+    from ikgui.ui.welcome import WelcomePanel
+
+#: Conversations the sidebar reads before the first paint (a screenful; more on scrolling).
+FIRST_ROWS = 40
+
+
+@dataclass
+class WindowServices:
+    """What the composition root hands the window; the UI never builds providers."""
+
+    session: Session
+    keys: Any  # ikgui.local.keys.KeyStore
+    refresh_models: Callable[[str], Awaitable[list[str]]]
+    test_connection: Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
+    #: Makes new settings take effect (saved, and handed to the providers and session).
+    save_settings: Callable[[Settings], None]
+    ui_state: QSettings
+    problems: list[str] = field(default_factory=list)
+    check_timeout: float = 4.0
+    on_closed: Callable[[], None] | None = None
+    #: Closes what the providers keep open between sends (their HTTP clients).
+    close_providers: Callable[[], Awaitable[None]] | None = None
+    #: Opens the read-only demo (None: no demo from this window).
+    open_demo: Callable[[], Any] | None = None
+    #: A read-only window (the demo): browse, search, read; nothing is written.
+    read_only: bool = False
+
+
+class MainWindow(QMainWindow):
+    #: The last Settings dialog, context viewer and demo window opened (set when shown).
+    settings_dialog: Any
+    context_dialog: Any
+    branches_view: Any
+    demo_window: Any
+
+    def __init__(self, services: WindowServices) -> None:
+        super().__init__()
+        self.services = services
+        self.session = session = services.session
+        self.store = session.store
+        self.policy = policy_for(services.read_only)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("ikgui")
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+        #: What the first paint does not need waits for it (the model check, ...).
+        self.first_paint = FirstPaint(self)
+        self._build()
+        self.scrollback.first_screen_until(self.first_paint)
+        self.scrollback.fill_in_steps = True
+        self.scrollback.group_loader = lambda group: cleared_items(self.store, group)
+        self.first_paint.then(self.sidebar.release_pages)
+        self.bridge = SessionBridge(session, parent=self)
+        self.chrome = ChromePresenter(self)
+        self.drafts = DraftsAndPolling(self)
+        self.commands = WindowCommands(self)
+        self.prompt_panel = WorkingPromptController(self)
+        self.dialogs = WindowDialogs(self)
+        self.text_zoom = TextZoom(self)
+        self.startup = TailFirstStart(self)
+        self._connect()
+        self.unsaved = UnsavedIndicator(self)
+        self._restore_layout()
+
+    # -- building ------------------------------------------------------------------
+    def _build(self) -> None:
+        toolbar = QToolBar("Conversation", self)
+        toolbar.setObjectName("mainToolBar")
+        toolbar.setAccessibleName("Conversation actions")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.addToolBar(toolbar)
+        self.toolbar_actions = WindowActions(toolbar, self.session, self)
+        self.model_lists = ModelLists(self, self.toolbar_actions.model_selector)
+
+        self.sidebar = ConversationSidebar(self.store, self, first_page=FIRST_ROWS)
+        self.pane = pane = ConversationPane(self)
+        self.scrollback, self.banner = pane.scrollback, pane.banner
+        self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
+        self.send_button, self.stop_button = pane.send_button, pane.stop_button
+        self.prompt.set_commands((c.name, c.description, c.usage) for c in self.session.registry)
+        self.working = WorkingPromptPanel(self)
+
+        self.splitter = MainSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.sidebar)
+        self.splitter.addWidget(pane)
+        self.splitter.addWidget(self.working)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 0)
+        self.splitter.setSizes([300, 760, 280])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+
+        self.status_model = make_plain(QLabel())  # provider and model names: never HTML
+        self.status_model.setObjectName("statusModel")
+        self.status_usage = make_plain(QLabel())
+        self.status_usage.setObjectName("statusUsage")
+        self.status_stream = make_plain(QLabel("Ready"))
+        self.status_stream.setObjectName("statusStream")
+        bar = self.statusBar()
+        bar.addPermanentWidget(self.status_model)
+        bar.addPermanentWidget(self.status_usage)
+        bar.addPermanentWidget(self.status_stream)
+        self.resize(1340, 820)
+
+    def _connect(self) -> None:
+        b = self.bridge
+        b.event_appended.connect(self._on_event_appended)
+        b.transcript_changed.connect(self._on_transcript_changed)
+        b.event_updated.connect(self._on_event_updated)
+        b.deltas_arrived.connect(self.scrollback.append_text)
+        b.conversation_switched.connect(self._on_switched)
+        b.conversation_changed.connect(self._on_conversation_changed)
+        b.stream_state_changed.connect(self._on_stream_state)
+        b.activity.connect(self.sidebar.refresh_conversation)
+        self.commands.connect()
+        self.keys = WindowKeys(self)  # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
+
+    @property
+    def welcome(self) -> WelcomePanel:
+        return self.pane.welcome
+
+    # -- start-up --------------------------------------------------------------------
+    def start(self) -> None:
+        """Show the last open conversation and check the model server in the background."""
+        last = str(self.services.ui_state.value("last_conversation", "", type=str))
+        newest = self.store.last_conversation()
+        opened = False
+        for candidate in (last, newest.id if newest else None):
+            if candidate and self.store.get_conversation(candidate) is not None:
+                self.startup.open(candidate)  # its tail now, replayed after the first paint
+                opened = True
+                break
+        if not opened:
+            self.session.new_conversation(self.session.settings.default_agent)
+            self._on_switched()
+        for problem in self.services.problems:
+            self.banner.show_message(f"config.toml: {problem} (defaults are used)")
+        self.policy.start(self)
+        self._show_store_state()
+
+    def _show_store_state(self) -> None:
+        """A database opened read-only (its disk was full, or its folder cannot be
+        written) says so, above all else."""
+        why = getattr(self.store, "read_only", None)
+        if why and not self.policy.read_only:
+            fix = "free some space" if "disk is full" in why else "make it writable"
+            self.banner.show_message(
+                f"Your conversations are open read-only: {why}. Browsing, searching and "
+                f"exporting work; {fix} and restart ikgui to write again."
+            )
+            self.banner.button.hide()
+
+    async def check_models(self) -> None:
+        """Ask every provider for its models (the selector lists them); the open
+        conversation's provider failing says so in a banner."""
+        await self.first_paint.wait()
+        await self.model_lists.ask_all()
+        banner = self.model_lists.banners.get(self.session.provider)
+        if banner is None or getattr(self.store, "read_only", None):
+            return  # (a read-only store's banner matters more: nothing could be sent)
+        self.pane.show_banner(banner, "server")
+
+    # -- tasks and feedback ------------------------------------------------------------
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(surface)  # its exception is a bug: the bug path's
+        return task
+
+    def show_feedback(self, text: str, error: bool = False) -> None:
+        """The line under the transcript (said there only: the status bar keeps its short
+        state, issue 10 item 7)."""
+        self.pane.show_feedback(text, error)
+
+    @property
+    def read_only(self) -> bool:
+        return self.policy.read_only
+
+    def open_demo(self) -> None:
+        if self.services.open_demo is not None:
+            self.demo_window = self.services.open_demo()
+
+    @property
+    def current_id(self) -> str:
+        return self.session.conversation.id
+
+    # -- what the user does (see WindowCommands) -----------------------------------------
+    def run_line(self, line: str) -> asyncio.Task[Any]:
+        """Send a message or run a slash command, as typed in the prompt editor."""
+        return self.commands.run_line(line)
+
+    def rewind_to(self, mark_event_id: int) -> None:
+        self.commands.rewind_to(mark_event_id)
+
+    def stop(self) -> None:
+        self.commands.stop()
+
+    def open_conversation(self, conv_id: str, event_id: object = None) -> None:
+        self.commands.open_conversation(conv_id, event_id)
+
+    def open_settings(self, page: str = "providers") -> Any:
+        return self.dialogs.open_settings(page)
+
+    def show_context(self) -> None:
+        self.dialogs.show_context()
+
+    # -- questions (tests replace these) ------------------------------------------------
+    def ask_text(self, title: str, label: str, text: str) -> str | None:
+        from PySide6.QtWidgets import QInputDialog
+
+        value, ok = (
+            QInputDialog.getMultiLineText(self, title, label, text)
+            if "\n" in text
+            else QInputDialog.getText(self, title, label, text=text)
+        )
+        return value if ok else None
+
+    def ask_save_path(self, suggested: str) -> Path | None:
+        """Where to save ``suggested`` (a file name), starting in the Documents folder."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from ikgui.ui.window.export_file import documents
+
+        start = str(documents() / suggested)
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Export conversation", start, "JSON (*.json);;Markdown (*.md)"
+        )
+        return Path(name) if name else None
+
+    # -- reacting to the session -----------------------------------------------------
+    def _on_switched(self) -> None:
+        session = self.session
+        conv = session.conversation
+        self.scrollback.show_events(session.state.transcript)
+        self.prompt_panel.conversation_shown()
+        self.drafts.show_draft()
+        if session.saved:
+            self.sidebar.refresh_conversation(conv.id)  # a new fork: its row appears
+        self.sidebar.set_current(conv.id if session.saved else None)
+        self.drafts.mark_seen()
+        if session.saved:
+            self.services.ui_state.setValue("last_conversation", conv.id)
+        self.chrome.refresh()
+
+    def _on_event_appended(self, event: Event) -> None:
+        self.drafts.last_seen_event = event.id
+        if event.kind == Kind.PROMPT_EDIT and self.working.collapsed and not self.scrollback.quiet:
+            self.prompt_panel.open()  # /prompt TEXT shows what it set (here, not elsewhere)
+        self.chrome.refresh()
+
+    def _on_transcript_changed(self, change: TranscriptChange) -> None:
+        """Show what the domain's fold changed (in place: a rewind or clear collapses)."""
+        self.scrollback.apply_change(change)
+
+    def _on_event_updated(self, event: Event) -> None:
+        self.scrollback.update_event(event)
+        self.chrome.refresh()
+
+    def _on_conversation_changed(self, conv_id: str) -> None:
+        self.sidebar.refresh_conversation(conv_id)
+        if conv_id == self.current_id:
+            self.session.refresh_conversation()
+            self.chrome.refresh()
+
+    def _on_stream_state(self, conv_id: str, streaming: bool) -> None:
+        self.sidebar.set_streaming(conv_id, streaming)
+        self.chrome.refresh()
+        if not streaming and conv_id == self.current_id:
+            self.model_lists.reply_ended()
+
+    # -- layout and shutdown -------------------------------------------------------------
+    def _restore_layout(self) -> None:
+        state = self.services.ui_state
+        geometry = state.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:  # first start: a comfortable size that fits a small laptop screen too
+            screen = self.screen().availableGeometry()
+            self.resize(min(1340, int(screen.width() * 0.9)), min(820, int(screen.height() * 0.9)))
+        splitter = state.value("splitter")
+        if isinstance(splitter, QByteArray):
+            self.splitter.restoreState(splitter)
+        history = state.value("history", [], type=list)
+        self.prompt.history = [str(h) for h in history] if isinstance(history, list) else []
+
+    def _save_layout(self) -> None:
+        state = self.services.ui_state
+        state.setValue("geometry", self.saveGeometry())
+        state.setValue("splitter", self.splitter.saveState())
+        state.setValue("history", self.prompt.history[-200:])
+        state.sync()
+
+    async def shutdown(self) -> None:
+        """Stop streams (keeping what arrived), save drafts and layout, close the store."""
+        if self._closed:
+            return
+        self._closed = True
+        self.drafts.stop_polling()
+        self.startup.finish()  # (not on the tail's state)
+        self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
+        for conv_id in list(self.session.streams):
+            self.session.stop(conv_id)
+        me = asyncio.current_task()
+        pending = [t for t in self._tasks if not t.done() and t is not me]
+        for task in pending:
+            if not task.get_name().startswith("line:"):
+                task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=5)
+        await self.unsaved.shutdown()
+        if self.services.close_providers is not None:
+            await self.services.close_providers()
+        self._save_layout()
+        if self.services.on_closed is not None:
+            self.services.on_closed()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._closed:
+            event.accept()
+            return
+        event.ignore()
+        if not self.unsaved.may_close():
+            return
+        self.spawn(self._close_after_shutdown(), "shutdown")
+
+    async def _close_after_shutdown(self) -> None:
+        await self.shutdown()
+        self.close()
