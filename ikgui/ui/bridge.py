@@ -44,6 +44,8 @@ class SessionBridge(QObject):
     writes_changed = Signal()  # the queue of changes not saved yet (session.writes) changed
     state_replaced = Signal()  # the current state was replayed again (saved at last)
     send_waiting = Signal(str)  # conv id: a send waits for another process's reply
+    #: Every fact, before the signals above that it causes (the window's state reads it).
+    fact = Signal(object)
 
     def __init__(self, session: Session, interval: int = 40, parent: QObject | None = None):
         super().__init__(parent)
@@ -59,6 +61,7 @@ class SessionBridge(QObject):
         return conv_id == self.session.conversation.id
 
     def _on_fact(self, fact: Fact) -> None:
+        self.fact.emit(fact)
         match fact:
             case DeltaReceived(conversation_id=conv_id, event=event, text=text):
                 if self._on_screen(conv_id):

@@ -3,6 +3,7 @@ and is enabled only when it can act; Rewind carries a menu of the live marks."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from ikgui.domain.settings import stepped_text_size
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, tooltip
 from ikgui.ui.window.model_box import ModelBox
+from ikgui.ui.window.state import CommandState
 
 if TYPE_CHECKING:
     from ikgui.ui.window.main_window import MainWindow
@@ -153,22 +155,33 @@ class WindowActions:
         return self.actions[name]
 
     def update(self) -> None:
-        """Enable each action exactly when it can act; rebuild the Rewind menu."""
+        """Enable each action exactly when it can act; rebuild the Rewind menu (the
+        window's chrome does this from its state, redrawing what changed only)."""
         session = self.session
         for name, spec in self.specs.items():
             if spec.command:
                 self.actions[name].setEnabled(session.can_run(spec.command))
-        marks = tuple((m.event_id, m.label) for m in session.state.marks)
+        self.show_marks(tuple((m.event_id, m.label) for m in session.state.marks))
+
+    def show_commands(self, commands: Iterable[CommandState]) -> None:
+        """Enable or disable each of ``commands``' actions as it says."""
+        for command in commands:
+            action = self.actions.get(command.action)
+            if action is not None:
+                action.setEnabled(command.enabled)
+
+    def show_marks(self, marks: tuple[tuple[int, str | None], ...]) -> None:
+        """The Rewind menu: one item per live mark, newest first."""
         if marks == self._marks_shown:
             return  # a long conversation can hold hundreds of marks: rebuild on change only
         self._marks_shown = marks
         self.rewind_menu.clear()
-        for mark in reversed(session.state.marks):
-            label = mark.label if mark.label is not None else f"Unlabeled mark #{mark.event_id}"
+        for event_id, label in reversed(marks):
+            label = label if label is not None else f"Unlabeled mark #{event_id}"
             item = self.rewind_menu.addAction(action_text(label))  # a label is user text
             item.setToolTip(tooltip(label))  # not the text, which Qt would read as HTML
-            item.setData(mark.event_id)
-            item.setObjectName(f"rewindTo{mark.event_id}")
+            item.setData(event_id)
+            item.setObjectName(f"rewindTo{event_id}")
 
     def current_model(self) -> str:
         """The selected model's name (as the server spells it), or ``""``."""

@@ -295,13 +295,13 @@ class MainWindow(QMainWindow):
         self.drafts.mark_seen()
         if session.saved:
             self.services.ui_state.setValue("last_conversation", conv.id)
-        self.chrome.refresh()
+        self.chrome.follow()
 
     def _on_event_appended(self, event: Event) -> None:
         self.drafts.last_seen_event = event.id
         if event.kind == Kind.PROMPT_EDIT and self.working.collapsed and not self.scrollback.quiet:
             self.prompt_panel.open()  # /prompt TEXT shows what it set (here, not elsewhere)
-        self.chrome.refresh()
+        self.chrome.follow()
 
     def _on_transcript_changed(self, change: TranscriptChange) -> None:
         """Show what the domain's fold changed (in place: a rewind or clear collapses)."""
@@ -309,17 +309,17 @@ class MainWindow(QMainWindow):
 
     def _on_event_updated(self, event: Event) -> None:
         self.scrollback.update_event(event)
-        self.chrome.refresh()
+        self.chrome.follow()
 
     def _on_conversation_changed(self, conv_id: str) -> None:
         self.sidebar.refresh_conversation(conv_id)
         if conv_id == self.current_id:
             self.session.refresh_conversation()
-            self.chrome.refresh()
+            self.chrome.follow()
 
     def _on_stream_state(self, conv_id: str, streaming: bool) -> None:
         self.sidebar.set_streaming(conv_id, streaming)
-        self.chrome.refresh()
+        self.chrome.follow()
         if not streaming and conv_id == self.current_id:
             self.model_lists.reply_ended()
 

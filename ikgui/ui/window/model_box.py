@@ -18,14 +18,13 @@ from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePai
 
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.ui.plain import line, tooltip
+from ikgui.ui.window.state import NO_MODEL  # (when no model is known yet)
 
 #: The provider of an item (a heading's, a note's, a model's).
 PROVIDER_ROLE = Qt.ItemDataRole.UserRole + 1
 #: What an item is: a provider's heading, a note under it, or a model one can choose.
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
 HEADING, NOTE, MODEL = "heading", "note", "model"
-#: What the box says when the conversation has no model yet and its provider lists none.
-NO_MODEL = "no model"
 
 
 class ModelBox(QComboBox):

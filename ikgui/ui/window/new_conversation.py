@@ -76,7 +76,7 @@ class NewConversationPresenter:
         #: The session's ``switches`` while a new conversation was shown.
         self._new: int | None = None
 
-    def _typed(self) -> bool:
+    def typed(self) -> bool:
         """Whether the draft of a new conversation holds text."""
         window = self.window
         if not window.session.saved:
@@ -95,7 +95,7 @@ class NewConversationPresenter:
             window.sidebar.refresh_conversation(window.current_id)
             window.sidebar.set_current(window.current_id)
         self._new = session.current.switches if new else None
-        typed = self._typed()
+        typed = self.typed()
         shown = (new or typed) and not window.sidebar.model.trashed and not window.read_only
         self.row.show_state(shown, new, self.agent, typed)
         window.sidebar.show_new_row(shown)
