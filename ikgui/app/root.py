@@ -27,7 +27,7 @@ from ikgui.ui.bugs import install as install_bug_path
 from ikgui.ui.loop import application, new_loop
 from ikgui.ui.plain import error_box
 from ikgui.ui.single_instance import InstanceServer, ask_running_instance
-from ikgui.ui.window.main_window import MainWindow, WindowServices
+from ikgui.ui.window.assembly import Window, WindowServices, open_window
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
@@ -66,7 +66,7 @@ def settings_saver(
 
 def build_window(
     home: Path | None = None, check_timeout: float = 4.0, store: PeeweeStore | None = None
-) -> MainWindow:
+) -> Window:
     """The real window over the store and providers found under ``home`` (or over
     ``store``, already opened: two windows on one database, in tests)."""
     from ikgui.app.store import open_chosen_store
@@ -103,7 +103,7 @@ def build_window(
         close_providers=providers.aclose,
     )
     services.open_demo = open_demo
-    window = MainWindow(services)
+    window = open_window(services)
     window.start()
     window.first_paint.then(lambda: after_first_paint(keys))
     window.first_paint.then(lambda: warm_up_rendering(window.scrollback))
@@ -142,7 +142,7 @@ async def _no_models(name: str) -> list[str]:
     return []
 
 
-def open_demo() -> MainWindow:
+def open_demo() -> Window:
     """A read-only window over a demo generated into a throwaway database."""
     from ikgui.domain.session.demo import build_demo
     from ikgui.storage import open_store
@@ -170,7 +170,7 @@ def open_demo() -> MainWindow:
         on_closed=closed,
         read_only=True,
     )
-    window = MainWindow(services)
+    window = open_window(services)
     window.start()
     window.show()
     return window
@@ -180,7 +180,7 @@ def window_theme(home: Path | None) -> str:
     return load_settings(resolve(home).config).theme
 
 
-def open_main_window(home: Path | None = None) -> MainWindow:
+def open_main_window(home: Path | None = None) -> Window:
     """Build the window over ``home`` (as ``IKGUI_HOME`` would), show it and return it.
 
     It runs on the current qasync loop; a test awaits ``window.shutdown()`` (or closes
@@ -199,7 +199,7 @@ def open_main_window(home: Path | None = None) -> MainWindow:
     return window
 
 
-def _bring_to_front(window: MainWindow) -> None:
+def _bring_to_front(window: Window) -> None:
     print("ikgui: another launch asked for this window", file=sys.stderr, flush=True)
     window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
     window.show()
@@ -220,7 +220,7 @@ def main(argv: list[str]) -> int:
     loop = new_loop()
     asyncio.set_event_loop(loop)
     install_bug_path(loop, resolve().data_dir)
-    window: MainWindow | None = None
+    window: Window | None = None
     away: DatabaseUnreachable | None = None
     try:
         window = open_main_window()
@@ -240,7 +240,7 @@ def main(argv: list[str]) -> int:
 
 
 async def run_window(
-    database: Path, window: MainWindow | None, away: DatabaseUnreachable | None
+    database: Path, window: Window | None, away: DatabaseUnreachable | None
 ) -> int:
     """Until the main window is closed (0); without one, wait for the database ``away``
     first (1 when the user quits meanwhile or it still cannot open)."""
@@ -272,7 +272,7 @@ async def run_window(
     return 0
 
 
-async def wait_for_database(error: DatabaseUnreachable) -> MainWindow | None:
+async def wait_for_database(error: DatabaseUnreachable) -> Window | None:
     """One page says the database cannot be reached and retries until the main window
     opens (returned), or the user quits (``None``)."""
     from ikgui.ui.db_wait import open_when_reachable

@@ -11,16 +11,27 @@ or configure and can be dismissed. The domain refuses input to a closed branch a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QWidget,
+)
 
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import make_plain
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.window.collaborators import Runner
 
 TEXT = "This branch is closed. Reopen it to continue the conversation here."
 PROMPT_CLOSED = "This branch is closed: Reopen it to write here."
@@ -86,37 +97,56 @@ class ClosedStrip(QFrame):
 class ClosedPresenter:
     """Keeps the strip and the prompt editor true to the conversation on screen."""
 
-    def __init__(self, window: MainWindow, strip: ClosedStrip) -> None:
-        self.window = window
+    def __init__(
+        self,
+        strip: ClosedStrip,
+        session: Session,
+        controls: Controls,
+        runner: Runner,
+        read_only: bool,
+    ) -> None:
         self.strip = strip
-        self._placeholder = window.prompt.placeholderText()
+        self.session = session
+        self.controls = controls
+        self.runner = runner
+        self.read_only = read_only
+        self._placeholder = controls.prompt.placeholderText()
         strip.reopen_requested.connect(self.reopen)
         strip.restore_requested.connect(self.restore)
 
     def refresh(self) -> None:
         """After the chrome's refresh (which enables Send when nothing streams)."""
-        window = self.window
-        session = window.session
+        session, controls = self.session, self.controls
+        prompt = controls.prompt
         state = "trashed" if session.trashed else "closed" if session.closed else None
         closed = state is not None
         self.strip.show_state(state)
         placeholder = PROMPT_TRASHED if state == "trashed" else PROMPT_CLOSED
-        if window.prompt.isEnabled() == closed or (
-            closed and window.prompt.placeholderText() != placeholder
-        ):
-            window.prompt.setEnabled(not closed)
-            window.prompt.setPlaceholderText(placeholder if closed else self._placeholder)
-            window.working.editor.setReadOnly(closed or window.read_only)
-        selector = window.toolbar_actions.model_selector
+        if prompt.isEnabled() == closed or (closed and prompt.placeholderText() != placeholder):
+            prompt.setEnabled(not closed)
+            prompt.setPlaceholderText(placeholder if closed else self._placeholder)
+            controls.working_editor.setReadOnly(closed or self.read_only)
+        selector = controls.selector
         if closed:
-            window.send_button.setEnabled(False)
+            controls.send_button.setEnabled(False)
             selector.setEnabled(False)  # /model would append to its log
-        elif not window.read_only:
+        elif not self.read_only:
             selector.setEnabled(selector.count() > 0)
 
     def reopen(self) -> None:
-        self.window.commands.run("reopen")
+        self.runner.run("reopen")
 
     def restore(self) -> None:
         """Out of the Trash, as the Trash view's Restore does (the sidebar follows)."""
-        self.window.commands.run("restore", conversation=self.window.current_id)
+        self.runner.run("restore", conversation=self.session.conversation.id)
+
+
+@dataclass(frozen=True)
+class Controls:
+    """The widgets a closed conversation disables: the prompt editor, the working
+    prompt's editor, Send and the model selector."""
+
+    prompt: QPlainTextEdit
+    working_editor: QPlainTextEdit
+    send_button: QAbstractButton
+    selector: QComboBox

@@ -23,7 +23,8 @@ from ikgui.local import recovery
 from ikgui.ui.plain import tooltip
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.window.collaborators import Feedback
 
 
 def _summary(reason: str) -> str:
@@ -33,10 +34,10 @@ def _summary(reason: str) -> str:
 
 
 class UnsavedIndicator(QWidget):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window_ = window
-        self.session = window.session
+    def __init__(self, session: Session, feedback: Feedback, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.feedback = feedback
         self.setObjectName("unsavedIndicator")
         self.label = QLabel(self)
         self.label.setObjectName("unsavedStatus")
@@ -56,10 +57,7 @@ class UnsavedIndicator(QWidget):
         self._warned = False
         #: The ``Error:`` line of the last shutdown that needed a recovery file.
         self.rescued: str | None = None
-        window.statusBar().insertPermanentWidget(0, self)
-        window.bridge.writes_changed.connect(self.refresh)
-        window.bridge.state_replaced.connect(self._on_state_replaced)
-        window.bridge.send_waiting.connect(self._on_send_waiting)
+        feedback.bar.insertPermanentWidget(0, self)
         self.hide()
 
     def refresh(self) -> None:
@@ -91,22 +89,15 @@ class UnsavedIndicator(QWidget):
         self.session.writes.retry_now()
         self.refresh()
 
-    def _on_state_replaced(self) -> None:
-        """Saved at last (or replayed after another sender): show the state with real ids."""
-        window, session = self.window_, self.session
-        if window.statusBar().currentMessage().startswith("Waiting for the reply"):
-            window.statusBar().clearMessage()  # the wait is over
-        window.scrollback.show_events(session.state.transcript)
-        window.drafts.mark_seen()
-        if session.saved and not session.writes.touches(session.conversation.id):
-            window.sidebar.refresh_conversation(session.conversation.id)
-            window.sidebar.set_current(session.conversation.id)
-        window.chrome.refresh()
+    def state_replaced(self) -> None:
+        """Saved at last (or replayed after another sender): the wait is over."""
+        if self.feedback.current_status().startswith("Waiting for the reply"):
+            self.feedback.clear_status()
         self.refresh()
 
-    def _on_send_waiting(self, conv_id: str) -> None:
+    def send_waiting(self, conv_id: str) -> None:
         seconds = math.ceil(self.session.send_wait)
-        self.window_.statusBar().showMessage(
+        self.feedback.status(
             f"Waiting for the reply another ikgui is writing in {conv_id} (up to {seconds} s)…",
             seconds * 1000,
         )
@@ -121,7 +112,7 @@ class UnsavedIndicator(QWidget):
         self.retry_now()
         if not writes:
             return True
-        self.window_.show_feedback(
+        self.feedback.show(
             f"Some changes are not saved yet ({writes.reason.rstrip('.')}). Close again to put "
             "them in a recovery file next to the database, or free some space first.",
             error=True,

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import ModelGroup, model_groups
 from ikgui.domain.state.facts import Fact
-from ikgui.ui.closed_strip import ClosedPresenter
+from ikgui.ui.closed_strip import ClosedPresenter, Controls
 from ikgui.ui.plain import window_title
 from ikgui.ui.window.announce import Announcer
+from ikgui.ui.window.collaborators import Runner
 from ikgui.ui.window.new_conversation import NewConversationPresenter
 from ikgui.ui.window.responsive import Responsive
 from ikgui.ui.window.state import EVERYTHING, WindowState, changed, compute, touched
@@ -63,9 +64,10 @@ class WindowReading:
 
 
 class ChromePresenter:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: MainWindow, controls: Controls, runner: Runner) -> None:
         self.window = window
-        self.closed = ClosedPresenter(window, window.pane.closed_strip)
+        strip = window.pane.closed_strip
+        self.closed = ClosedPresenter(strip, window.session, controls, runner, window.read_only)
         self.new = NewConversationPresenter(window)
         self.announcer = Announcer(window, window.status_stream)
         self.responsive = Responsive(window)

@@ -1,5 +1,8 @@
 """The main window (SPEC §10): sidebar, scrollback, prompt editor, working-prompt panel,
-toolbar and status bar over one domain session — its layout and wiring.
+toolbar and status bar over one domain session — its layout, and what it delegates to.
+
+The controllers are built and connected by the wiring module
+(:mod:`ikgui.ui.window.assembly`), which hands each the narrow collaborators it uses.
 
 What the widgets ask for runs through :class:`WindowCommands` (slash lines through the
 command registry); the :class:`SessionBridge` turns what happened into signals that update
@@ -13,19 +16,15 @@ coroutine.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.session.session import Session
-from ikgui.domain.settings import ProviderSettings, Settings
-from ikgui.domain.state.facts import TranscriptChange
 from ikgui.domain.state.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.bugs import surface
@@ -38,12 +37,14 @@ from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.unsaved import UnsavedIndicator
 from ikgui.ui.window.actions import TextZoom, WindowActions
 from ikgui.ui.window.chrome import ChromePresenter
+from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import DraftsAndPolling
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.model_lists import ModelLists
 from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.splitter import MainSplitter
 from ikgui.ui.window.startup import TailFirstStart
 
@@ -54,34 +55,24 @@ if TYPE_CHECKING:
 FIRST_ROWS = 40
 
 
-@dataclass
-class WindowServices:
-    """What the composition root hands the window; the UI never builds providers."""
-
-    session: Session
-    keys: Any  # ikgui.local.keys.KeyStore
-    refresh_models: Callable[[str], Awaitable[list[str]]]
-    test_connection: Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
-    #: Makes new settings take effect (saved, and handed to the providers and session).
-    save_settings: Callable[[Settings], None]
-    ui_state: QSettings
-    problems: list[str] = field(default_factory=list)
-    check_timeout: float = 4.0
-    on_closed: Callable[[], None] | None = None
-    #: Closes what the providers keep open between sends (their HTTP clients).
-    close_providers: Callable[[], Awaitable[None]] | None = None
-    #: Opens the read-only demo (None: no demo from this window).
-    open_demo: Callable[[], Any] | None = None
-    #: A read-only window (the demo): browse, search, read; nothing is written.
-    read_only: bool = False
-
-
 class MainWindow(QMainWindow):
     #: The last Settings dialog, context viewer and demo window opened (set when shown).
     settings_dialog: Any
     context_dialog: Any
     branches_view: Any
     demo_window: Any
+    #: The controllers (built and connected by :func:`ikgui.ui.window.assembly.assemble`).
+    feedback_sink: Feedback
+    bridge: SessionBridge
+    commands: WindowCommands
+    chrome: ChromePresenter
+    drafts: DraftsAndPolling
+    prompt_panel: WorkingPromptController
+    dialogs: WindowDialogs
+    text_zoom: TextZoom
+    startup: TailFirstStart
+    keys: WindowKeys
+    unsaved: UnsavedIndicator
 
     def __init__(self, services: WindowServices) -> None:
         super().__init__()
@@ -100,17 +91,6 @@ class MainWindow(QMainWindow):
         self.scrollback.fill_in_steps = True
         self.scrollback.group_loader = lambda group: cleared_items(self.store, group)
         self.first_paint.then(self.sidebar.release_pages)
-        self.bridge = SessionBridge(session, parent=self)
-        self.chrome = ChromePresenter(self)
-        self.drafts = DraftsAndPolling(self)
-        self.commands = WindowCommands(self)
-        self.prompt_panel = WorkingPromptController(self)
-        self.dialogs = WindowDialogs(self)
-        self.text_zoom = TextZoom(self)
-        self.startup = TailFirstStart(self)
-        self._connect()
-        self.unsaved = UnsavedIndicator(self)
-        self._restore_layout()
 
     # -- building ------------------------------------------------------------------
     def _build(self) -> None:
@@ -155,19 +135,6 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.status_stream)
         self.resize(1340, 820)
 
-    def _connect(self) -> None:
-        b = self.bridge
-        b.event_appended.connect(self._on_event_appended)
-        b.transcript_changed.connect(self._on_transcript_changed)
-        b.event_updated.connect(self._on_event_updated)
-        b.deltas_arrived.connect(self.scrollback.append_text)
-        b.conversation_switched.connect(self._on_switched)
-        b.conversation_changed.connect(self._on_conversation_changed)
-        b.stream_state_changed.connect(self._on_stream_state)
-        b.activity.connect(self.sidebar.refresh_conversation)
-        self.commands.connect()
-        self.keys = WindowKeys(self)  # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
-
     @property
     def welcome(self) -> WelcomePanel:
         return self.pane.welcome
@@ -185,7 +152,7 @@ class MainWindow(QMainWindow):
                 break
         if not opened:
             self.session.new_conversation(self.session.settings.default_agent)
-            self._on_switched()
+            self.on_switched()
         for problem in self.services.problems:
             self.banner.show_message(f"config.toml: {problem} (defaults are used)")
         self.policy.start(self)
@@ -282,8 +249,8 @@ class MainWindow(QMainWindow):
         )
         return Path(name) if name else None
 
-    # -- reacting to the session -----------------------------------------------------
-    def _on_switched(self) -> None:
+    # -- reacting to the session (connected by the wiring module) ----------------------
+    def on_switched(self) -> None:
         session = self.session
         conv = session.conversation
         self.scrollback.show_events(session.state.transcript)
@@ -297,34 +264,41 @@ class MainWindow(QMainWindow):
             self.services.ui_state.setValue("last_conversation", conv.id)
         self.chrome.follow()
 
-    def _on_event_appended(self, event: Event) -> None:
+    def on_event_appended(self, event: Event) -> None:
         self.drafts.last_seen_event = event.id
         if event.kind == Kind.PROMPT_EDIT and self.working.collapsed and not self.scrollback.quiet:
             self.prompt_panel.open()  # /prompt TEXT shows what it set (here, not elsewhere)
         self.chrome.follow()
 
-    def _on_transcript_changed(self, change: TranscriptChange) -> None:
-        """Show what the domain's fold changed (in place: a rewind or clear collapses)."""
-        self.scrollback.apply_change(change)
-
-    def _on_event_updated(self, event: Event) -> None:
+    def on_event_updated(self, event: Event) -> None:
         self.scrollback.update_event(event)
         self.chrome.follow()
 
-    def _on_conversation_changed(self, conv_id: str) -> None:
+    def on_conversation_changed(self, conv_id: str) -> None:
         self.sidebar.refresh_conversation(conv_id)
         if conv_id == self.current_id:
             self.session.refresh_conversation()
             self.chrome.follow()
 
-    def _on_stream_state(self, conv_id: str, streaming: bool) -> None:
+    def on_stream_state(self, conv_id: str, streaming: bool) -> None:
         self.sidebar.set_streaming(conv_id, streaming)
         self.chrome.follow()
         if not streaming and conv_id == self.current_id:
             self.model_lists.reply_ended()
 
+    def on_state_replaced(self) -> None:
+        """Saved at last (or replayed after another sender): show the state with real ids."""
+        session = self.session
+        self.scrollback.show_events(session.state.transcript)
+        self.drafts.mark_seen()
+        if session.saved and not session.writes.touches(session.conversation.id):
+            self.sidebar.refresh_conversation(session.conversation.id)
+            self.sidebar.set_current(session.conversation.id)
+        self.chrome.follow()
+        self.unsaved.state_replaced()
+
     # -- layout and shutdown -------------------------------------------------------------
-    def _restore_layout(self) -> None:
+    def restore_layout(self) -> None:
         state = self.services.ui_state
         geometry = state.value("geometry")
         if isinstance(geometry, QByteArray):

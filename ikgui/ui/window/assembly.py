@@ -1,0 +1,85 @@
+"""The one wiring module of the window: it builds the controllers the main window
+delegates to, in the one order they need, hands each the narrow collaborators it uses
+(the session, a command runner, a feedback sink, the draft keeper, the widgets it
+drives) and connects the session's signals to them.
+
+:class:`~ikgui.ui.window.main_window.MainWindow` only lays out its widgets and
+delegates; nothing but this module and the window's own builds or names it (a test
+checks the imports)."""
+
+from __future__ import annotations
+
+from ikgui.ui.bridge import SessionBridge
+from ikgui.ui.closed_strip import Controls
+from ikgui.ui.prompt.panel_controller import PromptParts, WorkingPromptController
+from ikgui.ui.unsaved import UnsavedIndicator
+from ikgui.ui.window.actions import TextZoom
+from ikgui.ui.window.chrome import ChromePresenter
+from ikgui.ui.window.collaborators import Feedback
+from ikgui.ui.window.commands import WindowCommands
+from ikgui.ui.window.dialogs import WindowDialogs
+from ikgui.ui.window.drafts import DraftsAndPolling
+from ikgui.ui.window.keyboard import WindowKeys
+from ikgui.ui.window.main_window import MainWindow
+from ikgui.ui.window.services import WindowServices
+from ikgui.ui.window.startup import TailFirstStart
+
+#: The window as the composition root knows it (built here).
+Window = MainWindow
+
+__all__ = ["Window", "WindowServices", "assemble", "open_window"]
+
+
+def open_window(services: WindowServices) -> Window:
+    """The main window over ``services``, assembled (not started nor shown yet)."""
+    window = MainWindow(services)
+    assemble(window)
+    return window
+
+
+def assemble(window: MainWindow) -> None:
+    """Build ``window``'s controllers and connect them (the order matters: the chrome's
+    strip runs commands, the prompt panel keeps its drafts with the draft keeper)."""
+    session = window.session
+    window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
+    window.bridge = bridge = SessionBridge(session, parent=window)
+    window.commands = commands = WindowCommands(window)
+    controls = Controls(
+        window.prompt,
+        window.working.editor,
+        window.send_button,
+        window.toolbar_actions.model_selector,
+    )
+    window.chrome = ChromePresenter(window, controls, commands)
+    window.drafts = drafts = DraftsAndPolling(window)
+    window.prompt_panel = WorkingPromptController(
+        PromptParts(window.working, window.scrollback, window.splitter, window.send_button),
+        session,
+        drafts.keeper,
+        commands,
+        feedback,
+        window.services.ui_state,
+        window.read_only,
+        window,
+    )
+    window.working.show_context_requested.connect(window.show_context)
+    window.dialogs = WindowDialogs(window)
+    window.text_zoom = TextZoom(window)
+    window.startup = TailFirstStart(window)
+
+    bridge.event_appended.connect(window.on_event_appended)
+    bridge.transcript_changed.connect(window.scrollback.apply_change)
+    bridge.event_updated.connect(window.on_event_updated)
+    bridge.deltas_arrived.connect(window.scrollback.append_text)
+    bridge.conversation_switched.connect(window.on_switched)
+    bridge.conversation_changed.connect(window.on_conversation_changed)
+    bridge.stream_state_changed.connect(window.on_stream_state)
+    bridge.activity.connect(window.sidebar.refresh_conversation)
+    commands.connect()
+    window.keys = WindowKeys(window)  # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
+
+    window.unsaved = unsaved = UnsavedIndicator(session, feedback, window)
+    bridge.writes_changed.connect(unsaved.refresh)
+    bridge.state_replaced.connect(window.on_state_replaced)
+    bridge.send_waiting.connect(unsaved.send_waiting)
+    window.restore_layout()

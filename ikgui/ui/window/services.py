@@ -1,0 +1,35 @@
+"""What the composition root hands the window: the session and the services the UI
+uses but never builds (providers' model lists, the keys, settings that take effect)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QSettings
+
+from ikgui.domain.session.session import Session
+from ikgui.domain.settings import ProviderSettings, Settings
+
+
+@dataclass
+class WindowServices:
+    """What the composition root hands the window; the UI never builds providers."""
+
+    session: Session
+    keys: Any  # ikgui.local.keys.KeyStore
+    refresh_models: Callable[[str], Awaitable[list[str]]]
+    test_connection: Callable[[ProviderSettings, str | None], Awaitable[list[str]]]
+    #: Makes new settings take effect (saved, and handed to the providers and session).
+    save_settings: Callable[[Settings], None]
+    ui_state: QSettings
+    problems: list[str] = field(default_factory=list)
+    check_timeout: float = 4.0
+    on_closed: Callable[[], None] | None = None
+    #: Closes what the providers keep open between sends (their HTTP clients).
+    close_providers: Callable[[], Awaitable[None]] | None = None
+    #: Opens the read-only demo (None: no demo from this window).
+    open_demo: Callable[[], Any] | None = None
+    #: A read-only window (the demo): browse, search, read; nothing is written.
+    read_only: bool = False
