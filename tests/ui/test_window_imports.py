@@ -24,13 +24,9 @@ IMPORTERS_LEFT: dict[str, str] = {
     "ui/window/drafts.py": "the prompt's draft and the watcher of other processes' changes",
     "ui/window/keyboard.py": "the window-wide shortcuts move focus between its panes",
     "ui/window/responsive.py": "lays the window out at any size",
-    "ui/window/shortcuts_dialog.py": "lists the window's shortcuts",
     "ui/window/model_lists.py": "the model selector's lists",
     "ui/window/new_conversation.py": "the New conversation row and hint",
     "ui/window/actions.py": "the text size actions (TextZoom)",
-    "ui/window/announce.py": "what a screen reader is told",
-    "ui/window/elsewhere_mark.py": "the sidebar's marker of a reply written elsewhere",
-    "ui/window/trash.py": "empties the Trash",
 }
 
 
@@ -38,9 +34,12 @@ def imports_window(tree: ast.AST) -> bool:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == WINDOW:
             return True
-        if isinstance(node, ast.ImportFrom) and node.module == "ikgui.ui.window":
-            if any(alias.name == "main_window" for alias in node.names):
-                return True
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "ikgui.ui.window"
+            and any(alias.name == "main_window" for alias in node.names)
+        ):
+            return True
         if isinstance(node, ast.Import) and any(a.name == WINDOW for a in node.names):
             return True
     return False

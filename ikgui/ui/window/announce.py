@@ -17,7 +17,8 @@ from ikgui.domain.text.safe import one_line
 Announcement: Any = getattr(QtGui, "QAccessibleAnnouncementEvent", None)
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.transcript.scrollback import ScrollbackView
 
 #: The most of a reply read out (the transcript holds all of it).
 SPOKEN_CHARS = 280
@@ -59,11 +60,12 @@ class Announcer:
     """Announces each new finished reply and error of the conversation on screen (not
     those already there when a conversation is opened)."""
 
-    def __init__(self, window: MainWindow, live: QLabel) -> None:
-        self.window = window
+    def __init__(self, session: Session, scrollback: ScrollbackView, live: QLabel) -> None:
+        self.session = session
+        self.scrollback = scrollback
         # The transcript is one text view: what a screen reader is told about the item
         # the cursor is in (its role and text) is the view's accessible description.
-        window.scrollback.cursorPositionChanged.connect(self.describe_current)
+        scrollback.cursorPositionChanged.connect(self.describe_current)
         #: The live status text: its accessible description is the last announcement.
         self.live = live
         self.last = ""
@@ -72,7 +74,7 @@ class Announcer:
 
     def refresh(self) -> None:
         """Called after each change: announce the newest item if it is new and done."""
-        session = self.window.session
+        session = self.session
         shown = session.state.scrollback
         newest = shown[-1] if shown else None
         conv_id = session.conversation.id
@@ -84,10 +86,10 @@ class Announcer:
             return
         self._seen = newest.id
         if newest.kind in (Kind.ASSISTANT, Kind.ERROR):
-            self.say(spoken(newest), self.window.scrollback, urgent=newest.kind == Kind.ERROR)
+            self.say(spoken(newest), self.scrollback, urgent=newest.kind == Kind.ERROR)
 
     def describe_current(self) -> None:
-        view = self.window.scrollback
+        view = self.scrollback
         event_id = view.event_id_of(view.textCursor().currentFrame())
         item = view._by_id.get(event_id) if event_id is not None else None
         text = described(item.event) if item is not None else "Transcript"

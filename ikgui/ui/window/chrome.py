@@ -69,7 +69,7 @@ class ChromePresenter:
         strip = window.pane.closed_strip
         self.closed = ClosedPresenter(strip, window.session, controls, runner, window.read_only)
         self.new = NewConversationPresenter(window)
-        self.announcer = Announcer(window, window.status_stream)
+        self.announcer = Announcer(window.session, window.scrollback, window.status_stream)
         self.responsive = Responsive(window)
         self.reading = WindowReading(window, self.new)
         #: What the chrome shows now (``None``: not drawn yet).

@@ -70,7 +70,7 @@ class WindowCommands:
         bar.export_requested.connect(self.export)
         bar.trash_requested.connect(self.trash)
         bar.restore_requested.connect(lambda ids: self.run("restore", conversations=list(ids)))
-        bar.empty_trash_requested.connect(lambda: empty_trash(w))
+        bar.empty_trash_requested.connect(lambda: empty_trash(s, self, bar, w.feedback_sink))
         bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
         self.selection.connect()
         bar.reopen_requested.connect(lambda cid: self.run("reopen", ref=cid))

@@ -72,7 +72,7 @@ class DraftsAndPolling(QObject):
         #: When the poll last saw the database change (``time.monotonic()``).
         self._quiet_since = time.monotonic()
         #: The sidebar's streaming marker for a reply written elsewhere.
-        self.elsewhere_mark = ElsewhereMark(window)
+        self.elsewhere_mark = ElsewhereMark(window.session, window.sidebar)
 
     def _writable(self) -> bool:
         """Whether drafts are written (not in the demo, nor to a store opened read-only)."""

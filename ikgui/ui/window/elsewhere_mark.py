@@ -14,27 +14,29 @@ from typing import TYPE_CHECKING
 from ikgui.domain.session import elsewhere
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.sidebar.panel import ConversationSidebar
 
 
 class ElsewhereMark:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    def __init__(self, session: Session, sidebar: ConversationSidebar) -> None:
+        self.session = session
+        self.sidebar = sidebar
         #: The conversation whose row is marked for a reply written elsewhere.
         self.marked: str | None = None
 
     def update(self) -> None:
         """Mark the open conversation's row while its newest event is a reply another
         process still writes; unmark the row marked before when that ended."""
-        window = self.window
-        session = window.session
+        session = self.session
+        on_screen = session.conversation.id
         events = session.current.state.scrollback if session.saved else []
         growing = bool(events) and elsewhere.written_elsewhere(events[-1])
-        conv = window.current_id if growing else None
+        conv = on_screen if growing else None
         if conv == self.marked:
             return
         old, self.marked = self.marked, conv
-        if old is not None and not (old == window.current_id and session.streaming):
-            window.sidebar.set_streaming(old, False)  # (a reply streaming here keeps it)
+        if old is not None and not (old == on_screen and session.streaming):
+            self.sidebar.set_streaming(old, False)  # (a reply streaming here keeps it)
         if conv is not None:
-            window.sidebar.set_streaming(conv, True)
+            self.sidebar.set_streaming(conv, True)

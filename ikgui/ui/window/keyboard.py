@@ -175,7 +175,9 @@ class WindowKeys:
         from ikgui.ui.window.shortcuts_dialog import ShortcutsDialog
 
         if self.dialog is None:
-            self.dialog = ShortcutsDialog(self.window)
+            self.dialog = ShortcutsDialog(
+                self.window.session, self.window.text_zoom.actions.values(), self.window
+            )
         self.dialog.show()
         self.dialog.raise_()
         self.dialog.activateWindow()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
+    QWidget,
 )
 
 from ikgui.ui.prompt.working_prompt import TOGGLE_SHORTCUT
@@ -27,7 +28,7 @@ from ikgui.ui.window.actions import toolbar_specs
 from ikgui.ui.window.keyboard import WINDOW_KEYS
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
 
 #: Keys the widgets handle themselves: (section, keys, what they do).
 WIDGET_KEYS = (
@@ -55,15 +56,16 @@ def _keys(keys: Iterable[str]) -> str:
     )
 
 
-def shortcut_rows(window: MainWindow) -> list[tuple[str, str, str]]:
-    """``(section, keys, what)`` for every shortcut, in the dialog's order."""
+def shortcut_rows(session: Session, zoom: Iterable[QAction]) -> list[tuple[str, str, str]]:
+    """``(section, keys, what)`` for every shortcut, in the dialog's order (``zoom``:
+    the live text-size actions)."""
     rows = [
         ("Toolbar", _keys([spec.shortcut]), f"{spec.text}: {spec.tip}")
-        for spec in toolbar_specs(window.session)
+        for spec in toolbar_specs(session)
         if spec.shortcut
     ]
     rows += [("Window", _keys(key.keys), key.text) for key in WINDOW_KEYS]
-    for action in window.text_zoom.actions.values():
+    for action in zoom:
         keys = [k.toString(QKeySequence.SequenceFormat.NativeText) for k in action.shortcuts()]
         rows.append(("Window", ", ".join(keys), action.text()))
     rows += [(section, keys, what) for section, keys, what in WIDGET_KEYS]
@@ -73,8 +75,8 @@ def shortcut_rows(window: MainWindow) -> list[tuple[str, str, str]]:
 class ShortcutsDialog(QDialog):
     """A list of the keys by section (objectName ``shortcutsDialog``)."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, session: Session, zoom: Iterable[QAction], owner: QWidget) -> None:
+        super().__init__(owner)
         self.setObjectName("shortcutsDialog")
         self.setWindowTitle("Keyboard shortcuts")
         self.setAccessibleName("Keyboard shortcuts")
@@ -86,7 +88,7 @@ class ShortcutsDialog(QDialog):
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         sections: dict[str, QTreeWidgetItem] = {}
-        for section, keys, what in shortcut_rows(window):
+        for section, keys, what in shortcut_rows(session, zoom):
             parent = sections.get(section)
             if parent is None:
                 parent = sections[section] = QTreeWidgetItem(self.tree, [section])

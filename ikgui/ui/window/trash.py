@@ -10,18 +10,22 @@ from typing import TYPE_CHECKING
 from ikgui.ui.plain import line as safe_line
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.sidebar.panel import ConversationSidebar
+    from ikgui.ui.window.collaborators import Feedback, Runner
 
 
-def empty_trash(window: MainWindow) -> None:
-    result = window.commands.guard(window.session.library.clean)
+def empty_trash(
+    session: Session, runner: Runner, sidebar: ConversationSidebar, feedback: Feedback
+) -> None:
+    result = runner.guard(session.library.clean)
     if result is None:
         return
     removed, refusals = result
-    window.sidebar.reload()
+    sidebar.reload()
     noun = "conversation" if len(removed) == 1 else "conversations"
     text = f"Deleted {len(removed)} {noun} for good"
     if refusals:
-        window.show_feedback("\n".join([text + ".", *refusals]), error=True)
+        feedback.show("\n".join([text + ".", *refusals]), error=True)
     else:
-        window.statusBar().showMessage(safe_line(text), 6000)
+        feedback.status(safe_line(text), 6000)
