@@ -24,9 +24,6 @@ IMPORTERS_LEFT: dict[str, str] = {
     "ui/window/drafts.py": "the prompt's draft and the watcher of other processes' changes",
     "ui/window/keyboard.py": "the window-wide shortcuts move focus between its panes",
     "ui/window/responsive.py": "lays the window out at any size",
-    "ui/window/model_lists.py": "the model selector's lists",
-    "ui/window/new_conversation.py": "the New conversation row and hint",
-    "ui/window/actions.py": "the text size actions (TextZoom)",
 }
 
 

@@ -3,7 +3,7 @@ and is enabled only when it can act; Rewind carries a menu of the live marks."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -11,14 +11,15 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, QWidget
 
 from ikgui.domain.session.session import Session
-from ikgui.domain.settings import stepped_text_size
+from ikgui.domain.settings import Settings, stepped_text_size
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, tooltip
 from ikgui.ui.window.model_box import ModelBox
 from ikgui.ui.window.state import CommandState
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.ui.transcript.scrollback import ScrollbackView
+    from ikgui.ui.window.collaborators import Feedback
 
 
 @dataclass(frozen=True)
@@ -201,28 +202,36 @@ class TextZoom:
     """The transcript's text size: shown at the configured size, changed by Ctrl+=,
     Ctrl+- and Ctrl+0 (window-wide shortcuts) and saved to config.toml at once."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    def __init__(
+        self,
+        session: Session,
+        scrollback: ScrollbackView,
+        save_settings: Callable[[Settings], None],
+        feedback: Feedback,
+        owner: QWidget,
+    ) -> None:
+        self.session = session
+        self.scrollback = scrollback
+        self.save_settings = save_settings
+        self.feedback = feedback
         self.actions: dict[str, QAction] = {}
         for name, text, keys, steps in _TEXT_SIZE:
-            action = QAction(text, window)
+            action = QAction(text, owner)
             action.setObjectName(name)
             action.setShortcuts([QKeySequence(key) for key in keys])
             action.triggered.connect(lambda _=False, steps=steps: self.step(steps))
-            window.addAction(action)
+            owner.addAction(action)
             self.actions[name] = action
-        window.scrollback.text_size_changed.connect(window.working.set_text_size)
-        window.scrollback.set_text_size(window.session.settings.text_size)
+        scrollback.set_text_size(session.settings.text_size)
 
     def step(self, steps: int) -> None:
         """Larger (``steps`` > 0), smaller, or back to the default (0); saved."""
-        window = self.window
-        settings = window.session.settings
+        settings = self.session.settings
         size = stepped_text_size(settings.text_size, steps)
-        window.scrollback.set_text_size(size)
+        self.scrollback.set_text_size(size)
         if size == settings.text_size:
             return
         try:
-            window.services.save_settings(replace(settings, text_size=size))
+            self.save_settings(replace(settings, text_size=size))
         except Exception as exc:  # a read-only folder: the size holds until closing
-            window.show_feedback(f"Could not save the text size: {exc}", error=True)
+            self.feedback.show(f"Could not save the text size: {exc}", error=True)

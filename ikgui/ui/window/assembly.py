@@ -39,7 +39,8 @@ def open_window(services: WindowServices) -> Window:
 
 def assemble(window: MainWindow) -> None:
     """Build ``window``'s controllers and connect them (the order matters: the chrome's
-    strip runs commands, the prompt panel keeps its drafts with the draft keeper)."""
+    strip and New conversation row run commands and keep the prompt's draft, the prompt
+    panel keeps its own with the draft keeper)."""
     session = window.session
     window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
     window.bridge = bridge = SessionBridge(session, parent=window)
@@ -50,8 +51,9 @@ def assemble(window: MainWindow) -> None:
         window.send_button,
         window.toolbar_actions.model_selector,
     )
-    window.chrome = ChromePresenter(window, controls, commands)
     window.drafts = drafts = DraftsAndPolling(window)
+    window.chrome = ChromePresenter(window, controls, commands)
+    window.model_lists.on_change = window.chrome.refresh  # (a list arrived)
     window.prompt_panel = WorkingPromptController(
         PromptParts(window.working, window.scrollback, window.splitter, window.send_button),
         session,
@@ -64,7 +66,10 @@ def assemble(window: MainWindow) -> None:
     )
     window.working.show_context_requested.connect(window.show_context)
     window.dialogs = WindowDialogs(window)
-    window.text_zoom = TextZoom(window)
+    window.scrollback.text_size_changed.connect(window.working.set_text_size)
+    window.text_zoom = TextZoom(
+        session, window.scrollback, window.services.save_settings, feedback, window
+    )
     window.startup = TailFirstStart(window)
 
     bridge.event_appended.connect(window.on_event_appended)

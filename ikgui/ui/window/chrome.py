@@ -68,7 +68,16 @@ class ChromePresenter:
         self.window = window
         strip = window.pane.closed_strip
         self.closed = ClosedPresenter(strip, window.session, controls, runner, window.read_only)
-        self.new = NewConversationPresenter(window)
+        self.new = NewConversationPresenter(
+            window.session,
+            window.sidebar,
+            window.scrollback.viewport(),
+            window.prompt,
+            window.services.ui_state,
+            runner,
+            window.drafts.save_draft,
+            window.read_only,
+        )
         self.announcer = Announcer(window.session, window.scrollback, window.status_stream)
         self.responsive = Responsive(window)
         self.reading = WindowReading(window, self.new)

@@ -101,7 +101,6 @@ class MainWindow(QMainWindow):
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.addToolBar(toolbar)
         self.toolbar_actions = WindowActions(toolbar, self.session, self)
-        self.model_lists = ModelLists(self, self.toolbar_actions.model_selector)
 
         self.sidebar = ConversationSidebar(self.store, self, first_page=FIRST_ROWS)
         self.pane = pane = ConversationPane(self)
@@ -109,6 +108,14 @@ class MainWindow(QMainWindow):
         self.centre_stack, self.feedback, self.prompt = pane.stack, pane.feedback, pane.prompt
         self.send_button, self.stop_button = pane.send_button, pane.stop_button
         self.prompt.set_commands((c.name, c.description, c.usage) for c in self.session.registry)
+        self.model_lists = ModelLists(
+            self.session,
+            self.toolbar_actions.model_selector,
+            self.spawn,
+            self.services.refresh_models,
+            self.services.check_timeout,
+            lambda: pane.retire_banner("server"),
+        )
         self.working = WorkingPromptPanel(self)
 
         self.splitter = MainSplitter(Qt.Orientation.Horizontal, self)

@@ -12,7 +12,7 @@ again when the selector opens.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ikgui.domain.errors import ProviderError
@@ -20,20 +20,36 @@ from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.domain.state.catalog import Listing, model_groups, shown_model
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.window.collaborators import Spawner
     from ikgui.ui.window.model_box import ModelBox
 
 
 class ModelLists:
-    def __init__(self, window: MainWindow, box: ModelBox) -> None:
-        self.window = window
+    def __init__(
+        self,
+        session: Session,
+        box: ModelBox,
+        spawn: Spawner,
+        fetch: Callable[[str], Awaitable[list[str]]],
+        timeout: float,
+        retire_banner: Callable[[], None],
+    ) -> None:
+        self.session = session
         self.box = box
+        self.spawn = spawn
+        self.fetch = fetch
+        self.timeout = timeout
+        #: Takes down the start-up banner about the model server (the selector lists it).
+        self.retire_banner = retire_banner
+        #: Called when a list arrives (the window's chrome redraws what it shows).
+        self.on_change: Callable[[], None] = lambda: None
         #: What each provider's last answer was (no entry: never asked).
         self.listings: dict[str, Listing] = {}
         #: What the start-up banner says of a provider whose list failed.
         self.banners: dict[str, str] = {}
         self._asking: dict[str, asyncio.Task[None]] = {}
-        self._configs: dict[str, ProviderSettings] = dict(window.session.settings.providers)
+        self._configs: dict[str, ProviderSettings] = dict(session.settings.providers)
         box.opening.connect(self.ask_again)
 
     # -- asking -------------------------------------------------------------------------
@@ -41,7 +57,7 @@ class ModelLists:
         """Ask ``names`` (default: every configured provider, and the open
         conversation's even if it is not: it says why in the banner) for their models,
         each on its own task; a provider already being asked is not asked twice."""
-        session = self.window.session
+        session = self.session
         wanted = list(dict.fromkeys([*session.settings.providers, session.provider]))
         tasks = []
         for name in wanted if names is None else names:
@@ -49,7 +65,7 @@ class ModelLists:
                 continue
             task = self._asking.get(name)
             if task is None or task.done():
-                task = self.window.spawn(self._fetch(name), f"models:{name}")
+                task = self.spawn(self._fetch(name), f"models:{name}")
                 self._asking[name] = task
             tasks.append(task)
         return tasks
@@ -68,15 +84,14 @@ class ModelLists:
 
     def reply_ended(self) -> None:
         """A reply ended: if its provider's list is not known, it answers now."""
-        provider = self.window.session.provider
+        provider = self.session.provider
         listing = self.listings.get(provider)
         if listing is not None and listing.models is None:
             self.ask([provider])
 
     async def _fetch(self, name: str) -> None:
-        services = self.window.services
         try:
-            models = await asyncio.wait_for(services.refresh_models(name), services.check_timeout)
+            models = await asyncio.wait_for(self.fetch(name), self.timeout)
         except ProviderError as exc:
             self.listings[name] = Listing(None, exc.window_text)
             self.banners[name] = (
@@ -84,7 +99,7 @@ class ModelLists:
                 "search but not send."
             )
         except TimeoutError:
-            why = f"The model server for {name} did not answer within {services.check_timeout:g} s."
+            why = f"The model server for {name} did not answer within {self.timeout:g} s."
             self.listings[name] = Listing(None, why)
             self.banners[name] = (
                 f"{why} Check it is running, or choose another provider in Settings → General."
@@ -92,7 +107,7 @@ class ModelLists:
         else:
             self.listings[name] = Listing(tuple(models))
             self.banners.pop(name, None)
-        self.window.chrome.refresh()  # the selector, and the status bar's model with it
+        self.on_change()  # the selector, and the status bar's model with it
 
     # -- settings -----------------------------------------------------------------------
     def settings_changed(self, settings: Settings) -> None:
@@ -112,14 +127,14 @@ class ModelLists:
     def shown_model(self) -> str | None:
         """The open conversation's model, else the one its next request will use (its
         provider's first); ``None``: not known yet."""
-        session = self.window.session
+        session = self.session
         return shown_model(self.listings, session.provider, session.model)
 
     def show(self) -> None:
         """Fill the selector for the open conversation (cheap when nothing changed)."""
-        session = self.window.session
+        session = self.session
         provider, model = session.provider, session.model
         groups = model_groups(session.settings.providers, self.listings, provider, model)
         self.box.show_groups(groups, provider, self.shown_model())
         if self.listings.get(provider, Listing()).models is not None:
-            self.window.pane.retire_banner("server")  # (about a server it no longer uses)
+            self.retire_banner()  # (about a server it no longer uses)

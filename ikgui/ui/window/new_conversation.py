@@ -5,16 +5,19 @@ over) or left with nothing typed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from ikgui.ui.plain import line, make_plain
 from ikgui.ui.sidebar.new_row import NewConversationRow
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.sidebar.panel import ConversationSidebar
+    from ikgui.ui.window.collaborators import Runner
 
 
 def hint_text(agent: str | None) -> str:
@@ -61,16 +64,31 @@ class EmptyHint(QLabel):
 
 
 class NewConversationPresenter:
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
-        sidebar = window.sidebar
+    def __init__(
+        self,
+        session: Session,
+        sidebar: ConversationSidebar,
+        viewport: QWidget,
+        prompt: QPlainTextEdit,
+        ui_state: QSettings,
+        runner: Runner,
+        save_draft: Callable[[], None],
+        read_only: bool,
+    ) -> None:
+        self.session = session
+        self.sidebar = sidebar
+        self.prompt = prompt
+        self.ui_state = ui_state
+        self.runner = runner
+        self.save_draft = save_draft
+        self.read_only = read_only
         self.row = NewConversationRow(sidebar)
         layout = sidebar.layout()
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(layout.indexOf(sidebar.view), self.row)  # right above the list
         self.row.clicked.connect(self.go_back)
         sidebar.trash_toggle.toggled.connect(lambda _on: self.refresh())
-        self.hint = EmptyHint(window.scrollback.viewport())
+        self.hint = EmptyHint(viewport)
         #: The agent of the new conversation last shown (a click goes back to it).
         self.agent: str | None = None
         #: The session's ``switches`` while a new conversation was shown.
@@ -78,28 +96,26 @@ class NewConversationPresenter:
 
     def typed(self) -> bool:
         """Whether the draft of a new conversation holds text."""
-        window = self.window
-        if not window.session.saved:
-            return bool(window.prompt.toPlainText().strip())
-        draft = window.services.ui_state.value("draft_unsaved", "", type=str)
+        if not self.session.saved:
+            return bool(self.prompt.toPlainText().strip())
+        draft = self.ui_state.value("draft_unsaved", "", type=str)
         return bool(str(draft).strip())
 
     def refresh(self) -> None:
-        window = self.window
-        session = window.session
+        session, sidebar = self.session, self.sidebar
         new = not session.saved
         if new:
             self.agent = session.conversation.agent
         elif self._new == session.current.switches:  # (the same one, whatever its id now)
             # Its first message stored it: its real row takes over, selected.
-            window.sidebar.refresh_conversation(window.current_id)
-            window.sidebar.set_current(window.current_id)
+            sidebar.refresh_conversation(session.conversation.id)
+            sidebar.set_current(session.conversation.id)
         self._new = session.current.switches if new else None
         typed = self.typed()
-        shown = (new or typed) and not window.sidebar.model.trashed and not window.read_only
+        shown = (new or typed) and not sidebar.model.trashed and not self.read_only
         self.row.show_state(shown, new, self.agent, typed)
-        window.sidebar.show_new_row(shown)
-        empty = new and not session.state.scrollback and not window.read_only
+        sidebar.show_new_row(shown)
+        empty = new and not session.state.scrollback and not self.read_only
         if empty:
             self.hint.show_text(hint_text(session.conversation.agent))
         else:
@@ -107,7 +123,6 @@ class NewConversationPresenter:
 
     def go_back(self) -> None:
         """The row was clicked: back to the new conversation (and its draft)."""
-        window = self.window
-        if window.session.saved:
-            window.drafts.save_draft()
-            window.commands.run("new", agent=self.agent)
+        if self.session.saved:
+            self.save_draft()
+            self.runner.run("new", agent=self.agent)
