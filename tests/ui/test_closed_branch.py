@@ -110,7 +110,7 @@ async def test_a_branch_reopened_by_another_process_takes_input_again(
         elsewhere.reopen()  # what `ikgui conv reopen` does
     finally:
         other.close()
-    window.drafts.poll_external_changes()  # the window's poll timer, now
+    window.watcher.poll_external_changes()  # the window's poll timer, now
     await settle(window)
     assert window.pane.closed_strip.isHidden() and window.prompt.isEnabled()
 

@@ -34,8 +34,8 @@ WITHIN = 20.0
 
 
 def slow_fallback(win: MainWindow) -> MainWindow:
-    win.drafts._poll_timer.setInterval(60_000)
-    win.drafts._poll_timer.start()
+    win.watcher._poll_timer.setInterval(60_000)
+    win.watcher._poll_timer.start()
     return win
 
 

@@ -156,7 +156,7 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         conv = long_conversation(laptop)
         window.open_conversation(conv)
         await settle(window)
-        window.drafts.poll_external_changes()  # (the sidebar has seen the new rows)
+        window.watcher.poll_external_changes()  # (the sidebar has seen the new rows)
         bar = window.scrollback.verticalScrollBar()
         bar.setValue(bar.maximum() // 2)
         await loop_passes()
@@ -167,7 +167,7 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         typed = typing_state(window)
         laptop.append_event(conv, Kind.USER, "from the laptop")
         event = laptop.append_event(conv, Kind.ASSISTANT, "", GROWING)
-        window.drafts.poll_external_changes()  # the window's poll timer, now
+        window.watcher.poll_external_changes()  # the window's poll timer, now
         assert texts(window)[-2:] == ["from the laptop", ""]  # (its "…" placeholder)
         assert label_of(window, event.id) == f"Assistant  mock-gpt · {ELSEWHERE}"
         text, grown = "", [""]
@@ -179,12 +179,12 @@ async def test_a_growing_reply_does_not_move_the_view_of_a_reader_scrolled_up(
         for piece, word in pieces.items():
             text += piece
             laptop.update_event(event.id, text, GROWING)
-            window.drafts.poll_external_changes()
+            window.watcher.poll_external_changes()
             grown.append(texts(window)[-1])
             assert word in grown[-1] and len(grown[-1]) > len(grown[-2])
             assert bar.value() == where
         laptop.update_event(event.id, MARKDOWN, FINISHED)
-        window.drafts.poll_external_changes()
+        window.watcher.poll_external_changes()
         assert bar.value() == where
         assert label_of(window, event.id) == "Assistant  mock-gpt"
         assert replays.calls == 0
@@ -220,9 +220,9 @@ async def test_a_reply_whose_writer_died_ends_as_stopped(
 ) -> None:
     """The other process holds the conversation's send lock while it writes; a crash
     drops the lock, and the window (after a quiet while) shows the reply stopped."""
-    from ikgui.ui.window import drafts
+    from ikgui.ui.window import watcher
 
-    monkeypatch.setattr(drafts, "QUIET_S", 0.0)
+    monkeypatch.setattr(watcher, "QUIET_S", 0.0)
     laptop = open_store(Path(window.store.path))  # type: ignore[attr-defined]
     try:
         conv = long_conversation(laptop)
@@ -232,12 +232,12 @@ async def test_a_reply_whose_writer_died_ends_as_stopped(
         assert lock.acquire()
         laptop.append_event(conv, Kind.USER, "from the laptop")
         event = laptop.append_event(conv, Kind.ASSISTANT, "cut short", GROWING)
-        window.drafts.poll_external_changes()
-        window.drafts.poll_external_changes()  # nothing changed: the writer is checked
+        window.watcher.poll_external_changes()
+        window.watcher.poll_external_changes()  # nothing changed: the writer is checked
         assert label_of(window, event.id) == f"Assistant  mock-gpt · {ELSEWHERE}"
         assert texts(window)[-1] == "cut short"
         lock.release()  # the laptop's process died
-        window.drafts.poll_external_changes()
+        window.watcher.poll_external_changes()
         assert label_of(window, event.id) == "Assistant  mock-gpt"
         assert texts(window)[-1] == "cut short (stopped)"
         stored = laptop.get_event(event.id)

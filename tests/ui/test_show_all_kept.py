@@ -66,7 +66,7 @@ async def _another_process_writes(win: MainWindow) -> None:
         other.append_event(win.current_id, Kind.USER, "written by ikgui run elsewhere")
     finally:
         other.close()
-    win.drafts.poll_external_changes()  # the window's poll timer, now
+    win.watcher.poll_external_changes()  # the window's poll timer, now
     await settle(win)
     assert texts(win)[-1] == "written by ikgui run elsewhere"  # the transcript was reloaded
 

@@ -21,7 +21,6 @@ IMPORTERS_LEFT: dict[str, str] = {
     "ui/window/policy.py": "the read-only rules take the window per call (the boot helper's)",
     "ui/window/chrome.py": "draws the title, status bar, welcome and controls of the window",
     "ui/window/commands.py": "runs commands and reaches the drafts, startup and dialogs",
-    "ui/window/drafts.py": "the prompt's draft and the watcher of other processes' changes",
     "ui/window/keyboard.py": "the window-wide shortcuts move focus between its panes",
     "ui/window/responsive.py": "lays the window out at any size",
 }

@@ -18,11 +18,12 @@ from ikgui.ui.window.chrome import ChromePresenter
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
-from ikgui.ui.window.drafts import DraftsAndPolling
+from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.startup import TailFirstStart
+from ikgui.ui.window.watcher import ExternalChanges
 
 #: The window as the composition root knows it (built here).
 Window = MainWindow
@@ -51,9 +52,20 @@ def assemble(window: MainWindow) -> None:
         window.send_button,
         window.toolbar_actions.model_selector,
     )
-    window.drafts = drafts = DraftsAndPolling(window)
+    window.drafts = drafts = PromptDrafts(
+        session,
+        window.prompt,
+        window.services.ui_state,
+        lambda: writable(window),
+        window.read_only,
+        window,
+    )
+    window.watcher = watcher = ExternalChanges(
+        session, window.sidebar, window.scrollback, drafts.keeper, feedback, window
+    )
     window.chrome = ChromePresenter(window, controls, commands)
     window.model_lists.on_change = window.chrome.refresh  # (a list arrived)
+    watcher.on_change = window.chrome.refresh  # (another process's change taken in)
     window.prompt_panel = WorkingPromptController(
         PromptParts(window.working, window.scrollback, window.splitter, window.send_button),
         session,
@@ -85,6 +97,12 @@ def assemble(window: MainWindow) -> None:
 
     window.unsaved = unsaved = UnsavedIndicator(session, feedback, window)
     bridge.writes_changed.connect(unsaved.refresh)
+    watcher.retry_writes = unsaved.retry_now
     bridge.state_replaced.connect(window.on_state_replaced)
     bridge.send_waiting.connect(unsaved.send_waiting)
     window.restore_layout()
+
+
+def writable(window: MainWindow) -> bool:
+    """Whether drafts are written (not in the demo, nor to a store opened read-only)."""
+    return not (window.read_only or getattr(window.store, "read_only", None))

@@ -40,13 +40,14 @@ from ikgui.ui.window.chrome import ChromePresenter
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
-from ikgui.ui.window.drafts import DraftsAndPolling
+from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.model_lists import ModelLists
 from ikgui.ui.window.policy import policy_for
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.splitter import MainSplitter
 from ikgui.ui.window.startup import TailFirstStart
+from ikgui.ui.window.watcher import ExternalChanges
 
 if TYPE_CHECKING:
     from ikgui.ui.welcome import WelcomePanel
@@ -66,7 +67,8 @@ class MainWindow(QMainWindow):
     bridge: SessionBridge
     commands: WindowCommands
     chrome: ChromePresenter
-    drafts: DraftsAndPolling
+    drafts: PromptDrafts
+    watcher: ExternalChanges
     prompt_panel: WorkingPromptController
     dialogs: WindowDialogs
     text_zoom: TextZoom
@@ -266,13 +268,13 @@ class MainWindow(QMainWindow):
         if session.saved:
             self.sidebar.refresh_conversation(conv.id)  # a new fork: its row appears
         self.sidebar.set_current(conv.id if session.saved else None)
-        self.drafts.mark_seen()
+        self.watcher.mark_seen()
         if session.saved:
             self.services.ui_state.setValue("last_conversation", conv.id)
         self.chrome.follow()
 
     def on_event_appended(self, event: Event) -> None:
-        self.drafts.last_seen_event = event.id
+        self.watcher.last_seen_event = event.id
         if event.kind == Kind.PROMPT_EDIT and self.working.collapsed and not self.scrollback.quiet:
             self.prompt_panel.open()  # /prompt TEXT shows what it set (here, not elsewhere)
         self.chrome.follow()
@@ -297,7 +299,7 @@ class MainWindow(QMainWindow):
         """Saved at last (or replayed after another sender): show the state with real ids."""
         session = self.session
         self.scrollback.show_events(session.state.transcript)
-        self.drafts.mark_seen()
+        self.watcher.mark_seen()
         if session.saved and not session.writes.touches(session.conversation.id):
             self.sidebar.refresh_conversation(session.conversation.id)
             self.sidebar.set_current(session.conversation.id)
@@ -331,7 +333,7 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._closed = True
-        self.drafts.stop_polling()
+        self.watcher.stop_polling()
         self.startup.finish()  # (not on the tail's state)
         self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
         for conv_id in list(self.session.streams):

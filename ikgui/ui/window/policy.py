@@ -29,7 +29,7 @@ class WritablePolicy:
 
     def start(self, window: MainWindow) -> None:
         """Watch other processes' changes and check the model server."""
-        window.drafts.start_polling()
+        window.watcher.start_polling()
         window.spawn(window.check_models(), "check-models")
 
     def restrict(self, window: MainWindow) -> None:

@@ -57,5 +57,5 @@ class TailFirstStart:
         state = window.session.state
         if not (same and window.scrollback.hold_earlier(state.transcript)):
             window.scrollback.show_events(state.transcript)
-        window.drafts.mark_seen()
+        window.watcher.mark_seen()
         window.chrome.refresh()
