@@ -180,7 +180,7 @@ async def test_a_failure_without_a_card_is_said_on_the_feedback_line(
     async def failing() -> str:
         raise error
 
-    await window.commands._perform(failing, None)
+    await window.runner._perform(failing, None)
     text = window.feedback.text()
     assert text == error.window_text and "Settings → Providers" in text
     assert not any(cli in text for cli in CLI_WORDS)

@@ -48,7 +48,7 @@ async def test_a_sent_first_message_leaves_no_draft_behind(
     second = await opened(home)
     try:
         assert not new_row_shown(second)
-        second.commands.run("new", agent=None)
+        second.runner.run("new", agent=None)
         await settle(second)
         assert second.prompt.toPlainText() == ""  # nothing to send twice
         assert second.store.get_conversation(conv).draft == ""  # type: ignore[union-attr]

@@ -78,7 +78,7 @@ def dimmed(view: ScrollbackView, event_id: int) -> bool:
 
 async def run(win: MainWindow, name: str, **arguments: object) -> None:
     """A command as the toolbar runs it (with values)."""
-    await win.commands.run(name, **arguments)
+    await win.runner.run(name, **arguments)
     await settle(win)
 
 

@@ -21,6 +21,7 @@ from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.main_window import MainWindow
+from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.startup import TailFirstStart
 from ikgui.ui.window.watcher import ExternalChanges
@@ -45,7 +46,10 @@ def assemble(window: MainWindow) -> None:
     session = window.session
     window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
     window.bridge = bridge = SessionBridge(session, parent=window)
-    window.commands = commands = WindowCommands(window)
+    window.runner = runner = CommandRunner(
+        session, feedback, window.spawn, window.prompt, lambda: window.policy.refuses(window)
+    )
+    window.commands = commands = WindowCommands(window, runner)
     controls = Controls(
         window.prompt,
         window.working.editor,
@@ -63,14 +67,14 @@ def assemble(window: MainWindow) -> None:
     window.watcher = watcher = ExternalChanges(
         session, window.sidebar, window.scrollback, drafts.keeper, feedback, window
     )
-    window.chrome = ChromePresenter(window, controls, commands)
+    window.chrome = ChromePresenter(window, controls, runner)
     window.model_lists.on_change = window.chrome.refresh  # (a list arrived)
     watcher.on_change = window.chrome.refresh  # (another process's change taken in)
     window.prompt_panel = WorkingPromptController(
         PromptParts(window.working, window.scrollback, window.splitter, window.send_button),
         session,
         drafts.keeper,
-        commands,
+        runner,
         feedback,
         window.services.ui_state,
         window.read_only,
@@ -83,6 +87,10 @@ def assemble(window: MainWindow) -> None:
         session, window.scrollback, window.services.save_settings, feedback, window
     )
     window.startup = TailFirstStart(window)
+    runner.settle = window.startup.finish
+    runner.after = window.chrome.refresh
+    runner.retire_banner = lambda: window.pane.retire_banner("server")
+    runner.close = window.close
 
     bridge.event_appended.connect(window.on_event_appended)
     bridge.transcript_changed.connect(window.scrollback.apply_change)

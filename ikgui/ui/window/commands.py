@@ -1,22 +1,12 @@
-"""What the window's widgets ask for, run against the session: the toolbar's actions, the
-sidebar's and the transcript's context menus, the prompt and the working-prompt panel.
-
-Everything goes through the session's command registry: lines typed in the prompt
-editor are parsed there, while actions, menus and dialogs run commands with values
-(``session.run(name, **arguments)``), never composed slash lines; a stored message is
-sent again as text (``session.resend``), never parsed. An error becomes one visible
-line, never a traceback. Work that waits runs as a named task
-on the window (:meth:`MainWindow.spawn`)."""
+"""What the window's widgets ask for: the toolbar's actions, the sidebar's and the
+transcript's context menus, the prompt and the working-prompt panel, connected to the
+commands they run through the command runner (:mod:`ikgui.ui.window.runner`)."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ikgui.domain.errors import IkguiError, ProviderError
-from ikgui.domain.events import Kind
-from ikgui.domain.session.sendlock import BusyError
+from ikgui.domain.errors import IkguiError
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.window.export_file import file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
@@ -24,25 +14,28 @@ from ikgui.ui.window.trash import empty_trash
 
 if TYPE_CHECKING:
     from ikgui.ui.window.main_window import MainWindow
+    from ikgui.ui.window.runner import CommandRunner
 
 
 class WindowCommands:
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: MainWindow, runner: CommandRunner) -> None:
         self.window = window
         self.session = window.session
+        self.runner = runner
         self.selection = SelectionCommands(self)  # several rows; tags across conversations
 
     def connect(self) -> None:
         """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
         w, a, s = self.window, self.window.toolbar_actions, self.session
-        a["actionNew"].triggered.connect(lambda: self.run("new", agent=s.settings.default_agent))
-        a.new_menu.triggered.connect(lambda act: self.run("new", agent=act.data() or None))
+        runner = self.runner
+        a["actionNew"].triggered.connect(lambda: runner.run("new", agent=s.settings.default_agent))
+        a.new_menu.triggered.connect(lambda act: runner.run("new", agent=act.data() or None))
         a["actionMark"].triggered.connect(self.mark)
-        a["actionRewind"].triggered.connect(lambda: self.run("rewind"))
+        a["actionRewind"].triggered.connect(lambda: runner.run("rewind"))
         a.rewind_menu.triggered.connect(lambda act: self.rewind_to(int(act.data())))
-        a["actionFork"].triggered.connect(lambda: self.run("fork"))
+        a["actionFork"].triggered.connect(lambda: runner.run("fork"))
         a["actionBranches"].triggered.connect(lambda: w.dialogs.show_branches())
-        a["actionClear"].triggered.connect(lambda: self.run("clear"))
+        a["actionClear"].triggered.connect(lambda: runner.run("clear"))
         a["actionStop"].triggered.connect(self.stop)
         a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
         a["actionTags"].triggered.connect(lambda: self.selection.edit_tags(w.current_id))
@@ -51,7 +44,7 @@ class WindowCommands:
         a["actionSettings"].triggered.connect(lambda: w.open_settings())
         a.model_selector.activated.connect(self.choose_model)
 
-        w.prompt.submitted.connect(self.run_line)
+        w.prompt.submitted.connect(runner.run_line)
         w.prompt.stop_requested.connect(self.stop)
         w.send_button.clicked.connect(w.prompt.submit)
         w.stop_button.clicked.connect(self.stop)
@@ -59,26 +52,26 @@ class WindowCommands:
         w.pane.setup_requested.connect(lambda: w.open_settings("providers"))
         w.pane.demo_requested.connect(w.open_demo)
         w.pane.title_header.rename_requested.connect(
-            lambda title: self.guard(s.rename, w.current_id, title)
+            lambda title: runner.guard(s.rename, w.current_id, title)
         )
 
         bar = w.sidebar
         bar.conversation_activated.connect(self.open_conversation)
-        bar.rename_requested.connect(lambda cid, t: self.guard(s.rename, cid, t))
+        bar.rename_requested.connect(lambda cid, t: runner.guard(s.rename, cid, t))
         bar.tags_requested.connect(self.retag)
         bar.fork_requested.connect(self.fork_conversation)
         bar.export_requested.connect(self.export)
         bar.trash_requested.connect(self.trash)
-        bar.restore_requested.connect(lambda ids: self.run("restore", conversations=list(ids)))
-        bar.empty_trash_requested.connect(lambda: empty_trash(s, self, bar, w.feedback_sink))
-        bar.close_requested.connect(lambda cid: self.run("kill", ref=cid))
+        bar.restore_requested.connect(lambda ids: runner.run("restore", conversations=list(ids)))
+        bar.empty_trash_requested.connect(lambda: empty_trash(s, runner, bar, w.feedback_sink))
+        bar.close_requested.connect(lambda cid: runner.run("kill", ref=cid))
         self.selection.connect()
-        bar.reopen_requested.connect(lambda cid: self.run("reopen", ref=cid))
+        bar.reopen_requested.connect(lambda cid: runner.run("reopen", ref=cid))
 
         v = w.scrollback
-        v.fork_requested.connect(lambda eid: self.guard(s.fork, eid))
+        v.fork_requested.connect(lambda eid: runner.guard(s.fork, eid))
         v.edit_resend_requested.connect(self.edit_and_resend)
-        v.retry_requested.connect(self.retry)
+        v.retry_requested.connect(runner.retry)
         v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
         v.conversation_link.connect(self.follow_link)
         v.set_titles(self.title_of)
@@ -92,90 +85,6 @@ class WindowCommands:
             return None
         return conv.title if conv is not None else None
 
-    def guard(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run a session call from a click; an error becomes one visible line."""
-        if self.window.policy.refuses(self.window):
-            return None
-        self.window.startup.finish()  # never on the state of the tail shown first
-        try:
-            return fn(*args)
-        except IkguiError as exc:
-            self.window.show_feedback(exc.line, error=True)
-            return None
-
-    # -- running lines and commands ----------------------------------------------------
-    def run_line(self, line: str) -> asyncio.Task[Any]:
-        """Send a message or run a slash command, as typed in the prompt editor."""
-        return self._spawn(lambda: self.session.execute(line), typed=line)
-
-    def run(self, name: str, /, **arguments: Any) -> asyncio.Task[Any]:
-        """Run the command ``name`` with values (a toolbar action, a menu, a dialog)."""
-        return self._spawn(lambda: self.session.run(name, **arguments))
-
-    def resend(self, text: str) -> asyncio.Task[Any]:
-        """Send a stored message's text again as it is (Retry, "edit and resend")."""
-        return self._spawn(lambda: self._sent(text))
-
-    async def _sent(self, text: str) -> str:
-        await self.session.resend(text)
-        return ""
-
-    def _spawn(
-        self, work: Callable[[], Awaitable[str]], typed: str | None = None
-    ) -> asyncio.Task[Any]:
-        window = self.window
-        window.show_feedback("")
-        if window.policy.refuses(window):
-            return window.spawn(asyncio.sleep(0), "refused")
-        window.startup.finish()  # never on the state of the tail shown first
-        return window.spawn(self._perform(work, typed), f"line:{self.session.conversation.id}")
-
-    def _position(self) -> tuple[str, int | None]:
-        shown = self.session.state.scrollback
-        return self.window.current_id, shown[-1].id if shown else None
-
-    async def _perform(self, work: Callable[[], Awaitable[str]], typed: str | None) -> None:
-        """Run ``work``; ``typed`` is the prompt editor's text, put back if nothing was
-        recorded (an error, a refusal)."""
-        window = self.window
-        before = self._position()
-        try:
-            output = await work()
-        except ProviderError as exc:
-            self._failed(exc, before)
-            return
-        except IkguiError as exc:
-            window.show_feedback(exc.line, error=True)
-            refused = isinstance(exc, BusyError) or self._position() == before
-            if typed is not None and not window.prompt.toPlainText() and refused:
-                window.prompt.setPlainText(typed)  # nothing was recorded: keep the text
-            return
-        except asyncio.CancelledError:
-            window.statusBar().showMessage("Stopped", 4000)
-            return
-        finally:
-            window.chrome.refresh()
-        if self.session.quit_requested:
-            window.close()
-            return
-        if not output:
-            return
-        after = self._position()
-        if after[0] != before[0]:  # switched (/new, /load, /fork, /kill): say where to
-            window.statusBar().showMessage(safe_line(output.splitlines()[0]), 6000)
-        elif after == before:  # nothing was recorded: the output is shown only here
-            window.show_feedback(output)
-
-    def _failed(self, exc: ProviderError, before: tuple[str, int | None]) -> None:
-        """A provider failure is said once, in the window's words: by its error card when
-        one was recorded (the start-up banner about the server steps aside, the status
-        bar only says "Failed"), else (a command that asked a server) by the feedback line."""
-        self.window.pane.retire_banner("server")
-        shown = self.session.state.scrollback
-        carded = self._position() != before and shown and shown[-1].kind == Kind.ERROR
-        if not carded:
-            self.window.show_feedback(exc.window_text, error=True)
-
     def choose_model(self, row: int) -> None:
         """The model selector's choice: this conversation moves to that provider and
         model (``/model provider/model``, run with values)."""
@@ -184,15 +93,15 @@ class WindowCommands:
             return
         provider, model = choice
         if (provider, model) != (self.session.provider, self.session.model):
-            self.run("model", name=model, provider=provider)
+            self.runner.run("model", name=model, provider=provider)
 
     def mark(self) -> None:
         label = self.window.ask_text("Mark", "Label for this checkpoint (optional):", "")
         if label is not None:
-            self.run("mark", label=label.strip() or None)
+            self.runner.run("mark", label=label.strip() or None)
 
     def rewind_to(self, mark_event_id: int) -> None:
-        self.run("rewind", mark=mark_event_id)
+        self.runner.run("rewind", mark=mark_event_id)
 
     def stop(self) -> None:
         if self.session.stop():
@@ -203,18 +112,8 @@ class WindowCommands:
         fork just before that message and send the text (as text, never parsed)."""
         if not edited.strip():
             return
-        if self.guard(self.session.fork, event_id - 1) is not None:
-            self.resend(edited)
-
-    def retry(self, event_id: int) -> asyncio.Task[Any]:
-        """Retry a reply or an error: the last exchange is answered again in place (the
-        failed attempt stays, collapsed), an earlier one in a new branch; the message is
-        never sent twice nor parsed again (``Session.retry``)."""
-        return self._spawn(lambda: self._retried(event_id))
-
-    async def _retried(self, event_id: int) -> str:
-        await self.session.retry(event_id)
-        return ""
+        if self.runner.guard(self.session.fork, event_id - 1) is not None:
+            self.runner.resend(edited)
 
     def retag(self, conv_id: str, tags: list[str]) -> None:
         """The tag editor's OK: apply what the user added and removed to the tags as
@@ -227,12 +126,12 @@ class WindowCommands:
         changes = [f"+{t}" for t in sorted(after - set(before))]
         changes += [f"-{t}" for t in sorted(set(before) - after)]
         if changes:
-            self.guard(self.session.retag_of, conv_id, changes)
+            self.runner.guard(self.session.retag_of, conv_id, changes)
 
     # -- conversations -----------------------------------------------------------------
     def open_conversation(self, conv_id: str, event_id: object = None) -> None:
         self.window.drafts.save_draft()
-        if self.guard(self.session.open, conv_id) is None:
+        if self.runner.guard(self.session.open, conv_id) is None:
             return
         if isinstance(event_id, int):  # a search hit: show it (its group expanded)
             self.window.scrollback.scroll_to_event(event_id)
@@ -249,7 +148,7 @@ class WindowCommands:
     def fork_conversation(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:
             self.open_conversation(conv_id)
-        self.run("fork")
+        self.runner.run("fork")
 
     def export(self, conv_id: str) -> None:
         if conv_id != self.window.current_id:
@@ -258,11 +157,11 @@ class WindowCommands:
         path = self.window.ask_save_path(file_name(conv.title or "" if conv else "", conv_id))
         if path:
             fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
-            self.run("export", fmt=fmt, path=path)
+            self.runner.run("export", fmt=fmt, path=path)
 
     def trash(self, conv_id: str) -> None:
         window, session = self.window, self.session
-        if self.guard(session.trash, conv_id) is None:
+        if self.runner.guard(session.trash, conv_id) is None:
             return
         window.sidebar.reload()
         if conv_id == window.current_id:

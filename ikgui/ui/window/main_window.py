@@ -44,6 +44,7 @@ from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.model_lists import ModelLists
 from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.splitter import MainSplitter
 from ikgui.ui.window.startup import TailFirstStart
@@ -65,6 +66,7 @@ class MainWindow(QMainWindow):
     #: The controllers (built and connected by :func:`ikgui.ui.window.assembly.assemble`).
     feedback_sink: Feedback
     bridge: SessionBridge
+    runner: CommandRunner
     commands: WindowCommands
     chrome: ChromePresenter
     drafts: PromptDrafts
@@ -215,10 +217,10 @@ class MainWindow(QMainWindow):
     def current_id(self) -> str:
         return self.session.conversation.id
 
-    # -- what the user does (see WindowCommands) -----------------------------------------
+    # -- what the user does (see CommandRunner, WindowCommands) ------------------------
     def run_line(self, line: str) -> asyncio.Task[Any]:
         """Send a message or run a slash command, as typed in the prompt editor."""
-        return self.commands.run_line(line)
+        return self.runner.run_line(line)
 
     def rewind_to(self, mark_event_id: int) -> None:
         self.commands.rewind_to(mark_event_id)

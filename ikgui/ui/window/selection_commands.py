@@ -67,24 +67,24 @@ class SelectionCommands:
         self.window.statusBar().showMessage(safe_line(text), 6000)
 
     def retag_many(self, conv_ids: list[str], changes: list[str]) -> None:
-        if self.commands.guard(self.library.retag_many, conv_ids, changes) is not None:
+        if self.commands.runner.guard(self.library.retag_many, conv_ids, changes) is not None:
             self.window.sidebar.reload()
             self._status(f"Tags changed on {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def pin_many(self, conv_ids: list[str]) -> None:
         """Pin (one transaction); pinned rows move to the top, under "Pinned"."""
-        if self.commands.guard(self.library.pin, conv_ids) is not None:
+        if self.commands.runner.guard(self.library.pin, conv_ids) is not None:
             self.window.sidebar.reload()
             self._status(f"Pinned {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def unpin_many(self, conv_ids: list[str]) -> None:
-        if self.commands.guard(self.library.unpin, conv_ids) is not None:
+        if self.commands.runner.guard(self.library.unpin, conv_ids) is not None:
             self.window.sidebar.reload()
             self._status(f"Unpinned {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def trash_many(self, conv_ids: list[str]) -> None:
         window, session = self.window, self.commands.session
-        if self.commands.guard(self.library.trash_many, conv_ids) is None:
+        if self.commands.runner.guard(self.library.trash_many, conv_ids) is None:
             return
         window.sidebar.reload()
         if window.current_id in conv_ids:
@@ -105,7 +105,7 @@ class SelectionCommands:
     def export_to(self, conv_ids: list[str], folder: Path) -> list[Path]:
         written: list[Path] = []
         for conv_id in conv_ids:
-            path = self.commands.guard(
+            path = self.commands.runner.guard(
                 self.library.export, conv_id, "json", folder / f"{conv_id}.json"
             )
             if path is None:
@@ -116,14 +116,14 @@ class SelectionCommands:
         return written
 
     def rename_tag(self, old: str, new: str) -> None:
-        edit = self.commands.guard(self.library.rename_tag, old, new)
+        edit = self.commands.runner.guard(self.library.rename_tag, old, new)
         if edit is not None:
             self._done(edit)
             verb = "merged into" if edit.merging else "is now"
             self._status(f"Tag “{old}” {verb} “{new}” on {edit.count} {_noun(edit.count)}")
 
     def delete_tag(self, tag: str) -> None:
-        edit = self.commands.guard(self.library.delete_tag, tag)
+        edit = self.commands.runner.guard(self.library.delete_tag, tag)
         if edit is not None:
             self._done(edit)
             self._status(f"Tag “{tag}” removed from {edit.count} {_noun(edit.count)}")
@@ -139,7 +139,7 @@ class SelectionCommands:
         if not self.tag_edits:
             return
         edit = self.tag_edits[-1]
-        if self.commands.guard(self.library.undo_tag_edit, edit) is None:
+        if self.commands.runner.guard(self.library.undo_tag_edit, edit) is None:
             return
         self.tag_edits.pop()
         bar = self.window.sidebar
