@@ -10,17 +10,20 @@ checks the imports)."""
 from __future__ import annotations
 
 from ikgui.ui.bridge import SessionBridge
-from ikgui.ui.closed_strip import Controls
+from ikgui.ui.closed_strip import ClosedPresenter, Controls
 from ikgui.ui.prompt.panel_controller import PromptParts, WorkingPromptController
 from ikgui.ui.unsaved import UnsavedIndicator
 from ikgui.ui.window.actions import TextZoom
-from ikgui.ui.window.chrome import ChromePresenter
+from ikgui.ui.window.announce import Announcer
+from ikgui.ui.window.chrome import ChromeParts, ChromePresenter, WindowReading
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.main_window import MainWindow
+from ikgui.ui.window.new_conversation import NewConversationPresenter
+from ikgui.ui.window.responsive import Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.startup import TailFirstStart
@@ -67,9 +70,6 @@ def assemble(window: MainWindow) -> None:
     window.watcher = watcher = ExternalChanges(
         session, window.sidebar, window.scrollback, drafts.keeper, feedback, window
     )
-    window.chrome = ChromePresenter(window, controls, runner)
-    window.model_lists.on_change = window.chrome.refresh  # (a list arrived)
-    watcher.on_change = window.chrome.refresh  # (another process's change taken in)
     window.prompt_panel = WorkingPromptController(
         PromptParts(window.working, window.scrollback, window.splitter, window.send_button),
         session,
@@ -80,6 +80,10 @@ def assemble(window: MainWindow) -> None:
         window.read_only,
         window,
     )
+    window.chrome = chrome = build_chrome(window, controls, runner)
+    bridge.fact.connect(chrome.on_fact)
+    window.model_lists.on_change = chrome.refresh  # (a list arrived)
+    watcher.on_change = chrome.refresh  # (another process's change taken in)
     window.working.show_context_requested.connect(window.show_context)
     window.dialogs = WindowDialogs(window)
     window.scrollback.text_size_changed.connect(window.working.set_text_size)
@@ -114,3 +118,36 @@ def assemble(window: MainWindow) -> None:
 def writable(window: MainWindow) -> bool:
     """Whether drafts are written (not in the demo, nor to a store opened read-only)."""
     return not (window.read_only or getattr(window.store, "read_only", None))
+
+
+def build_chrome(window: MainWindow, controls: Controls, runner: CommandRunner) -> ChromePresenter:
+    """The chrome over the window's widgets, with the presenters of its areas."""
+    session, read_only = window.session, window.read_only
+    strip = window.pane.closed_strip
+    new = NewConversationPresenter(
+        session,
+        window.sidebar,
+        window.scrollback.viewport(),
+        window.prompt,
+        window.services.ui_state,
+        runner,
+        window.drafts.save_draft,
+        read_only,
+    )
+    parts = ChromeParts(
+        pane=window.pane,
+        actions=window.toolbar_actions,
+        prompt_panel=window.prompt_panel,
+        model_lists=window.model_lists,
+        status_model=window.status_model,
+        status_usage=window.status_usage,
+        status_stream=window.status_stream,
+        set_title=lambda title: window.setWindowTitle(title),
+        restrict=lambda: window.policy.restrict(window),
+        closed=ClosedPresenter(strip, session, controls, runner, read_only),
+        new=new,
+        announcer=Announcer(session, window.scrollback, window.status_stream),
+        responsive=Responsive(window),
+    )
+    reading = WindowReading(session, window.policy, window.model_lists, new)
+    return ChromePresenter(parts, reading)

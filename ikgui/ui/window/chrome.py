@@ -3,25 +3,35 @@ being edited, which actions can act, the status bar and the window title.
 
 They are drawn from one value, :class:`~ikgui.ui.window.state.WindowState`: after each
 fact the next value is reduced (only the parts the fact can change are read again) and
-compared with the last, and only the areas whose part differs are redrawn."""
+compared with the last, and only the areas whose part differs are redrawn. The chrome
+gets the widgets it draws and the presenters of the areas it refreshes
+(:class:`ChromeParts`), not the window."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QLabel
 
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import ModelGroup, model_groups
 from ikgui.domain.state.facts import Fact
-from ikgui.ui.closed_strip import ClosedPresenter, Controls
 from ikgui.ui.plain import window_title
-from ikgui.ui.window.announce import Announcer
-from ikgui.ui.window.collaborators import Runner
-from ikgui.ui.window.new_conversation import NewConversationPresenter
-from ikgui.ui.window.responsive import Responsive
 from ikgui.ui.window.state import EVERYTHING, WindowState, changed, compute, touched
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.ports import Store
+    from ikgui.ui.closed_strip import ClosedPresenter
+    from ikgui.ui.conversation_pane import ConversationPane
+    from ikgui.ui.prompt.panel_controller import WorkingPromptController
+    from ikgui.ui.window.actions import WindowActions
+    from ikgui.ui.window.announce import Announcer
+    from ikgui.ui.window.model_lists import ModelLists
+    from ikgui.ui.window.new_conversation import NewConversationPresenter
+    from ikgui.ui.window.policy import WritablePolicy
+    from ikgui.ui.window.responsive import Responsive
 
 #: The parts the controls below the transcript and the toolbar's enablement depend on
 #: (drawn together, in order: streaming enables Send, the policy and the closed strip
@@ -30,30 +40,35 @@ _CONTROLS = frozenset({"streaming", "commands", "strip", "read_only", "models"})
 
 
 class WindowReading:
-    """What the window state reads from this window (:class:`~ikgui.ui.window.state.Reading`)."""
+    """What the window state reads (:class:`~ikgui.ui.window.state.Reading`): the
+    session, the window's policy, the model lists and the New conversation row."""
 
-    def __init__(self, window: MainWindow, new: NewConversationPresenter) -> None:
-        self.window = window
+    def __init__(
+        self,
+        session: Session,
+        policy: WritablePolicy,
+        model_lists: ModelLists,
+        new: NewConversationPresenter,
+    ) -> None:
+        self.session = session
+        self.policy = policy
+        self.model_lists = model_lists
         self.new = new
 
     @property
-    def session(self) -> Session:
-        return self.window.session
-
-    @property
     def demo(self) -> bool:
-        return self.window.policy.read_only
+        return self.policy.read_only
 
     @property
     def title_suffix(self) -> str:
-        return self.window.policy.title_suffix
+        return self.policy.title_suffix
 
     def first_run(self) -> bool:
-        store = self.window.store
+        store: Store = self.session.store
         return not store.list_conversations(1) and not store.list_conversations(1, trashed=True)
 
     def models(self) -> tuple[str | None, tuple[ModelGroup, ...]]:
-        lists, session = self.window.model_lists, self.window.session
+        lists, session = self.model_lists, self.session
         groups = model_groups(
             session.settings.providers, lists.listings, session.provider, session.model
         )
@@ -63,39 +78,49 @@ class WindowReading:
         return self.new.typed()
 
 
+@dataclass(frozen=True)
+class ChromeParts:
+    """What the chrome draws, and the presenters of the areas it refreshes."""
+
+    pane: ConversationPane
+    actions: WindowActions
+    prompt_panel: WorkingPromptController
+    model_lists: ModelLists
+    status_model: QLabel
+    status_usage: QLabel
+    status_stream: QLabel
+    #: Sets the window's title.
+    set_title: Callable[[str], None]
+    #: Disables what the window's policy forbids (the demo's rules).
+    restrict: Callable[[], None]
+    closed: ClosedPresenter
+    new: NewConversationPresenter
+    announcer: Announcer
+    responsive: Responsive
+
+
 class ChromePresenter:
-    def __init__(self, window: MainWindow, controls: Controls, runner: Runner) -> None:
-        self.window = window
-        strip = window.pane.closed_strip
-        self.closed = ClosedPresenter(strip, window.session, controls, runner, window.read_only)
-        self.new = NewConversationPresenter(
-            window.session,
-            window.sidebar,
-            window.scrollback.viewport(),
-            window.prompt,
-            window.services.ui_state,
-            runner,
-            window.drafts.save_draft,
-            window.read_only,
-        )
-        self.announcer = Announcer(window.session, window.scrollback, window.status_stream)
-        self.responsive = Responsive(window)
-        self.reading = WindowReading(window, self.new)
+    def __init__(self, parts: ChromeParts, reading: WindowReading) -> None:
+        self.parts = parts
+        self.closed = parts.closed
+        self.new = parts.new
+        self.announcer = parts.announcer
+        self.responsive = parts.responsive
+        self.reading = reading
         #: What the chrome shows now (``None``: not drawn yet).
         self.state: WindowState | None = None
         #: The parts the facts since the last redraw can have changed.
         self._touched: set[str] = set()
         #: The areas the last redraw drew (tests count them).
         self.drawn: tuple[str, ...] = ()
-        window.bridge.fact.connect(self._on_fact)
         for label, name in (
-            (window.status_model, "Provider and model"),
-            (window.status_usage, "Tokens and cost"),
-            (window.status_stream, "Reply status"),
+            (parts.status_model, "Provider and model"),
+            (parts.status_usage, "Tokens and cost"),
+            (parts.status_stream, "Reply status"),
         ):
             label.setAccessibleName(name)
 
-    def _on_fact(self, fact: Fact) -> None:
+    def on_fact(self, fact: Fact) -> None:
         on_screen = self.state.conversation_id if self.state is not None else ""
         self._touched |= touched(fact, on_screen)
 
@@ -118,16 +143,16 @@ class ChromePresenter:
         self.responsive.fit()  # (the working prompt may have opened: cheap when not narrow)
 
     def _draw(self, old: WindowState | None, new: WindowState) -> tuple[str, ...]:
-        window = self.window
+        w = self.parts
         parts = changed(old, new)
         drawn: list[str] = []
         if "welcome" in parts:
-            window.pane.show_welcome(new.welcome)
+            w.pane.show_welcome(new.welcome)
             drawn.append("welcome")
         if parts & {"prompt", "conversation_id"}:
-            window.prompt_panel.refresh()
+            w.prompt_panel.refresh()
             drawn.append("prompt")
-        actions = window.toolbar_actions
+        actions = w.actions
         if "commands" in parts:
             before = {c.action: c for c in old.commands} if old is not None else {}
             actions.show_commands(c for c in new.commands if before.get(c.action) != c)
@@ -136,26 +161,26 @@ class ChromePresenter:
             actions.show_marks(new.marks)
             drawn.append("marks")
         if parts & _CONTROLS:
-            window.pane.set_streaming(new.streaming)
+            w.pane.set_streaming(new.streaming)
             drawn.append("controls")
         if "status" in parts:
             status = new.status
             for label, text in (
-                (window.status_model, status.model),
-                (window.status_usage, status.usage),
-                (window.status_stream, status.stream),
+                (w.status_model, status.model),
+                (w.status_usage, status.usage),
+                (w.status_stream, status.stream),
             ):
                 if label.text() != text:
                     label.setText(text)
             drawn.append("status")
         if "title" in parts:
-            window.setWindowTitle(window_title(new.title.window))
-            window.pane.title_header.set_title(new.title.header, new.title.renamable)
+            w.set_title(window_title(new.title.window))
+            w.pane.title_header.set_title(new.title.header, new.title.renamable)
             drawn.append("title")
         if parts & _CONTROLS:
-            window.policy.restrict(window)
+            w.restrict()
         if "models" in parts:
-            window.model_lists.show()  # this conversation's provider and model
+            w.model_lists.show()  # this conversation's provider and model
             drawn.append("models")
         if parts & _CONTROLS:
             self.closed.refresh()
