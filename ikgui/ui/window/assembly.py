@@ -27,6 +27,7 @@ from ikgui.ui.window.responsive import Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.startup import TailFirstStart
+from ikgui.ui.window.trash import empty_trash
 from ikgui.ui.window.watcher import ExternalChanges
 
 #: The window as the composition root knows it (built here).
@@ -52,7 +53,16 @@ def assemble(window: MainWindow) -> None:
     window.runner = runner = CommandRunner(
         session, feedback, window.spawn, window.prompt, lambda: window.policy.refuses(window)
     )
-    window.commands = commands = WindowCommands(window, runner)
+    window.commands = commands = WindowCommands(
+        session,
+        runner,
+        feedback,
+        window.sidebar,
+        window.scrollback,
+        window.toolbar_actions.model_selector,
+        window,
+        window,
+    )
     controls = Controls(
         window.prompt,
         window.working.editor,
@@ -91,6 +101,8 @@ def assemble(window: MainWindow) -> None:
         session, window.scrollback, window.services.save_settings, feedback, window
     )
     window.startup = TailFirstStart(window)
+    commands.save_draft = drafts.save_draft
+    commands.show_branches = window.dialogs.show_branches
     runner.settle = window.startup.finish
     runner.after = window.chrome.refresh
     runner.retire_banner = lambda: window.pane.retire_banner("server")
@@ -104,7 +116,7 @@ def assemble(window: MainWindow) -> None:
     bridge.conversation_changed.connect(window.on_conversation_changed)
     bridge.stream_state_changed.connect(window.on_stream_state)
     bridge.activity.connect(window.sidebar.refresh_conversation)
-    commands.connect()
+    connect_commands(window, commands, runner)
     window.keys = WindowKeys(window)  # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
 
     window.unsaved = unsaved = UnsavedIndicator(session, feedback, window)
@@ -151,3 +163,55 @@ def build_chrome(window: MainWindow, controls: Controls, runner: CommandRunner) 
     )
     reading = WindowReading(session, window.policy, window.model_lists, new)
     return ChromePresenter(parts, reading)
+
+
+def connect_commands(window: MainWindow, commands: WindowCommands, runner: CommandRunner) -> None:
+    """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
+    w, a, s, c = window, window.toolbar_actions, window.session, commands
+    a["actionNew"].triggered.connect(lambda: runner.run("new", agent=s.settings.default_agent))
+    a.new_menu.triggered.connect(lambda act: runner.run("new", agent=act.data() or None))
+    a["actionMark"].triggered.connect(c.mark)
+    a["actionRewind"].triggered.connect(lambda: runner.run("rewind"))
+    a.rewind_menu.triggered.connect(lambda act: c.rewind_to(int(act.data())))
+    a["actionFork"].triggered.connect(lambda: runner.run("fork"))
+    a["actionBranches"].triggered.connect(lambda: w.dialogs.show_branches())
+    a["actionClear"].triggered.connect(lambda: runner.run("clear"))
+    a["actionStop"].triggered.connect(c.stop)
+    a["actionRename"].triggered.connect(lambda: w.sidebar.start_rename(w.current_id))
+    a["actionTags"].triggered.connect(lambda: c.selection.edit_tags(w.current_id))
+    a["actionExport"].triggered.connect(lambda: c.export(w.current_id))
+    a["actionDelete"].triggered.connect(lambda: c.selection.trash(w.current_id))
+    a["actionSettings"].triggered.connect(lambda: w.open_settings())
+    a.model_selector.activated.connect(c.choose_model)
+
+    w.prompt.submitted.connect(runner.run_line)
+    w.prompt.stop_requested.connect(c.stop)
+    w.send_button.clicked.connect(w.prompt.submit)
+    w.stop_button.clicked.connect(c.stop)
+    w.banner.settings_requested.connect(lambda: w.open_settings("providers"))
+    w.pane.setup_requested.connect(lambda: w.open_settings("providers"))
+    w.pane.demo_requested.connect(w.open_demo)
+    w.pane.title_header.rename_requested.connect(
+        lambda title: runner.guard(s.rename, w.current_id, title)
+    )
+
+    bar = w.sidebar
+    bar.conversation_activated.connect(c.open_conversation)
+    bar.rename_requested.connect(lambda cid, t: runner.guard(s.rename, cid, t))
+    bar.tags_requested.connect(c.retag)
+    bar.fork_requested.connect(c.fork_conversation)
+    bar.export_requested.connect(c.export)
+    bar.trash_requested.connect(c.trash)
+    bar.restore_requested.connect(lambda ids: runner.run("restore", conversations=list(ids)))
+    bar.empty_trash_requested.connect(lambda: empty_trash(s, runner, bar, w.feedback_sink))
+    bar.close_requested.connect(lambda cid: runner.run("kill", ref=cid))
+    c.selection.connect()
+    bar.reopen_requested.connect(lambda cid: runner.run("reopen", ref=cid))
+
+    v = w.scrollback
+    v.fork_requested.connect(lambda eid: runner.guard(s.fork, eid))
+    v.edit_resend_requested.connect(c.edit_and_resend)
+    v.retry_requested.connect(runner.retry)
+    v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
+    v.conversation_link.connect(c.follow_link)
+    v.set_titles(c.title_of)

@@ -25,14 +25,13 @@ def _noun(count: int) -> str:
 class SelectionCommands:
     def __init__(self, commands: WindowCommands) -> None:
         self.commands = commands
-        self.window = commands.window
         self.library = commands.session.library
         #: The renames, merges and deletes of tags done here, the last one last: Undo in
         #: Manage tags (Ctrl+Z) reverses them one by one.
         self.tag_edits: list[TagEdit] = []
 
     def connect(self) -> None:
-        bar = self.window.sidebar
+        bar = self.commands.sidebar
         bar.retag_many_requested.connect(self.retag_many)
         bar.trash_many_requested.connect(self.trash_many)
         bar.export_many_requested.connect(self.export_many)
@@ -46,15 +45,15 @@ class SelectionCommands:
     def several(self) -> list[str]:
         """The ids of the selected rows when there are several (the toolbar's Tags and
         Delete then act on all of them), else nothing."""
-        chosen = self.window.sidebar.selected_conversations()
+        chosen = self.commands.sidebar.selected_conversations()
         return [c.id for c in chosen if c.trashed_at is None] if len(chosen) > 1 else []
 
     def edit_tags(self, current: str) -> None:
         ids = self.several()
         if ids:
-            self.window.sidebar.add_tag_to(ids)
+            self.commands.sidebar.add_tag_to(ids)
         else:
-            self.window.sidebar.edit_tags(current)
+            self.commands.sidebar.edit_tags(current)
 
     def trash(self, current: str) -> None:
         ids = self.several()
@@ -64,31 +63,31 @@ class SelectionCommands:
             self.commands.trash(current)
 
     def _status(self, text: str) -> None:
-        self.window.statusBar().showMessage(safe_line(text), 6000)
+        self.commands.feedback.status(safe_line(text), 6000)
 
     def retag_many(self, conv_ids: list[str], changes: list[str]) -> None:
         if self.commands.runner.guard(self.library.retag_many, conv_ids, changes) is not None:
-            self.window.sidebar.reload()
+            self.commands.sidebar.reload()
             self._status(f"Tags changed on {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def pin_many(self, conv_ids: list[str]) -> None:
         """Pin (one transaction); pinned rows move to the top, under "Pinned"."""
         if self.commands.runner.guard(self.library.pin, conv_ids) is not None:
-            self.window.sidebar.reload()
+            self.commands.sidebar.reload()
             self._status(f"Pinned {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def unpin_many(self, conv_ids: list[str]) -> None:
         if self.commands.runner.guard(self.library.unpin, conv_ids) is not None:
-            self.window.sidebar.reload()
+            self.commands.sidebar.reload()
             self._status(f"Unpinned {len(conv_ids)} {_noun(len(conv_ids))}")
 
     def trash_many(self, conv_ids: list[str]) -> None:
-        window, session = self.window, self.commands.session
+        session = self.commands.session
         if self.commands.runner.guard(self.library.trash_many, conv_ids) is None:
             return
-        window.sidebar.reload()
-        if window.current_id in conv_ids:
-            nxt = window.store.last_conversation()
+        self.commands.sidebar.reload()
+        if session.conversation.id in conv_ids:
+            nxt = session.store.last_conversation()
             if nxt is not None:
                 session.open(nxt.id)
             else:
@@ -98,7 +97,9 @@ class SelectionCommands:
     def export_many(self, conv_ids: list[str]) -> None:
         """Each as ``<id>.json`` in a folder the user picks."""
         start = str(documents())
-        folder = QFileDialog.getExistingDirectory(self.window, "Export conversations to", start)
+        folder = QFileDialog.getExistingDirectory(
+            self.commands.owner, "Export conversations to", start
+        )
         if folder:
             self.export_to(conv_ids, Path(folder))
 
@@ -131,7 +132,7 @@ class SelectionCommands:
     def _done(self, edit: TagEdit) -> None:
         self.tag_edits.append(edit)
         self._refresh(edit.old, edit.new)
-        self.window.sidebar.set_tag_undo(edit.describe())
+        self.commands.sidebar.set_tag_undo(edit.describe())
 
     def undo_tag_edit(self) -> None:
         """Reverse the last rename, merge or delete of a tag (exactly: only the
@@ -142,7 +143,7 @@ class SelectionCommands:
         if self.commands.runner.guard(self.library.undo_tag_edit, edit) is None:
             return
         self.tag_edits.pop()
-        bar = self.window.sidebar
+        bar = self.commands.sidebar
         if edit.new is not None and not edit.merging:
             self._refresh(edit.new, edit.old)  # a filter on the new name goes back
         else:
@@ -154,7 +155,7 @@ class SelectionCommands:
 
     def _refresh(self, old: str, new: str | None) -> None:
         """Reload the sidebar; a filter on the old tag follows it (or drops it)."""
-        bar = self.window.sidebar
+        bar = self.commands.sidebar
         chosen = bar.tag_filters.chosen
         if old in chosen:
             kept = [t for t in chosen if t != old] + ([new] if new is not None else [])
