@@ -19,8 +19,6 @@ IMPORTERS_LEFT: dict[str, str] = {
     "ui/window/startup.py": "the tail-first start (the boot helper's; constructor only)",
     "ui/window/dialogs.py": "the dialogs (the boot helper's; constructor only)",
     "ui/window/policy.py": "the read-only rules take the window per call (the boot helper's)",
-    "ui/window/keyboard.py": "the window-wide shortcuts move focus between its panes",
-    "ui/window/responsive.py": "lays the window out at any size",
 }
 
 

@@ -20,10 +20,10 @@ from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
 from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
-from ikgui.ui.window.keyboard import WindowKeys
+from ikgui.ui.window.keyboard import Panes, WindowKeys
 from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.new_conversation import NewConversationPresenter
-from ikgui.ui.window.responsive import Responsive
+from ikgui.ui.window.responsive import Layout, Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.startup import TailFirstStart
@@ -117,7 +117,18 @@ def assemble(window: MainWindow) -> None:
     bridge.stream_state_changed.connect(window.on_stream_state)
     bridge.activity.connect(window.sidebar.refresh_conversation)
     connect_commands(window, commands, runner)
-    window.keys = WindowKeys(window)  # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
+    panes = Panes(
+        window,
+        window.toolbar_actions,
+        window.sidebar,
+        window.chrome.responsive.sidebar_toggle,
+        window.centre_stack,
+        window.prompt,
+        window.working,
+        window.scrollback,
+    )
+    # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
+    window.keys = WindowKeys(panes, session, window.text_zoom.actions.values(), window.show_context)
 
     window.unsaved = unsaved = UnsavedIndicator(session, feedback, window)
     bridge.writes_changed.connect(unsaved.refresh)
@@ -159,7 +170,16 @@ def build_chrome(window: MainWindow, controls: Controls, runner: CommandRunner) 
         closed=ClosedPresenter(strip, session, controls, runner, read_only),
         new=new,
         announcer=Announcer(session, window.scrollback, window.status_stream),
-        responsive=Responsive(window),
+        responsive=Responsive(
+            Layout(
+                window,
+                window.toolbar_actions,
+                window.sidebar,
+                window.splitter,
+                window.working,
+                window.prompt,
+            )
+        ),
     )
     reading = WindowReading(session, window.policy, window.model_lists, new)
     return ChromePresenter(parts, reading)

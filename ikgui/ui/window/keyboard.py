@@ -13,16 +13,21 @@ buttons take Tab focus, so Tab reaches every action.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import QApplication, QMenu, QToolButton, QWidget
+from PySide6.QtGui import QAction, QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QMenu, QStackedWidget, QToolButton, QWidget
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.domain.session.session import Session
+    from ikgui.ui.prompt.editor import PromptEditor
+    from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
+    from ikgui.ui.sidebar.panel import ConversationSidebar
+    from ikgui.ui.transcript.scrollback import ScrollbackView
+    from ikgui.ui.window.actions import WindowActions
 
 
 @dataclass(frozen=True)
@@ -47,21 +52,47 @@ WINDOW_KEYS = (
 )
 
 
+@dataclass(frozen=True)
+class Panes:
+    """What the keys move between and open: the window's frame, its toolbar's actions,
+    the sidebar (and its toggle in a narrow window), the centre, the prompt editor, the
+    working prompt and the transcript."""
+
+    frame: QWidget
+    actions: WindowActions
+    sidebar: ConversationSidebar
+    sidebar_toggle: QAction
+    centre_stack: QStackedWidget
+    prompt: PromptEditor
+    working: WorkingPromptPanel
+    scrollback: ScrollbackView
+
+
 class WindowKeys:
     """Binds :data:`WINDOW_KEYS` on the window and makes the toolbar reachable by Tab."""
 
-    def __init__(self, window: MainWindow) -> None:
-        self.window = window
+    def __init__(
+        self,
+        panes: Panes,
+        session: Session,
+        zoom: Iterable[QAction],
+        show_context: Callable[[], object],
+    ) -> None:
+        self.panes_ = panes
+        self.session = session
+        #: The text size actions (the shortcuts dialog lists their keys).
+        self.zoom = list(zoom)
+        window = panes.frame
         self.shortcuts: dict[str, list[QShortcut]] = {}
         does: dict[str, Callable[[], object]] = {
             "nextPane": lambda: self.cycle(1),
             "previousPane": lambda: self.cycle(-1),
             "modelSelector": self.focus_model,
-            "showContext": window.show_context,
+            "showContext": show_context,
             "rewindMenu": lambda: self.open_menu("actionRewind"),
             "newMenu": lambda: self.open_menu("actionNew"),
             "search": self.search,
-            "prompt": window.prompt.setFocus,
+            "prompt": panes.prompt.setFocus,
             "shortcuts": self.show_shortcuts,
         }
         for key in WINDOW_KEYS:
@@ -71,8 +102,8 @@ class WindowKeys:
                 shortcut.setObjectName(f"shortcut:{key.name}")
                 shortcut.activated.connect(does[key.name])
                 bound.append(shortcut)
-        window.prompt.transcript_requested.connect(window.scrollback.keys.step)
-        toolbar = window.toolbar_actions.toolbar
+        panes.prompt.transcript_requested.connect(panes.scrollback.keys.step)
+        toolbar = panes.actions.toolbar
         for action in toolbar.actions():
             button = toolbar.widgetForAction(action)
             if isinstance(button, QToolButton):
@@ -84,7 +115,7 @@ class WindowKeys:
         """Where F6 goes, in order, the ones shown now: ``(pane, what takes the keys)``.
         A part put away is no stop (issue 20, item 17): the working prompt collapsed to
         its toggle (Ctrl+Shift+P opens it), the sidebar hidden in a narrow window."""
-        w = self.window
+        w = self.panes_
         centre = w.centre_stack.currentWidget() or w.centre_stack
         candidates = [
             (w.sidebar, w.sidebar.view),
@@ -110,22 +141,22 @@ class WindowKeys:
 
     def search(self) -> None:
         """Ctrl+F: the sidebar's search box (a narrow window shows the sidebar first)."""
-        toggle = self.window.chrome.responsive.sidebar_toggle
-        if not self.window.sidebar.isVisible() and toggle.isVisible():
+        toggle = self.panes_.sidebar_toggle
+        if not self.panes_.sidebar.isVisible() and toggle.isVisible():
             toggle.setChecked(True)
-        self.window.sidebar.focus_search()
+        self.panes_.sidebar.focus_search()
 
     # -- the toolbar's parts ------------------------------------------------------------
     def focus_model(self) -> QMenu | None:
         """The keyboard to the model selector; while a narrow toolbar hides it, its
         models as a menu (the arrows pick one, as in the selector)."""
-        selector = self.window.toolbar_actions.model_selector
+        selector = self.panes_.actions.model_selector
         if selector.isVisible():
             selector.setFocus(Qt.FocusReason.ShortcutFocusReason)
             return None
         if not selector.isEnabled() or selector.count() == 0:
             return None
-        menu = QMenu(self.window)
+        menu = QMenu(self.panes_.frame)
         menu.setObjectName("modelMenu")
         menu.aboutToHide.connect(menu.deleteLater)
         for index in range(selector.count()):  # (the item text is made safe: one line)
@@ -139,7 +170,7 @@ class WindowKeys:
             item.setCheckable(True)
             item.setChecked(index == selector.currentIndex())
             item.triggered.connect(lambda _=False, i=index: self._pick_model(i))
-        toolbar = self.window.toolbar_actions.toolbar
+        toolbar = self.panes_.actions.toolbar
         menu.popup(toolbar.mapToGlobal(QPoint(toolbar.width() - menu.sizeHint().width(), 0)))
         current = selector.currentIndex()
         if current < 0:  # no model chosen yet: the first one listed
@@ -148,13 +179,13 @@ class WindowKeys:
         return menu
 
     def _pick_model(self, index: int) -> None:
-        selector = self.window.toolbar_actions.model_selector
+        selector = self.panes_.actions.model_selector
         selector.setCurrentIndex(index)
         selector.activated.emit(index)
 
     def open_menu(self, action_name: str) -> QMenu | None:
         """Pop up an action's menu under its button, its first entry active."""
-        actions = self.window.toolbar_actions
+        actions = self.panes_.actions
         action = actions[action_name]
         menu = action.menu()
         if not isinstance(menu, QMenu) or not action.isEnabled():
@@ -175,9 +206,7 @@ class WindowKeys:
         from ikgui.ui.window.shortcuts_dialog import ShortcutsDialog
 
         if self.dialog is None:
-            self.dialog = ShortcutsDialog(
-                self.window.session, self.window.text_zoom.actions.values(), self.window
-            )
+            self.dialog = ShortcutsDialog(self.session, self.zoom, self.panes_.frame)
         self.dialog.show()
         self.dialog.raise_()
         self.dialog.activateWindow()

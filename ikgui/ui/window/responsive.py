@@ -16,17 +16,22 @@ not only on the next resize."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent
-from PySide6.QtWidgets import QApplication, QToolButton, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QToolButton, QWidget
 
 from ikgui.ui.icons import set_icon
 from ikgui.ui.window.splitter import least_width
 
 if TYPE_CHECKING:
-    from ikgui.ui.window.main_window import MainWindow
+    from ikgui.ui.prompt.editor import PromptEditor
+    from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
+    from ikgui.ui.sidebar.panel import ConversationSidebar
+    from ikgui.ui.window.actions import WindowActions
+    from ikgui.ui.window.splitter import MainSplitter
 
 #: Narrower than this (logical pixels), the window uses its compact layout.
 NARROW = 1100
@@ -53,10 +58,24 @@ _RESTYLED = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What the window's layout at any size moves: the window's frame, its toolbar's
+    actions, the sidebar, the splitter, the working prompt and the prompt editor."""
+
+    frame: QMainWindow
+    actions: WindowActions
+    sidebar: ConversationSidebar
+    splitter: MainSplitter
+    working: WorkingPromptPanel
+    prompt: PromptEditor
+
+
 class Responsive(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, parts: Layout) -> None:
+        super().__init__(parts.frame)
+        self.parts = parts
+        window = parts.frame
         self.narrow = False
         #: The toolbar's width with its labels in the roomy layout (``None``: measure it).
         self._text_width: int | None = None
@@ -66,8 +85,8 @@ class Responsive(QObject):
         self._refit = QTimer(self)
         self._refit.setSingleShot(True)
         self._refit.setInterval(0)
-        self._refit.timeout.connect(lambda: self.apply(self.window.width()))
-        toolbar = window.toolbar_actions.toolbar
+        self._refit.timeout.connect(lambda: self.apply(self.parts.frame.width()))
+        toolbar = self.parts.actions.toolbar
         self.sidebar_toggle = QAction("Conversations", window)
         self.sidebar_toggle.setObjectName("sidebarToggle")
         self.sidebar_toggle.setCheckable(True)
@@ -88,32 +107,32 @@ class Responsive(QObject):
         self._place = QWidget()
         self._place.setObjectName("sidebarPlace")
         self._place.hide()
-        window.sidebar.conversation_activated.connect(lambda *_: self._put_away())
+        parts.sidebar.conversation_activated.connect(lambda *_: self._put_away())
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.focusChanged.connect(self._focus_moved)
         window.installEventFilter(self)
-        window.sidebar.installEventFilter(self)  # (Escape puts it away)
-        window.splitter.installEventFilter(self)
+        parts.sidebar.installEventFilter(self)  # (Escape puts it away)
+        parts.splitter.installEventFilter(self)
         toolbar.installEventFilter(self)
         self.apply(window.width())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
-        if watched is self.window and kind == QEvent.Type.Resize:
+        if watched is self.parts.frame and kind == QEvent.Type.Resize:
             assert isinstance(event, QResizeEvent)
             self.apply(event.size().width())
-        elif watched is self.window and kind == QEvent.Type.Show:
+        elif watched is self.parts.frame and kind == QEvent.Type.Show:
             self._text_width = None  # polished now: right from the first paint
-            self.apply(self.window.width())
-        elif watched is self.window.splitter and kind in (QEvent.Type.Resize, QEvent.Type.Move):
+            self.apply(self.parts.frame.width())
+        elif watched is self.parts.splitter and kind in (QEvent.Type.Resize, QEvent.Type.Move):
             self._place_overlay()
-        elif watched is self.window.sidebar and kind == QEvent.Type.KeyPress:
+        elif watched is self.parts.sidebar and kind == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             if event.key() == Qt.Key.Key_Escape and not self.docked():
                 self.sidebar_toggle.setChecked(False)  # (what is typed in its search stays)
                 return True
-        elif kind in _RESTYLED and watched is self.window.toolbar_actions.toolbar:
+        elif kind in _RESTYLED and watched is self.parts.actions.toolbar:
             shown = self._actions_shown()
             if kind != QEvent.Type.ActionChanged or shown != self._shown:
                 self._shown = shown
@@ -122,7 +141,7 @@ class Responsive(QObject):
         return False
 
     def _actions_shown(self) -> tuple[tuple[bool, str], ...]:
-        actions = self.window.toolbar_actions.toolbar.actions()
+        actions = self.parts.actions.toolbar.actions()
         return tuple((action.isVisible(), action.text()) for action in actions)
 
     def apply(self, width: int) -> None:
@@ -131,9 +150,8 @@ class Responsive(QObject):
         if narrow != self.narrow:
             self.narrow = narrow
             self._text_width = None
-            window = self.window
-            window.toolbar_actions.model_selector.setMinimumContentsLength(MODEL_CHARS[narrow])
-            window.toolbar_actions.model_label.setVisible(not narrow)  # the box says "Model"
+            self.parts.actions.model_selector.setMinimumContentsLength(MODEL_CHARS[narrow])
+            self.parts.actions.model_label.setVisible(not narrow)  # the box says "Model"
             self.sidebar_toggle.setVisible(narrow)
             self.sidebar_toggle.blockSignals(True)
             self.sidebar_toggle.setChecked(not narrow)
@@ -148,7 +166,7 @@ class Responsive(QObject):
     def _fit_toolbar(self, width: int) -> None:
         """Labels beside the icons when they all fit; icons only otherwise (nothing goes
         behind Qt's overflow button)."""
-        toolbar = self.window.toolbar_actions.toolbar
+        toolbar = self.parts.actions.toolbar
         if self.narrow:  # (the labelled width is the roomy layout's: not measured here)
             toolbar.setToolButtonStyle(ICONS)
             return
@@ -159,7 +177,7 @@ class Responsive(QObject):
     def _labelled_width(self) -> int:
         """The toolbar's width with its labels showing (set so for a moment if need be,
         without painting)."""
-        toolbar = self.window.toolbar_actions.toolbar
+        toolbar = self.parts.actions.toolbar
         layout = toolbar.layout()
         if layout is not None:  # its cached size would be the old style's
             layout.invalidate()
@@ -178,12 +196,12 @@ class Responsive(QObject):
         the transcript (called after each change: the working prompt may have opened)."""
         if not self.narrow:
             return
-        splitter = self.window.splitter
+        splitter = self.parts.splitter
         sizes = splitter.sizes()
         if len(sizes) != 3:
             return
-        side = COMPACT_SIDEBAR if self.docked() and self.window.sidebar.isVisible() else 0
-        working = sizes[2] if self.window.working.collapsed else COMPACT_WORKING
+        side = COMPACT_SIDEBAR if self.docked() and self.parts.sidebar.isVisible() else 0
+        working = sizes[2] if self.parts.working.collapsed else COMPACT_WORKING
         if sizes[0] <= side and sizes[2] <= working:
             return
         total = sum(sizes)
@@ -192,22 +210,22 @@ class Responsive(QObject):
     # -- the sidebar over the transcript -------------------------------------------------
     def docked(self) -> bool:
         """Whether the sidebar is in the splitter (not lying over the transcript)."""
-        return self.window.splitter.indexOf(self.window.sidebar) >= 0
+        return self.parts.splitter.indexOf(self.parts.sidebar) >= 0
 
     def _overlay(self) -> None:
         """Take the sidebar out of the splitter (hidden): shown, it lies over the rest."""
-        window, sidebar = self.window, self.window.sidebar
+        window, sidebar = self.parts, self.parts.sidebar
         if self.docked():
             window.splitter.replaceWidget(0, self._place)  # (its parent is now None)
             self._place.hide()
-            sidebar.setParent(window)  # (hidden by setParent)
+            sidebar.setParent(window.frame)  # (hidden by setParent)
             sidebar.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
             _restyle(sidebar, True)
         sidebar.hide()
 
     def _dock(self) -> None:
         """The sidebar back in the splitter, shown."""
-        window, sidebar = self.window, self.window.sidebar
+        window, sidebar = self.parts, self.parts.sidebar
         if not self.docked():
             sidebar.hide()
             _restyle(sidebar, False)
@@ -217,7 +235,7 @@ class Responsive(QObject):
         sidebar.show()
 
     def _place_overlay(self) -> None:
-        sidebar, splitter = self.window.sidebar, self.window.splitter
+        sidebar, splitter = self.parts.sidebar, self.parts.splitter
         if self.docked():
             return
         area = splitter.geometry()  # (the central widget, in the window's coordinates)
@@ -226,18 +244,22 @@ class Responsive(QObject):
 
     def _put_away(self) -> None:
         """A conversation was chosen: the sidebar over the transcript steps aside."""
-        if not self.docked() and self.window.sidebar.isVisible():
+        if not self.docked() and self.parts.sidebar.isVisible():
             self.sidebar_toggle.setChecked(False)
 
     def _focus_moved(self, _old: QWidget | None, new: QWidget | None) -> None:
-        sidebar = self.window.sidebar
+        sidebar = self.parts.sidebar
         if new is None or self.docked() or not sidebar.isVisible():
             return
-        if new.window() is self.window and new is not sidebar and not sidebar.isAncestorOf(new):
+        if (
+            new.window() is self.parts.frame
+            and new is not sidebar
+            and not sidebar.isAncestorOf(new)
+        ):
             self.sidebar_toggle.setChecked(False)
 
     def _show_sidebar(self, shown: bool) -> None:
-        sidebar = self.window.sidebar
+        sidebar = self.parts.sidebar
         focus = QApplication.focusWidget()
         had_keys = focus is not None and sidebar.isAncestorOf(focus)
         if shown and not self.docked():
@@ -248,7 +270,7 @@ class Responsive(QObject):
         if shown:
             sidebar.setFocus()
         elif had_keys:
-            self.window.prompt.setFocus()
+            self.parts.prompt.setFocus()
 
 
 def _restyle(widget: QWidget, overlay: bool) -> None:
