@@ -46,14 +46,15 @@ def open_window(services: WindowServices) -> Window:
 def assemble(window: MainWindow) -> None:
     """Build ``window``'s controllers and connect them (the order matters: the chrome's
     strip and New conversation row run commands and keep the prompt's draft, the prompt
-    panel keeps its own with the draft keeper)."""
+    panel keeps its own with the draft keeper; the session's signals are connected once
+    every controller exists)."""
     session = window.session
     window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
-    window.bridge = bridge = SessionBridge(session, parent=window)
+    window.bridge = SessionBridge(session, parent=window)
     window.runner = runner = CommandRunner(
         session, feedback, window.spawn, window.prompt, lambda: window.policy.refuses(window)
     )
-    window.commands = commands = WindowCommands(
+    window.commands = WindowCommands(
         session,
         runner,
         feedback,
@@ -63,12 +64,6 @@ def assemble(window: MainWindow) -> None:
         window,
         window,
     )
-    controls = Controls(
-        window.prompt,
-        window.working.editor,
-        window.send_button,
-        window.toolbar_actions.model_selector,
-    )
     window.drafts = drafts = PromptDrafts(
         session,
         window.prompt,
@@ -77,7 +72,7 @@ def assemble(window: MainWindow) -> None:
         window.read_only,
         window,
     )
-    window.watcher = watcher = ExternalChanges(
+    window.watcher = ExternalChanges(
         session, window.sidebar, window.scrollback, drafts.keeper, feedback, window
     )
     window.prompt_panel = WorkingPromptController(
@@ -90,21 +85,30 @@ def assemble(window: MainWindow) -> None:
         window.read_only,
         window,
     )
-    window.chrome = chrome = build_chrome(window, controls, runner)
-    bridge.fact.connect(chrome.on_fact)
-    window.model_lists.on_change = chrome.refresh  # (a list arrived)
-    watcher.on_change = chrome.refresh  # (another process's change taken in)
-    window.working.show_context_requested.connect(window.show_context)
+    window.chrome = build_chrome(window, runner)
     window.dialogs = WindowDialogs(window)
     window.scrollback.text_size_changed.connect(window.working.set_text_size)
     window.text_zoom = TextZoom(
         session, window.scrollback, window.services.save_settings, feedback, window
     )
     window.startup = TailFirstStart(window)
-    commands.save_draft = drafts.save_draft
+    connect(window)
+    window.unsaved = UnsavedIndicator(session, feedback, window)
+    connect_writes(window)
+    window.restore_layout()
+
+
+def connect(window: MainWindow) -> None:
+    """The controllers to each other, and the session's facts to the window."""
+    bridge, chrome, runner, commands = window.bridge, window.chrome, window.runner, window.commands
+    bridge.fact.connect(chrome.on_fact)
+    window.model_lists.on_change = chrome.refresh  # (a list arrived)
+    window.watcher.on_change = chrome.refresh  # (another process's change taken in)
+    window.working.show_context_requested.connect(window.show_context)
+    commands.save_draft = window.drafts.save_draft
     commands.show_branches = window.dialogs.show_branches
     runner.settle = window.startup.finish
-    runner.after = window.chrome.refresh
+    runner.after = chrome.refresh
     runner.retire_banner = lambda: window.pane.retire_banner("server")
     runner.close = window.close
 
@@ -121,31 +125,36 @@ def assemble(window: MainWindow) -> None:
         window,
         window.toolbar_actions,
         window.sidebar,
-        window.chrome.responsive.sidebar_toggle,
+        chrome.responsive.sidebar_toggle,
         window.centre_stack,
         window.prompt,
         window.working,
         window.scrollback,
     )
     # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
-    window.keys = WindowKeys(panes, session, window.text_zoom.actions.values(), window.show_context)
+    window.keys = WindowKeys(
+        panes, window.session, window.text_zoom.actions.values(), window.show_context
+    )
 
-    window.unsaved = unsaved = UnsavedIndicator(session, feedback, window)
+
+def connect_writes(window: MainWindow) -> None:
+    """The changes waiting to be written: the indicator, its retries, the replay after."""
+    bridge, unsaved = window.bridge, window.unsaved
     bridge.writes_changed.connect(unsaved.refresh)
-    watcher.retry_writes = unsaved.retry_now
+    window.watcher.retry_writes = unsaved.retry_now
     bridge.state_replaced.connect(window.on_state_replaced)
     bridge.send_waiting.connect(unsaved.send_waiting)
-    window.restore_layout()
 
 
-def writable(window: MainWindow) -> bool:
-    """Whether drafts are written (not in the demo, nor to a store opened read-only)."""
-    return not (window.read_only or getattr(window.store, "read_only", None))
-
-
-def build_chrome(window: MainWindow, controls: Controls, runner: CommandRunner) -> ChromePresenter:
+def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
     """The chrome over the window's widgets, with the presenters of its areas."""
     session, read_only = window.session, window.read_only
+    controls = Controls(
+        window.prompt,
+        window.working.editor,
+        window.send_button,
+        window.toolbar_actions.model_selector,
+    )
     strip = window.pane.closed_strip
     new = NewConversationPresenter(
         session,
@@ -235,3 +244,8 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
     v.conversation_link.connect(c.follow_link)
     v.set_titles(c.title_of)
+
+
+def writable(window: MainWindow) -> bool:
+    """Whether drafts are written (not in the demo, nor to a store opened read-only)."""
+    return not (window.read_only or getattr(window.store, "read_only", None))

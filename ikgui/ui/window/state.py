@@ -99,12 +99,14 @@ class Models:
 @dataclass(frozen=True)
 class Prompt:
     """The working prompt panel's inputs: the agent's prompt mode, the recorded prompt,
-    an unsaved edit, and an edit a Clear set aside (waiting to be kept)."""
+    an unsaved edit, an edit a Clear set aside (waiting to be kept), and whether the
+    conversation takes no input (closed or trashed: its editor is read-only)."""
 
     mode: str
     working: str | None
     edited: bool
     set_aside: bool
+    closed: bool = False
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ class WindowState:
 #: Every part of the state, by field name.
 EVERYTHING = frozenset(f.name for f in fields(WindowState))
 #: What a conversation's fields (title, tags, status, trash) can change.
-_FIELDS = frozenset({"title", "strip", "commands", "status", "new_row", "read_only"})
+_FIELDS = frozenset({"title", "strip", "commands", "status", "new_row", "read_only", "prompt"})
 #: What a reply starting or ending can change (the transcript itself is not chrome).
 _STREAM = frozenset({"streaming", "commands", "status", "newest", "models", "prompt", "title"})
 
@@ -333,6 +335,7 @@ def _prompt(reading: Reading) -> Prompt:
         session.state.working_prompt,
         session.prompt_edited,
         session.current.set_aside_prompt is not None,
+        session.read_only,
     )
 
 
