@@ -276,11 +276,12 @@ async def wait_for_database(error: DatabaseUnreachable) -> MainWindow | None:
     """One page says the database cannot be reached and retries until the main window
     opens (returned), or the user quits (``None``)."""
     from ikgui.ui.db_wait import open_when_reachable
+    from ikgui.ui.questions import answered
 
     try:
         return await open_when_reachable(open_main_window, error, config=resolve().config)
-    except IkguiError as exc:
-        error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
+    except IkguiError as exc:  # plain text, never HTML; the loop runs while it is shown
+        await answered(error_box(None, "ikgui cannot start", exc.message))
         return None
 
 

@@ -18,7 +18,7 @@ from ikgui.domain.errors import IkguiError, ProviderError
 from ikgui.domain.events import Kind
 from ikgui.domain.session.sendlock import BusyError
 from ikgui.ui.plain import line as safe_line
-from ikgui.ui.window.export_file import file_name
+from ikgui.ui.window.export_file import export_format, file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
 from ikgui.ui.window.trash import empty_trash
 
@@ -187,9 +187,12 @@ class WindowCommands:
             self.run("model", name=model, provider=provider)
 
     def mark(self) -> None:
-        label = self.window.ask_text("Mark", "Label for this checkpoint (optional):", "")
-        if label is not None:
-            self.run("mark", label=label.strip() or None)
+        self.window.ask_text(
+            "Mark",
+            "Label for this checkpoint (optional):",
+            "",
+            lambda label: self.run("mark", label=label.strip() or None),
+        )
 
     def rewind_to(self, mark_event_id: int) -> None:
         self.run("rewind", mark=mark_event_id)
@@ -255,10 +258,10 @@ class WindowCommands:
         if conv_id != self.window.current_id:
             self.open_conversation(conv_id)
         conv = self.window.store.get_conversation(conv_id)
-        path = self.window.ask_save_path(file_name(conv.title or "" if conv else "", conv_id))
-        if path:
-            fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
-            self.run("export", fmt=fmt, path=path)
+        self.window.ask_save_path(
+            file_name(conv.title or "" if conv else "", conv_id),
+            lambda path: self.run("export", fmt=export_format(path), path=path),
+        )
 
     def trash(self, conv_id: str) -> None:
         window, session = self.window, self.session

@@ -260,27 +260,20 @@ class MainWindow(QMainWindow):
         self.dialogs.show_context()
 
     # -- questions (tests replace these) ------------------------------------------------
-    def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from PySide6.QtWidgets import QInputDialog
+    def ask_text(self, title: str, label: str, text: str, then: Callable[[str], None]) -> None:
+        """Ask for a line; ``then(value)`` on OK (window-modal: nothing waits meanwhile)."""
+        from ikgui.ui.questions import ask_text
 
-        value, ok = (
-            QInputDialog.getMultiLineText(self, title, label, text)
-            if "\n" in text
-            else QInputDialog.getText(self, title, label, text=text)
-        )
-        return value if ok else None
+        ask_text(self, title, label, text, then)
 
-    def ask_save_path(self, suggested: str) -> Path | None:
-        """Where to save ``suggested`` (a file name), starting in the Documents folder."""
-        from PySide6.QtWidgets import QFileDialog
-
+    def ask_save_path(self, suggested: str, then: Callable[[Path], None]) -> None:
+        """Where to save ``suggested`` (a file name), starting in the Documents folder;
+        ``then(path)`` once chosen (window-modal: nothing waits meanwhile)."""
+        from ikgui.ui.questions import ask_save_path
         from ikgui.ui.window.export_file import documents
 
-        start = str(documents() / suggested)
-        name, _ = QFileDialog.getSaveFileName(
-            self, "Export conversation", start, "JSON (*.json);;Markdown (*.md)"
-        )
-        return Path(name) if name else None
+        filters = "JSON (*.json);;Markdown (*.md)"
+        ask_save_path(self, "Export conversation", documents() / suggested, filters, then)
 
     # -- reacting to the session -----------------------------------------------------
     def _on_switched(self) -> None:
