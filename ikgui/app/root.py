@@ -145,6 +145,7 @@ async def _no_models(name: str) -> list[str]:
 def open_demo() -> MainWindow:
     """A read-only window over a demo generated into a throwaway database."""
     from ikgui.domain.session.demo import build_demo
+    from ikgui.domain.session.read_only import DEMO
     from ikgui.storage import open_store
 
     folder = tempfile.TemporaryDirectory(prefix="ikgui-demo-")
@@ -153,6 +154,7 @@ def open_demo() -> MainWindow:
         store, Settings(), registry=default_registry(), export_dir=Path(folder.name) / "exports"
     )
     first = build_demo(session)
+    session.lock(DEMO)  # generated: from now on the session writes nothing
     ui_state = QSettings(str(Path(folder.name) / "window.ini"), QSettings.Format.IniFormat)
     ui_state.setValue("last_conversation", first)
 
@@ -168,7 +170,6 @@ def open_demo() -> MainWindow:
         save_settings=settings_saver(session),  # the demo writes no config.toml
         ui_state=ui_state,
         on_closed=closed,
-        read_only=True,
     )
     window = MainWindow(services)
     window.start()

@@ -22,6 +22,7 @@ from ikgui.domain.session import closing
 from ikgui.domain.session import writes as write_ops
 from ikgui.domain.session.pending import PendingWrites
 from ikgui.domain.session.prompt_edits import PromptEditing
+from ikgui.domain.session.read_only import ReadOnly, read_only, refuse
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.state.changes import Changes
 from ikgui.domain.state.context import Message, build_context
@@ -70,6 +71,8 @@ class OpenConversation(PromptEditing):
         #: (``ikgui run -c -p/-m``); never stored, so the conversation keeps its own.
         self.overrides: dict[str, str] = {}
         self.saved = False
+        #: Why nothing at all is written (the demo, a read-only store): see ``read_only``.
+        self.locked: ReadOnly | None = None
         #: How many times another conversation came on screen: a view tells "still the
         #: one I saw" by it (the conversation is a value; storing it may change its id).
         self.switches = 0
@@ -149,15 +152,15 @@ class OpenConversation(PromptEditing):
         return self.saved and closing.is_trashed(self.conversation)
 
     @property
-    def read_only(self) -> bool:
-        """Whether the conversation on screen takes no input (closed, or in the Trash)."""
-        return self.saved and closing.is_read_only(self.conversation)
+    def read_only(self) -> ReadOnly | None:
+        """Why nothing is written (the demo, a read-only store) or the conversation on
+        screen takes no input (closed, in the Trash); ``None``: it may be written."""
+        return read_only(self.locked, self.conversation, self.saved)
 
     def ensure_open(self) -> None:
-        """Refuse input to a closed branch or a conversation in the Trash (see
-        :mod:`ikgui.domain.session.closing`)."""
-        if self.saved:
-            closing.refuse_closed(self.conversation)
+        """Refuse input when :attr:`read_only` says so (see
+        :mod:`ikgui.domain.session.read_only`)."""
+        refuse(self.read_only)
 
     def here(self) -> str:
         """The id of the conversation on screen."""
@@ -332,6 +335,7 @@ class OpenConversation(PromptEditing):
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state
         (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``)."""
+        refuse(self.locked)  # (a reply under way may still end in a closed branch)
         if self.saved:
             closing.refuse_closed(self.conversation, kind)
         title = title_for_first_message(self.conversation, kind, content)

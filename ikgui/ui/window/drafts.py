@@ -76,8 +76,8 @@ class DraftsAndPolling(QObject):
 
     def _writable(self) -> bool:
         """Whether drafts are written (not in the demo, nor to a store opened read-only)."""
-        window = self.window
-        return not (window.policy.read_only or getattr(window.store, "read_only", None))
+        answer = self.window.session.read_only
+        return answer is None or not answer.whole
 
     def start_polling(self) -> None:
         self._poll_timer.start()

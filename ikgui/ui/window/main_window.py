@@ -23,6 +23,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.session.read_only import Reason
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.domain.state.facts import TranscriptChange
@@ -72,8 +73,6 @@ class WindowServices:
     close_providers: Callable[[], Awaitable[None]] | None = None
     #: Opens the read-only demo (None: no demo from this window).
     open_demo: Callable[[], Any] | None = None
-    #: A read-only window (the demo): browse, search, read; nothing is written.
-    read_only: bool = False
 
 
 class MainWindow(QMainWindow):
@@ -88,7 +87,7 @@ class MainWindow(QMainWindow):
         self.services = services
         self.session = session = services.session
         self.store = session.store
-        self.policy = policy_for(services.read_only)
+        self.policy = policy_for(session.read_only)
         self.setObjectName("mainWindow")
         self.setWindowTitle("ikgui")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -194,11 +193,11 @@ class MainWindow(QMainWindow):
     def _show_store_state(self) -> None:
         """A database opened read-only (its disk was full, or its folder cannot be
         written) says so, above all else."""
-        why = getattr(self.store, "read_only", None)
-        if why and not self.policy.read_only:
-            fix = "free some space" if "disk is full" in why else "make it writable"
+        answer = self.session.read_only
+        if answer is not None and answer.reason is Reason.STORE:
+            fix = "free some space" if "disk is full" in answer.detail else "make it writable"
             self.banner.show_message(
-                f"Your conversations are open read-only: {why}. Browsing, searching and "
+                f"{answer.message[:-1]}. Browsing, searching and "
                 f"exporting work; {fix} and restart ikgui to write again."
             )
             self.banner.button.hide()
@@ -209,7 +208,8 @@ class MainWindow(QMainWindow):
         await self.first_paint.wait()
         await self.model_lists.ask_all()
         banner = self.model_lists.banners.get(self.session.provider)
-        if banner is None or getattr(self.store, "read_only", None):
+        answer = self.session.read_only
+        if banner is None or (answer is not None and answer.whole):
             return  # (a read-only store's banner matters more: nothing could be sent)
         self.pane.show_banner(banner, "server")
 
@@ -260,13 +260,13 @@ class MainWindow(QMainWindow):
         self.dialogs.show_context()
 
     # -- questions (tests replace these) ------------------------------------------------
-    def ask_text(self, title: str, label: str, text: str, then: Callable[[str], None]) -> None:
+    def ask_text(self, title: str, label: str, text: str, then: Callable[[str], object]) -> None:
         """Ask for a line; ``then(value)`` on OK (window-modal: nothing waits meanwhile)."""
         from ikgui.ui.questions import ask_text
 
         ask_text(self, title, label, text, then)
 
-    def ask_save_path(self, suggested: str, then: Callable[[Path], None]) -> None:
+    def ask_save_path(self, suggested: str, then: Callable[[Path], object]) -> None:
         """Where to save ``suggested`` (a file name), starting in the Documents folder;
         ``then(path)`` once chosen (window-modal: nothing waits meanwhile)."""
         from ikgui.ui.questions import ask_save_path

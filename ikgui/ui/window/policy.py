@@ -1,11 +1,16 @@
-"""What a window may do: write (the user's own window) or only read (the demo).
+"""How a window shows the session's read-only answer (``Session.read_only``, enforced by
+the domain: :mod:`ikgui.domain.session.read_only`): the user's own window, or the demo.
 
 One policy object answers at each place the two differ: whether a click that would write
-is refused, what :meth:`MainWindow.start` starts, and what the chrome disables."""
+is refused (saying the domain's reason), what :meth:`MainWindow.start` starts, and what
+the chrome disables. A store opened read-only shows a banner instead
+(``MainWindow._show_store_state``); a closed or trashed conversation its strip."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from ikgui.domain.session.read_only import ReadOnly, Reason
 
 if TYPE_CHECKING:
     from ikgui.ui.window.main_window import MainWindow
@@ -14,7 +19,6 @@ DEMO_BANNER = (
     "This is a demo, generated for you and thrown away when you close this "
     "window. It is read-only: browse, search, right-click, show the context."
 )
-DEMO_REFUSAL = "The demo is read-only: open your own conversations to try this."
 
 
 class WritablePolicy:
@@ -45,7 +49,10 @@ class ReadOnlyPolicy(WritablePolicy):
     title_suffix = " (read-only demo)"
 
     def refuses(self, window: MainWindow) -> bool:
-        window.show_feedback(DEMO_REFUSAL, error=True)
+        answer = window.session.read_only
+        if answer is None or not answer.whole:
+            return False
+        window.show_feedback(answer.message, error=True)  # (the domain would refuse it)
         return True
 
     def start(self, window: MainWindow) -> None:
@@ -63,5 +70,10 @@ class ReadOnlyPolicy(WritablePolicy):
         window.send_button.setEnabled(False)
 
 
-def policy_for(read_only: bool) -> WritablePolicy:
-    return ReadOnlyPolicy() if read_only else WritablePolicy()
+def policy_for(answer: ReadOnly | None) -> WritablePolicy:
+    """The demo's policy when the session is the demo's, else the user's own window's."""
+    return (
+        ReadOnlyPolicy()
+        if answer is not None and answer.reason is Reason.DEMO
+        else WritablePolicy()
+    )
