@@ -33,7 +33,7 @@ def _opened(dialog: QDialog, name: str = OBJECT_NAME) -> QDialog:
 
 
 def ask_text(
-    parent: QWidget, title: str, label: str, text: str, then: Callable[[str], None]
+    parent: QWidget, title: str, label: str, text: str, then: Callable[[str], object]
 ) -> QDialog:
     """Ask for a line (several lines when ``text`` has them); ``then(value)`` on OK only."""
     dialog = QInputDialog(parent)
@@ -47,7 +47,7 @@ def ask_text(
 
 
 def ask_save_path(
-    parent: QWidget, caption: str, start: Path, filters: str, then: Callable[[Path], None]
+    parent: QWidget, caption: str, start: Path, filters: str, then: Callable[[Path], object]
 ) -> QDialog:
     """Ask where to save, starting at ``start`` (a folder and a file name); ``then(path)``
     once one is chosen."""
@@ -58,7 +58,9 @@ def ask_save_path(
     return _opened(dialog)
 
 
-def ask_folder(parent: QWidget, caption: str, start: Path, then: Callable[[Path], None]) -> QDialog:
+def ask_folder(
+    parent: QWidget, caption: str, start: Path, then: Callable[[Path], object]
+) -> QDialog:
     """Ask for an existing folder; ``then(folder)`` once one is chosen."""
     dialog = QFileDialog(parent, caption, str(start))
     dialog.setFileMode(QFileDialog.FileMode.Directory)
@@ -67,7 +69,7 @@ def ask_folder(parent: QWidget, caption: str, start: Path, then: Callable[[Path]
     return _opened(dialog)
 
 
-def confirm(box: QMessageBox, yes: object, then: Callable[[], None]) -> QDialog:
+def confirm(box: QMessageBox, yes: object, then: Callable[[], object]) -> QDialog:
     """Show ``box`` (built by the caller, plain text); ``then()`` if the button ``yes``
     was clicked."""
     box.finished.connect(lambda _result: then() if box.clickedButton() is yes else None)

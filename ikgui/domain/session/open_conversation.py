@@ -79,7 +79,28 @@ class OpenConversation(PromptEditing):
         self._listeners: list[Listener] = []
         self._staged_prompt: str | None = None
         self.conversation = self._blank(None)
-        self.state = ReplayState()
+        #: The replayed state (``None``: opened with its replay deferred, see ``state``).
+        self._state: ReplayState | None = ReplayState()
+
+    @property
+    def state(self) -> ReplayState:
+        """The open conversation's state: always its full replay. Opened with the replay
+        deferred (the window's first paint shows a preview meanwhile:
+        :mod:`ikgui.domain.session.tail_first`), it is replayed on first use, and said."""
+        if self._state is None:
+            self._state = write_ops.replayed(self, self.conversation.id)
+            self.show_live_text()
+            self.announce(StateReplaced(self.conversation.id, deferred=True))
+        return self._state
+
+    @state.setter
+    def state(self, state: ReplayState) -> None:
+        self._state = state
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the state is known (``False``: its replay is deferred until read)."""
+        return self._state is not None
 
     # -- listeners -------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
@@ -199,8 +220,9 @@ class OpenConversation(PromptEditing):
         self.announce(ConversationSwitched(self.conversation.id))
         return self.conversation
 
-    def open(self, conv_id: str) -> Conversation:
-        """Switch to a stored conversation and replay it."""
+    def open(self, conv_id: str, *, replay_later: bool = False) -> Conversation:
+        """Switch to a stored conversation and replay it (``replay_later``: when its state
+        is first read, see ``state``)."""
         conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
@@ -208,30 +230,15 @@ class OpenConversation(PromptEditing):
         self.switches += conv.id != previous
         self.conversation = conv
         self.saved = True
-        self.state = write_ops.replayed(self, conv_id)
-        self.show_live_text()
+        self._state = None
+        if not replay_later:
+            self.state = write_ops.replayed(self, conv_id)
+            self.show_live_text()
         self._staged_prompt = None
         if conv.id != previous:
             self.set_aside_prompt = None  # (the window keeps it with its conversation)
         self.announce(ConversationSwitched(conv.id))
         return conv
-
-    def show(self, conv: Conversation, state: ReplayState) -> None:
-        """Switch to stored ``conv`` on a state folded elsewhere (the tail-first start's
-        tail: :mod:`ikgui.domain.session.tail_first`)."""
-        self.switches += conv.id != self.conversation.id
-        self.conversation = conv
-        self.saved = True
-        self.state = state
-        self.announce(ConversationSwitched(conv.id))
-
-    def replay_quietly(self) -> ReplayState:
-        """Replay the conversation on screen in full and re-read its fields, telling no
-        one (the tail-first start's second step: the window compares what it showed)."""
-        self.state = write_ops.replayed(self, self.conversation.id)
-        self.show_live_text()
-        self.refresh_conversation()
-        return self.state
 
     def show_live_text(self) -> None:
         """A reply still streaming here was saved up to a second ago: show all of it."""

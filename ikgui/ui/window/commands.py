@@ -96,7 +96,6 @@ class WindowCommands:
         """Run a session call from a click; an error becomes one visible line."""
         if self.window.policy.refuses(self.window):
             return None
-        self.window.startup.finish()  # never on the state of the tail shown first
         try:
             return fn(*args)
         except IkguiError as exc:
@@ -127,7 +126,6 @@ class WindowCommands:
         window.show_feedback("")
         if window.policy.refuses(window):
             return window.spawn(asyncio.sleep(0), "refused")
-        window.startup.finish()  # never on the state of the tail shown first
         return window.spawn(self._perform(work, typed), f"line:{self.session.conversation.id}")
 
     def _position(self) -> tuple[str, int | None]:

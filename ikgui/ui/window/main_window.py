@@ -277,6 +277,8 @@ class MainWindow(QMainWindow):
 
     # -- reacting to the session -----------------------------------------------------
     def _on_switched(self) -> None:
+        if self.startup.show():
+            return  # a preview until the session replays (see TailFirstStart)
         session = self.session
         conv = session.conversation
         self.scrollback.show_events(session.state.transcript)
@@ -344,7 +346,6 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         self.drafts.stop_polling()
-        self.startup.finish()  # (not on the tail's state)
         self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
         for conv_id in list(self.session.streams):
             self.session.stop(conv_id)
