@@ -12,13 +12,13 @@ from pytestqt.qtbot import QtBot
 
 import ikgui.domain.session.session
 import ikgui.storage
+from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation
 from ikgui.domain.session.read_only import DEMO, Reason
 from ikgui.storage import open_store
 from tests.support.fixtures import closed_url
-from tests.ui.conftest import wait_until
 from tests.ui.test_read_only_store import opened_read_only
-from tests.ui.test_window import closed, opened, type_and_send, write_config
+from tests.ui.test_window import closed, opened, write_config
 
 __all__ = ["closed_url"]
 
@@ -57,9 +57,15 @@ async def test_a_send_over_a_read_only_store_is_refused_in_the_domain_s_words(
         answer = win.session.read_only
         assert answer is not None and answer.reason is Reason.STORE
         assert win.banner.label.text().startswith(answer.message[:-1])
-        await type_and_send(qtbot, win, "and its light?")
-        await wait_until(lambda: win.feedback.text() != "")
-        assert win.feedback.text() == f"Error: {answer.message}"
+        assert win.read_only and win.windowTitle().endswith(" (read-only) — ikgui")
+        assert win.prompt.isReadOnly() and not win.send_button.isEnabled()
+        enabled = {n for n, a in win.toolbar_actions.actions.items() if a.isEnabled()}
+        assert "actionExport" in enabled and not enabled & {"actionMark", "actionRename"}
+        await win.run_line("and its light?")
+        assert win.feedback.text() == answer.message
+        with pytest.raises(UserError) as refused:  # the domain's own refusal, the same words
+            await win.session.send("and its light?")
+        assert refused.value.message == answer.message
         assert not win.session.writes  # nothing waits in memory to be written
         assert win.scrollback.item_texts()[-1] == "how tall is the lighthouse"
     finally:

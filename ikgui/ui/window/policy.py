@@ -1,10 +1,11 @@
 """How a window shows the session's read-only answer (``Session.read_only``, enforced by
-the domain: :mod:`ikgui.domain.session.read_only`): the user's own window, or the demo.
+the domain: :mod:`ikgui.domain.session.read_only`): the user's own window, the demo, or
+a store opened read-only (whose banner says why: ``MainWindow._show_store_state``).
 
-One policy object answers at each place the two differ: whether a click that would write
+One policy object answers at each place they differ: whether a click that would write
 is refused (saying the domain's reason), what :meth:`MainWindow.start` starts, and what
-the chrome disables. A store opened read-only shows a banner instead
-(``MainWindow._show_store_state``); a closed or trashed conversation its strip."""
+the chrome disables. A closed or trashed conversation shows its strip instead
+(:mod:`ikgui.ui.closed_strip`): only that conversation takes no input."""
 
 from __future__ import annotations
 
@@ -49,11 +50,7 @@ class ReadOnlyPolicy(WritablePolicy):
     title_suffix = " (read-only demo)"
 
     def refuses(self, window: MainWindow) -> bool:
-        answer = window.session.read_only
-        if answer is None or not answer.whole:
-            return False
-        window.show_feedback(answer.message, error=True)  # (the domain would refuse it)
-        return True
+        return _refused(window)
 
     def start(self, window: MainWindow) -> None:
         window.prompt.setReadOnly(True)
@@ -70,10 +67,41 @@ class ReadOnlyPolicy(WritablePolicy):
         window.send_button.setEnabled(False)
 
 
+class ReadOnlyStorePolicy(WritablePolicy):
+    """A store opened read-only: browse, search, export; other processes' changes show."""
+
+    read_only = True
+    title_suffix = " (read-only)"
+    placeholder = "Your conversations are open read-only."
+
+    def refuses(self, window: MainWindow) -> bool:
+        return _refused(window)
+
+    def start(self, window: MainWindow) -> None:
+        super().start(window)
+        window.prompt.setReadOnly(True)
+        window.prompt.setPlaceholderText(self.placeholder)
+        window.working.editor.setReadOnly(True)
+
+    def restrict(self, window: MainWindow) -> None:
+        window.toolbar_actions.model_selector.setEnabled(False)
+        window.send_button.setEnabled(False)
+
+
+def _refused(window: MainWindow) -> bool:
+    """Say why the session writes nothing, if it does not (the domain would refuse it)."""
+    answer = window.session.read_only
+    if answer is None or not answer.whole:
+        return False
+    window.show_feedback(answer.message, error=True)
+    return True
+
+
 def policy_for(answer: ReadOnly | None) -> WritablePolicy:
-    """The demo's policy when the session is the demo's, else the user's own window's."""
-    return (
-        ReadOnlyPolicy()
-        if answer is not None and answer.reason is Reason.DEMO
-        else WritablePolicy()
-    )
+    """The policy that shows the session's answer (a closed or trashed conversation: the
+    user's own window, with its strip)."""
+    if answer is not None and answer.reason is Reason.DEMO:
+        return ReadOnlyPolicy()
+    if answer is not None and answer.reason is Reason.STORE:
+        return ReadOnlyStorePolicy()
+    return WritablePolicy()
