@@ -145,6 +145,7 @@ async def _no_models(name: str) -> list[str]:
 def open_demo() -> Window:
     """A read-only window over a demo generated into a throwaway database."""
     from ikgui.domain.session.demo import build_demo
+    from ikgui.domain.session.read_only import DEMO
     from ikgui.storage import open_store
 
     folder = tempfile.TemporaryDirectory(prefix="ikgui-demo-")
@@ -153,6 +154,7 @@ def open_demo() -> Window:
         store, Settings(), registry=default_registry(), export_dir=Path(folder.name) / "exports"
     )
     first = build_demo(session)
+    session.lock(DEMO)  # generated: from now on the session writes nothing
     ui_state = QSettings(str(Path(folder.name) / "window.ini"), QSettings.Format.IniFormat)
     ui_state.setValue("last_conversation", first)
 
@@ -168,7 +170,6 @@ def open_demo() -> Window:
         save_settings=settings_saver(session),  # the demo writes no config.toml
         ui_state=ui_state,
         on_closed=closed,
-        read_only=True,
     )
     window = open_window(services)
     window.start()
@@ -276,11 +277,12 @@ async def wait_for_database(error: DatabaseUnreachable) -> Window | None:
     """One page says the database cannot be reached and retries until the main window
     opens (returned), or the user quits (``None``)."""
     from ikgui.ui.db_wait import open_when_reachable
+    from ikgui.ui.questions import answered
 
     try:
         return await open_when_reachable(open_main_window, error, config=resolve().config)
-    except IkguiError as exc:
-        error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
+    except IkguiError as exc:  # plain text, never HTML; the loop runs while it is shown
+        await answered(error_box(None, "ikgui cannot start", exc.message))
         return None
 
 

@@ -43,6 +43,7 @@ class SessionBridge(QObject):
     activity = Signal(str, object)
     writes_changed = Signal()  # the queue of changes not saved yet (session.writes) changed
     state_replaced = Signal()  # the current state was replayed again (saved at last)
+    state_replayed = Signal()  # replayed at last, after a preview was shown (tail first)
     send_waiting = Signal(str)  # conv id: a send waits for another process's reply
     #: Every fact, before the signals above that it causes (the window's state reads it).
     fact = Signal(object)
@@ -88,6 +89,8 @@ class SessionBridge(QObject):
                 self.conversation_changed.emit(conv_id or "")
             case WritesPending():
                 self.writes_changed.emit()
+            case StateReplaced(deferred=True):
+                self.state_replayed.emit()
             case StateReplaced():
                 self.state_replaced.emit()
             case SendWaiting(conversation_id=conv_id):

@@ -74,10 +74,16 @@ def test_a_read_only_home_is_browsed_and_writes_say_why_not(cli: Cli) -> None:
         ("conv", "title", conv_id, "other"),
         ("conv", "tag", conv_id, "+x"),
         ("conv", "delete", conv_id),
-        ("run", "-c", conv_id, "hello"),
     ):
         result = read_only(cli.home, *args)
         assert (result.code, result.err) == (1, warning + refused), args
+    # A send is refused by the session before anything is tried (issue 22 item 3).
+    sent = read_only(cli.home, "run", "-c", conv_id, "hello")
+    session_refused = (
+        f"Error: Your conversations are open read-only: {cli.home} is on a read-only file "
+        "system, so the database is open read-only.\n"
+    )
+    assert (sent.code, sent.err) == (1, warning + session_refused)
     assert cli.ok("conv", "list").out == before  # nothing changed, nothing left behind
 
 

@@ -23,8 +23,8 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     ("domain/session/open_conversation.py", "open"): "ConversationSwitched: a switch, not a change",
     (
         "domain/session/open_conversation.py",
-        "show",
-    ): "ConversationSwitched of the tail-first start (it should become a preview the window shows)",
+        "state",
+    ): "StateReplaced(deferred) when a conversation opened behind a preview is first read",
     (
         "domain/session/open_conversation.py",
         "replay_again",

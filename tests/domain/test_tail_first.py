@@ -1,6 +1,7 @@
-"""Opening a conversation from the end of its log (the window's first paint), then
-replaying it in full: the tail is used only when it ends the transcript as the full
-replay does, and the full replay then replaces it."""
+"""A preview of a conversation from the end of its log (the window's first paint) while
+the session opens it with its replay deferred: the tail is used only when it ends the
+transcript as the full replay does, and it is never the session's state (issue 22 item
+3): the session's state is the full replay, made when first read and announced."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ikgui.domain.events import Conversation, Event, Kind
+from ikgui.domain.session.elsewhere import take_in
 from ikgui.domain.session.session import Session
-from ikgui.domain.session.tail_first import TailFirst, tail_state
+from ikgui.domain.session.tail_first import ends_alike, preview, tail_state
+from ikgui.domain.state.facts import Fact, StateReplaced
 from ikgui.domain.state.reading import visible
 from ikgui.domain.state.replay import replay_conversation
 from tests.domain.test_session import snapshot
@@ -38,7 +41,7 @@ def ids(events: list[Event]) -> list[int]:
     return [e.id for e in events]
 
 
-def test_a_long_root_opens_on_its_tail_then_on_its_full_replay() -> None:
+def test_a_long_root_is_previewed_from_its_tail_and_replayed_in_full_when_read() -> None:
     store = MemoryStore()
     conv = add(store, "chat-aaaa")
     chat(store, conv.id, 3)
@@ -47,18 +50,39 @@ def test_a_long_root_opens_on_its_tail_then_on_its_full_replay() -> None:
     mark = store.append_event(conv.id, Kind.MARK, "", {"label": "m"})
     chat(store, conv.id, 20, start=3)
     full = replay_conversation(store, conv.id)
+    shown = preview(store, conv.id, LIMIT)
+    assert shown is not None and shown.conversation.id == conv.id
+    assert ids(list(shown.scrollback)) == ids(full.scrollback[-LIMIT:])
+
     session = Session(store)
-    start = TailFirst(session.current, LIMIT)
-
-    assert start.open(conv.id) and start.pending
+    facts: list[Fact] = []
+    session.subscribe(facts.append)
+    read: list[str] = []
+    events = store.events
+    store.events = lambda *a, **k: read.append("events") or events(*a, **k)  # type: ignore[method-assign]
+    session.current.open(conv.id, replay_later=True)
     assert session.conversation.id == conv.id and session.saved
-    assert ids(session.state.scrollback) == ids(full.scrollback[-LIMIT:])
-    assert session.state.working_prompt == "" and session.state.model is None  # not yet
-
-    assert start.finish() is True and not start.pending
+    assert read == [] and not any(isinstance(f, StateReplaced) for f in facts)  # not yet
+    # Its state is the conversation's, not the preview's: replayed when first read.
+    assert session.state.working_prompt == "a fox" and session.state.model == "m2"
     assert snapshot(session.state) == snapshot(full)
     assert [m.event_id for m in session.state.marks] == [mark.id]
-    assert start.finish() is None  # once
+    replayed = [f for f in facts if isinstance(f, StateReplaced)]
+    assert replayed == [StateReplaced(conv.id, deferred=True)]  # said once
+    assert ends_alike(shown, session.state)
+    session.state  # noqa: B018
+    assert len([f for f in facts if isinstance(f, StateReplaced)]) == 1
+
+
+def test_a_send_before_the_replay_goes_to_the_whole_conversation() -> None:
+    store = MemoryStore()
+    conv = add(store, "chat-aaaa")
+    chat(store, conv.id, 20)
+    session = Session(store)
+    session.current.open(conv.id, replay_later=True)
+    session.mark("here")  # an operation reads the state: the full replay
+    assert len(session.state.context) == 20
+    assert snapshot(session.state) == snapshot(replay_conversation(store, conv.id))
 
 
 @pytest.mark.parametrize(
@@ -87,10 +111,8 @@ def test_a_tail_with_a_rewind_is_not_used() -> None:
     chat(store, conv.id, 10, start=10)
     store.append_event(conv.id, Kind.REWIND, "", {"target_event_id": mark.id})
     chat(store, conv.id, 2, start=20)
-    session = Session(store)
-    start = TailFirst(session.current, LIMIT)
-    assert not start.open(conv.id) and not start.pending
-    assert session.conversation.id != conv.id  # nothing done: the caller replays
+    assert preview(store, conv.id, LIMIT) is None  # the caller replays now
+    assert preview(store, "chat-none", LIMIT) is None
 
 
 def test_a_fork_uses_its_tail_only_when_its_own_events_fill_it() -> None:
@@ -116,30 +138,44 @@ def test_a_root_shorter_than_the_tail_is_its_whole_replay() -> None:
     assert state is not None and snapshot(state) == snapshot(replay_conversation(store, conv.id))
 
 
-def test_finish_says_when_another_writer_added_to_the_end() -> None:
+def test_the_replay_says_when_another_writer_added_to_the_end() -> None:
+    store = MemoryStore()
+    conv = add(store, "chat-aaaa")
+    chat(store, conv.id, 20)
+    shown = preview(store, conv.id, LIMIT)
+    assert shown is not None
+    session = Session(store)
+    session.current.open(conv.id, replay_later=True)
+    store.append_event(conv.id, Kind.USER, "from ikgui run")
+    assert not ends_alike(shown, session.state)
+    assert session.state.scrollback[-1].content == "from ikgui run"
+
+
+def test_what_another_process_wrote_before_the_replay_is_taken_in_once() -> None:
     store = MemoryStore()
     conv = add(store, "chat-aaaa")
     chat(store, conv.id, 20)
     session = Session(store)
-    start = TailFirst(session.current, LIMIT)
-    assert start.open(conv.id)
+    session.current.open(conv.id, replay_later=True)
+    shown_upto = store.last_event_id(conv.id)
     store.append_event(conv.id, Kind.USER, "from ikgui run")
-    assert start.finish() is False
-    assert session.state.scrollback[-1].content == "from ikgui run"
+    assert take_in(session.current, shown_upto)
+    assert snapshot(session.state) == snapshot(replay_conversation(store, conv.id))
 
 
-def test_finish_leaves_a_session_that_moved_on_alone() -> None:
+def test_a_session_that_moved_on_before_the_replay_never_replays_the_first() -> None:
     store = MemoryStore()
     for conv_id in ("chat-aaaa", "chat-bbbb"):
         add(store, conv_id)
         chat(store, conv_id, 20)
     session = Session(store)
-    start = TailFirst(session.current, LIMIT)
-    assert start.open("chat-aaaa")
+    facts: list[Fact] = []
+    session.subscribe(facts.append)
+    session.current.open("chat-aaaa", replay_later=True)
     session.open("chat-bbbb")
-    assert not start.pending and start.finish() is None
     assert session.conversation.id == "chat-bbbb"
     assert snapshot(session.state) == snapshot(replay_conversation(store, "chat-bbbb"))
+    assert not any(isinstance(f, StateReplaced) for f in facts)
 
 
 KINDS = st.sampled_from(

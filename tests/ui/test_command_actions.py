@@ -67,7 +67,7 @@ async def test_the_rewind_menu_and_the_model_selector_run_with_values(
     wire_server.route("/v1/chat/completions", reply("one"))
     await type_and_send(qtbot, window, "first")
     await settle(window)
-    monkeypatch.setattr(window, "ask_text", lambda *a: "/clear")  # a label, not a command
+    monkeypatch.setattr(window, "ask_text", lambda *a: a[-1]("/clear"))  # a label, not a command
     window.toolbar_actions["actionMark"].trigger()
     await settle(window)
     [mark] = window.session.state.marks

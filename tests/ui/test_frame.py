@@ -13,7 +13,6 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import (
     QApplication,
     QDialogButtonBox,
-    QFileDialog,
     QProxyStyle,
     QStyle,
     QStyleFactory,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from ikgui.app.root import open_demo
+from ikgui.ui import questions
 from ikgui.ui.prompt.working_prompt import COLLAPSED_WIDTH
 from ikgui.ui.window.export_file import documents, file_name
 from ikgui.ui.window.main_window import MainWindow
@@ -280,11 +280,10 @@ async def test_export_starts_in_documents_under_the_title(
 ) -> None:
     asked: list[tuple[str, str]] = []
 
-    def save_as(parent: QWidget, caption: str, start: str, kinds: str) -> tuple[str, str]:
-        asked.append((caption, start))
-        return "", ""  # cancelled
+    def save_as(parent: QWidget, caption: str, start: Path, kinds: str, then: object) -> None:
+        asked.append((caption, str(start)))  # (never answered: cancelled)
 
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(save_as))
+    monkeypatch.setattr(questions, "ask_save_path", save_as)
     home = tmp_path / "home"
     write_config(home, wire_server.url, prompt_mode="off")
     win = await opened(home)

@@ -1,7 +1,9 @@
-"""The window opens the last conversation from the end of its log and replays it in full
-right after the first paint: what it shows is what a full open shows; nothing is sent,
-forked or shown as the context on the tail's state (each finishes the replay first); a
-tail that a rewind cut is replayed before the paint, as before."""
+"""The window opens the last conversation on a preview read from the end of its log and
+replays it in full right after the first paint: what it shows is what a full open shows.
+The preview is never the session's state (issue 22 item 3): the session's state is only
+ever the full replay, made when first read — a send, a command, a fork or the context
+before the paint replay it, and no entry point finishes anything; a tail that a rewind
+cut is replayed before the paint, as before."""
 
 from __future__ import annotations
 
@@ -76,14 +78,16 @@ async def test_after_the_replay_the_window_shows_what_a_full_open_shows(
     make_home(tmp_path / "home", wire_server.url, 400)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert win.startup.pending  # the tail is shown first
+        assert win.startup.previewing  # the tail is shown first
         assert win.scrollback.item_texts()[-1] == "message 399"
-        last = win.session.state.scrollback[-1].id
+        preview = win.startup.preview
+        assert preview is not None
+        last = preview.scrollback[-1].id
         frame = win.scrollback.item_frame(last)
         win.show()
         await wait_until(lambda: win.first_paint.done)
         await quiet(win)
-        assert not win.startup.pending and len(win.session.state.context) == 400
+        assert not win.startup.previewing and len(win.session.state.context) == 400
         assert win.scrollback.item_frame(last) is frame  # the items shown were kept
         at_start = win.scrollback.item_texts()
         assert win.scrollback.has_earlier()  # older pages load on scrolling up
@@ -100,7 +104,7 @@ async def test_a_send_right_after_start_waits_for_the_replay_and_then_works(
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
         win.show()
-        assert win.startup.pending and not win.first_paint.done
+        assert win.startup.previewing and not win.first_paint.done
         await type_and_send(qtbot, win, "one more")  # before the first paint
         await wait_until(lambda: win.scrollback.item_texts()[-1:] == ["an answer"])
         await quiet(win)
@@ -120,9 +124,9 @@ async def test_a_line_run_before_the_replay_runs_on_the_whole_conversation(
     make_home(tmp_path / "home", wire_server.url, 400)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert win.startup.pending and win.session.model == "mock-gpt"  # the tail's
+        assert win.startup.previewing
         await win.run_line("/clear")  # a clear keeps the model in force...
-        assert not win.startup.pending
+        assert not win.startup.previewing
         cleared = replay_conversation(win.store, CONV)
         assert cleared.context == [] and cleared.model == "m-early"  # ...the full state's
         win.show()
@@ -138,7 +142,7 @@ async def test_a_tail_cut_by_a_rewind_is_replayed_before_the_first_paint(
     make_home(tmp_path / "home", wire_server.url, messages, rewind_at=messages - TAIL_EVENTS)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert not win.startup.pending  # replayed already, as before tail-first
+        assert not win.startup.previewing  # replayed already, as before tail-first
         before_paint = win.scrollback.item_texts()
         assert "message 396" not in before_paint  # rewound
         assert before_paint[-1] == f"message {messages - 1}"
@@ -156,7 +160,7 @@ async def test_what_another_process_wrote_meanwhile_shows_after_the_replay(
     make_home(tmp_path / "home", wire_server.url, 400)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert win.startup.pending
+        assert win.startup.previewing
         with open_store(tmp_path / "home" / "ikgui.db") as other:
             other.append_event(CONV, Kind.USER, "from ikgui run")
         win.show()
@@ -174,7 +178,7 @@ async def test_the_context_shown_right_after_start_is_the_whole_conversations(
     make_home(tmp_path / "home", wire_server.url, 400)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert win.startup.pending
+        assert win.startup.previewing
         win.show_context()
         document = win.context_dialog.document
         assert document["model"] == "m-early" and len(document["messages"]) == 400
@@ -191,8 +195,9 @@ async def test_a_fork_right_after_start_is_made_from_the_whole_conversation(
     make_home(tmp_path / "home", wire_server.url, 400)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert win.startup.pending
-        last = win.session.state.scrollback[-1].id
+        preview = win.startup.preview
+        assert preview is not None
+        last = preview.scrollback[-1].id
         win.scrollback.fork_requested.emit(last)  # "Fork from here" on the last message
         child = win.session.conversation
         assert child.parent == CONV and child.model == "m-early"  # the model in force
@@ -208,7 +213,7 @@ async def test_a_replay_that_fails_after_the_paint_leaves_the_tail_for_a_new_con
     make_home(tmp_path / "home", wire_server.url, 400)
     win = build_window(tmp_path / "home", check_timeout=0.3)
     try:
-        assert win.startup.pending
+        assert win.startup.previewing
 
         def broken(*args: object, **kwargs: object) -> None:
             raise StorageError("The database could not be read: disk I/O error.")
@@ -217,10 +222,37 @@ async def test_a_replay_that_fails_after_the_paint_leaves_the_tail_for_a_new_con
         win.show()
         await wait_until(lambda: win.first_paint.done)
         await quiet(win)
-        assert not win.startup.pending and not win.session.saved  # a new one
+        assert not win.startup.previewing and not win.session.saved  # a new one
         assert "could not be read" in win.feedback.text()
         assert "disk I/O error" in win.feedback.text()
         assert win.scrollback.item_texts() == []
     finally:
         monkeypatch.undo()
+        await closed(win)
+
+
+async def test_the_session_s_state_is_the_full_replay_even_while_the_preview_shows(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """Nothing reads the preview as the conversation: the session answers from the full
+    replay, made when first asked (here, before the first paint), and the window then
+    shows it, keeping the items it showed."""
+    make_home(tmp_path / "home", wire_server.url, 400)
+    win = build_window(tmp_path / "home", check_timeout=0.3)
+    try:
+        preview = win.startup.preview
+        assert preview is not None and not win.first_paint.done
+        assert len(preview.scrollback) == TAIL_EVENTS  # what is shown: the tail
+        frame = win.scrollback.item_frame(preview.scrollback[-1].id)
+        assert win.session.model == "m-early"  # the /model before the tail: replayed
+        assert len(win.session.state.context) == 400
+        assert not win.startup.previewing  # the window took in the replay
+        assert win.scrollback.item_frame(preview.scrollback[-1].id) is frame
+        assert win.scrollback.has_earlier()
+        assert win.status_model.text().endswith("m-early")
+        win.show()
+        await wait_until(lambda: win.first_paint.done)
+        await quiet(win)
+        assert win.scrollback.item_texts() == await shown_by_a_full_open(win)
+    finally:
         await closed(win)

@@ -100,9 +100,10 @@ def test_empty_trash_asks_naming_the_count(
     sidebar.empty_trash_requested.connect(lambda: emitted.append(True))
     seen: list[str] = []
     answer_empty_trash("Cancel", seen)
-    sidebar.trash.bar.empty_button.click()
+    sidebar.trash.bar.empty_button.click()  # (the question is window-modal: it returns)
+    qtbot.waitUntil(lambda: QApplication.activeModalWidget() is None and len(seen) == 1)
     assert seen == ["Delete the 3 conversations in the Trash for good? This cannot be undone."]
     assert emitted == []
     answer_empty_trash("Empty Trash", seen)
     sidebar.trash.bar.empty_button.click()
-    assert emitted == [True]
+    qtbot.waitUntil(lambda: emitted == [True])

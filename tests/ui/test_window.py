@@ -142,7 +142,7 @@ async def test_mark_rewind_from_the_toolbar(
     await type_and_send(qtbot, window, "one")
     await settle(window)
     assert not window.toolbar_actions["actionRewind"].isEnabled()  # no marks yet
-    monkeypatch.setattr(window, "ask_text", lambda *a: "checkpoint")
+    monkeypatch.setattr(window, "ask_text", lambda *a: a[-1]("checkpoint"))
     window.toolbar_actions["actionMark"].trigger()
     await settle(window)
     assert window.toolbar_actions["actionRewind"].isEnabled()
@@ -283,7 +283,7 @@ async def test_restart_shows_the_same_state(
     wire_server.route("/v1/chat/completions", reply("Prompt: a red fox"))
     await type_and_send(qtbot, first, "fox")
     await settle(first)
-    monkeypatch.setattr(first, "ask_text", lambda *a: "m1")
+    monkeypatch.setattr(first, "ask_text", lambda *a: a[-1]("m1"))
     first.toolbar_actions["actionMark"].trigger()
     await settle(first)
     qtbot.keyClicks(first.prompt, "an unsent draft")

@@ -44,9 +44,9 @@ class Target(Protocol):
     def saved(self) -> bool: ...
 
     @property
-    def read_only(self) -> bool: ...
+    def read_only(self) -> object: ...
 
-    def ensure_open(self) -> None: ...
+    def refusal(self, command: str, when_closed: bool) -> Exception | None: ...
 
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event: ...
 
@@ -173,7 +173,7 @@ class Registry(Generic[T]):
     def enabled(self, target: T, name: str) -> bool:
         """Whether ``name`` can act now (an unknown name cannot)."""
         command = self._by_name.get(name)
-        if command is None or (target.read_only and not command.when_closed):
+        if command is None or target.refusal(name, command.when_closed) is not None:
             return False
         return command.enabled(target)
 
@@ -191,8 +191,9 @@ class Registry(Generic[T]):
         if command is None or not command.slash:
             raise UsageError(f"Unknown command '{name}'")
         arguments = command.parse(args)
-        if not command.when_closed:
-            target.ensure_open()
+        refused = target.refusal(command.name, command.when_closed)
+        if refused is not None:
+            raise refused
         return self._finish(target, command, line.strip(), command.act(target, **arguments))
 
     def run(self, target: T, name: str, /, **arguments: Any) -> CommandResult:
@@ -201,8 +202,9 @@ class Registry(Generic[T]):
         command = self._by_name.get(name)
         if command is None:
             raise UsageError(f"Unknown command '{name}'")
-        if not command.when_closed:
-            target.ensure_open()
+        refused = target.refusal(command.name, command.when_closed)
+        if refused is not None:
+            raise refused
         result = command.act(target, **arguments)
         return self._finish(target, command, command_line(name, arguments), result)
 

@@ -12,7 +12,9 @@ Reopening is an event too: ``agent_reopened`` in the branch's parent (where its
 
 A conversation in the Trash is read-only by the same rule (issue 20, item 4): what it
 took would go for good with it when the Trash is emptied. Restoring it (``ikgui conv
-restore``, the Trash view, the window's Restore) makes it take input again.
+restore``, the Trash view, the window's Restore) makes it take input again. The
+session's one read-only answer (:mod:`ikgui.domain.session.read_only`) holds these two
+beside the demo's and a read-only store's.
 
 ``agent_killed.killed_by`` says who closed the branch (``user``: the user's ``/kill``,
 ``ikgui conv kill`` or the window's Close branch) and ``from`` the conversation the
@@ -55,11 +57,6 @@ def is_closed(conv: Conversation) -> bool:
 
 def is_trashed(conv: Conversation) -> bool:
     return conv.trashed_at is not None
-
-
-def is_read_only(conv: Conversation) -> bool:
-    """Whether ``conv`` takes no input: a closed branch, or in the Trash."""
-    return is_closed(conv) or is_trashed(conv)
 
 
 def refuse_closed(conv: Conversation, kind: str | None = None) -> None:

@@ -63,6 +63,9 @@ def take_in(current: OpenConversation, shown_upto: int | None) -> bool:
     taken in; replay it instead."""
     if not current.saved:
         return True
+    if not current.replayed:  # its deferred replay reads it all, now: nothing is left
+        current.state  # noqa: B018
+        return True
     conv_id = current.conversation.id
     if current.writes.touches(conv_id):
         return False  # a replay would lack what waits: keep what is shown

@@ -22,6 +22,7 @@ from ikgui.domain.session import closing
 from ikgui.domain.session import writes as write_ops
 from ikgui.domain.session.pending import PendingWrites
 from ikgui.domain.session.prompt_edits import PromptEditing
+from ikgui.domain.session.read_only import ReadOnly, read_only, refuse
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.state.changes import Changes
 from ikgui.domain.state.context import Message, build_context
@@ -70,13 +71,36 @@ class OpenConversation(PromptEditing):
         #: (``ikgui run -c -p/-m``); never stored, so the conversation keeps its own.
         self.overrides: dict[str, str] = {}
         self.saved = False
+        #: Why nothing at all is written (the demo, a read-only store): see ``read_only``.
+        self.locked: ReadOnly | None = None
         #: How many times another conversation came on screen: a view tells "still the
         #: one I saw" by it (the conversation is a value; storing it may change its id).
         self.switches = 0
         self._listeners: list[Listener] = []
         self._staged_prompt: str | None = None
         self.conversation = self._blank(None)
-        self.state = ReplayState()
+        #: The replayed state (``None``: opened with its replay deferred, see ``state``).
+        self._state: ReplayState | None = ReplayState()
+
+    @property
+    def state(self) -> ReplayState:
+        """The open conversation's state: always its full replay. Opened with the replay
+        deferred (the window's first paint shows a preview meanwhile:
+        :mod:`ikgui.domain.session.tail_first`), it is replayed on first use, and said."""
+        if self._state is None:
+            self._state = write_ops.replayed(self, self.conversation.id)
+            self.show_live_text()
+            self.announce(StateReplaced(self.conversation.id, deferred=True))
+        return self._state
+
+    @state.setter
+    def state(self, state: ReplayState) -> None:
+        self._state = state
+
+    @property
+    def replayed(self) -> bool:
+        """Whether the state is known (``False``: its replay is deferred until read)."""
+        return self._state is not None
 
     # -- listeners -------------------------------------------------------------
     def subscribe(self, listener: Listener) -> None:
@@ -149,15 +173,15 @@ class OpenConversation(PromptEditing):
         return self.saved and closing.is_trashed(self.conversation)
 
     @property
-    def read_only(self) -> bool:
-        """Whether the conversation on screen takes no input (closed, or in the Trash)."""
-        return self.saved and closing.is_read_only(self.conversation)
+    def read_only(self) -> ReadOnly | None:
+        """Why nothing is written (the demo, a read-only store) or the conversation on
+        screen takes no input (closed, in the Trash); ``None``: it may be written."""
+        return read_only(self.locked, self.conversation, self.saved)
 
     def ensure_open(self) -> None:
-        """Refuse input to a closed branch or a conversation in the Trash (see
-        :mod:`ikgui.domain.session.closing`)."""
-        if self.saved:
-            closing.refuse_closed(self.conversation)
+        """Refuse input when :attr:`read_only` says so (see
+        :mod:`ikgui.domain.session.read_only`)."""
+        refuse(self.read_only)
 
     def here(self) -> str:
         """The id of the conversation on screen."""
@@ -196,8 +220,9 @@ class OpenConversation(PromptEditing):
         self.announce(ConversationSwitched(self.conversation.id))
         return self.conversation
 
-    def open(self, conv_id: str) -> Conversation:
-        """Switch to a stored conversation and replay it."""
+    def open(self, conv_id: str, *, replay_later: bool = False) -> Conversation:
+        """Switch to a stored conversation and replay it (``replay_later``: when its state
+        is first read, see ``state``)."""
         conv = self.store.get_conversation(conv_id) or self.writes.conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
@@ -205,30 +230,15 @@ class OpenConversation(PromptEditing):
         self.switches += conv.id != previous
         self.conversation = conv
         self.saved = True
-        self.state = write_ops.replayed(self, conv_id)
-        self.show_live_text()
+        self._state = None
+        if not replay_later:
+            self.state = write_ops.replayed(self, conv_id)
+            self.show_live_text()
         self._staged_prompt = None
         if conv.id != previous:
             self.set_aside_prompt = None  # (the window keeps it with its conversation)
         self.announce(ConversationSwitched(conv.id))
         return conv
-
-    def show(self, conv: Conversation, state: ReplayState) -> None:
-        """Switch to stored ``conv`` on a state folded elsewhere (the tail-first start's
-        tail: :mod:`ikgui.domain.session.tail_first`)."""
-        self.switches += conv.id != self.conversation.id
-        self.conversation = conv
-        self.saved = True
-        self.state = state
-        self.announce(ConversationSwitched(conv.id))
-
-    def replay_quietly(self) -> ReplayState:
-        """Replay the conversation on screen in full and re-read its fields, telling no
-        one (the tail-first start's second step: the window compares what it showed)."""
-        self.state = write_ops.replayed(self, self.conversation.id)
-        self.show_live_text()
-        self.refresh_conversation()
-        return self.state
 
     def show_live_text(self) -> None:
         """A reply still streaming here was saved up to a second ago: show all of it."""
@@ -332,6 +342,7 @@ class OpenConversation(PromptEditing):
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state
         (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``)."""
+        refuse(self.locked)  # (a reply under way may still end in a closed branch)
         if self.saved:
             closing.refuse_closed(self.conversation, kind)
         title = title_for_first_message(self.conversation, kind, content)

@@ -30,6 +30,7 @@ from ikgui.domain.session.crashed import being_written
 from ikgui.domain.session.library import Library
 from ikgui.domain.session.open_conversation import Listener, OpenConversation
 from ikgui.domain.session.pending import PendingWrites
+from ikgui.domain.session.read_only import ReadOnly, refusal, store_lock
 from ikgui.domain.session.reply import ProviderFactory
 from ikgui.domain.session.sender import ReplyStreamer
 from ikgui.domain.settings import AgentSettings, Settings
@@ -62,6 +63,7 @@ class Session:
         send_wait: float | None = None,
     ) -> None:
         self.current = OpenConversation(store, settings, clock=clock, keep_pending=keep_pending)
+        self.current.locked = store_lock(store)  # a full disk: nothing can be written
         self.streamer = ReplyStreamer(self.current, provider_factory, send_wait)
         self.library = Library(self.current)
         #: The commands (none unless the composition root hands them in).
@@ -128,9 +130,19 @@ class Session:
         return self.current.trashed
 
     @property
-    def read_only(self) -> bool:
-        """Whether the open conversation takes no input (closed, or in the Trash)."""
+    def read_only(self) -> ReadOnly | None:
+        """Why the session writes nothing now, or its open conversation takes no input
+        (the demo, a read-only store, a closed branch, the Trash); ``None``: it may write.
+        The domain refuses what it would write; the window and ``ikgui run`` show it."""
         return self.current.read_only
+
+    def lock(self, reason: ReadOnly) -> None:
+        """Write nothing from now on (the demo, once generated)."""
+        self.current.locked = reason
+
+    def refusal(self, command: str, when_closed: bool) -> UserError | None:
+        """The error the command ``command`` meets now (``None``: it may run)."""
+        return refusal(self.read_only, command, when_closed)
 
     def ensure_open(self) -> None:
         """Raise ``ClosedError`` (``TrashedError``) if the open conversation is a closed

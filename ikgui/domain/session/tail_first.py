@@ -1,7 +1,8 @@
-"""Opening a conversation from the end of its log first, and replaying it in full later.
+"""What the window shows of a conversation before it is replayed: a preview folded from
+the end of its log.
 
 Replaying a 10,000-event conversation reads and folds every event (~0.1 s), while the
-window's first paint shows only its last dozen items. :func:`tail_state` folds just the
+window's first paint shows only its last dozen items. :func:`preview` folds just the
 newest ``limit`` events of the log when that gives the transcript's last ``limit`` items
 exactly as the full replay has them: when each of these events only adds an item (none
 is a rewind or a clear, which cut the transcript, a reply that failed before any text,
@@ -9,23 +10,39 @@ which replay leaves out, or a kind this version does not know), and the conversa
 a root or has ``limit`` events of its own (a fork shows its parent's events before its
 own).
 
-The context, marks, working prompt and ``/model`` of such a state are not the
-conversation's: :class:`TailFirst` opens the session on it for the first paint, and
-nothing may be sent or changed until :meth:`TailFirst.finish` has put the full replay
-in its place.
+A preview is a value to show, never the session's state: its context, marks, working
+prompt and ``/model`` are not the conversation's. The session opens the conversation
+with its replay deferred (``OpenConversation.open(conv_id, replay_later=True)``): the
+full replay runs the first time anything reads the state — the window right after its
+first paint, or a send, a command, the context dialog before that — and the session
+announces it (``StateReplaced``), so no caller has to remember to finish anything.
+:func:`ends_alike` tells the window whether the replay ends as the preview showed.
 """
 
 from __future__ import annotations
 
-from ikgui.domain.events import CONVERSATION_KINDS, Conversation, Kind
+from dataclasses import dataclass
+
+from ikgui.domain.events import CONVERSATION_KINDS, Conversation, Event, Kind
 from ikgui.domain.ports import Store
-from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.state.reading import failed_before_text, visible
 from ikgui.domain.state.replay import ReplayState, replay
+from ikgui.domain.state.transcript import Entry
 
 #: Kinds whose fold only appends to the transcript (a list, not "all but rewind and
 #: clear": a kind added later is not assumed to be one).
 APPENDING = CONVERSATION_KINDS | {Kind.MARK, Kind.COMMAND, Kind.FORK, Kind.AGENT_KILLED, Kind.ERROR}
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The end of a conversation, to show while it is replayed in full."""
+
+    conversation: Conversation
+    #: The transcript's last items, as the full replay has them.
+    transcript: tuple[Entry, ...]
+    #: The scrollback's last events (what the window compares the full replay's with).
+    scrollback: tuple[Event, ...]
 
 
 def tail_state(store: Store, conv: Conversation, limit: int) -> ReplayState | None:
@@ -39,45 +56,20 @@ def tail_state(store: Store, conv: Conversation, limit: int) -> ReplayState | No
     return replay([events])
 
 
-class TailFirst:
-    """Opens a conversation on the state of its tail, then replays it in full. For a
-    session that has just started (no prompt edit staged, no reply streaming)."""
+def preview(store: Store, conv_id: str, limit: int) -> Preview | None:
+    """The preview of ``conv_id`` from its newest ``limit`` events, if that is safe
+    (see :func:`tail_state`); ``None``: it must be replayed in full to be shown."""
+    conv = store.get_conversation(conv_id)
+    if conv is None:
+        return None
+    state = tail_state(store, conv, limit)
+    if state is None:
+        return None
+    return Preview(conv, tuple(state.transcript), tuple(state.scrollback))
 
-    def __init__(self, current: OpenConversation, limit: int) -> None:
-        self.current = current
-        self.limit = limit
-        #: The tail's state while the session is on it (``None`` once replayed).
-        self._state: ReplayState | None = None
 
-    @property
-    def pending(self) -> bool:
-        """Whether the session is on a tail's state still (nothing may be sent)."""
-        return self._state is not None and self.current.state is self._state
-
-    def open(self, conv_id: str) -> bool:
-        """Switch to ``conv_id`` on its tail's state if that is safe (see
-        :func:`tail_state`); ``False`` (nothing done) if not."""
-        current = self.current
-        conv = current.store.get_conversation(conv_id)
-        if conv is None or current.writes.touches(conv_id):
-            return False
-        state = tail_state(current.store, conv, self.limit)
-        if state is None:
-            return False
-        self._state = state
-        current.show(conv, state)
-        return True
-
-    def finish(self) -> bool | None:
-        """Replace the tail's state by the full replay (now, if not done yet). Returns
-        whether the transcript ends as the tail showed it (``None``: nothing to do, the
-        session moved on or it was done)."""
-        if not self.pending:
-            self._state = None
-            return None
-        tail, self._state = self._state, None
-        assert tail is not None
-        current = self.current
-        state = current.replay_quietly()
-        shown, full = visible(tail.scrollback), visible(state.scrollback)
-        return len(full) >= len(shown) and full[len(full) - len(shown) :] == shown
+def ends_alike(shown: Preview, full: ReplayState) -> bool:
+    """Whether the full replay's transcript ends as the preview showed it (another
+    process may have written meanwhile)."""
+    before, after = visible(shown.scrollback), visible(full.scrollback)
+    return len(after) >= len(before) and after[len(after) - len(before) :] == before

@@ -45,6 +45,14 @@ class Writer(Protocol):
     def show_live_text(self) -> None: ...
 
 
+def replay_first(session: Writer, conv_id: str) -> None:
+    """Before writing to the open conversation, replay it if its replay was deferred
+    (``OpenConversation.state``): a replay after the write would read the new row, and
+    folding the change into it would show it twice."""
+    if conv_id == session.here():
+        session.state  # noqa: B018
+
+
 def append(
     session: Writer,
     conv_id: str,
@@ -61,6 +69,7 @@ def append(
     ``fields``: conversations' fields set in the same transaction (conversation id,
     fields), as a ``/kill`` closes branches with its event; ``new``: a conversation
     stored with its first event (a fork's child)."""
+    replay_first(session, conv_id)
     store, writes = session.store, session.writes
     was_saved = session.saved
     if not writes:
@@ -104,6 +113,7 @@ def append(
 
 def update(session: Writer, event: Event, content: str, data: dict[str, Any]) -> Event:
     """Save a growing reply's text; returns it under its real id once it has one."""
+    replay_first(session, event.conversation_id)
     writes = session.writes
     event_id = writes.real_id(event.id)
     queued = bool(writes) or is_provisional(event_id)

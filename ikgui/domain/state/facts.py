@@ -115,9 +115,11 @@ class WritesPending(Fact):
 @dataclass(frozen=True)
 class StateReplaced(Fact):
     """The current state was replayed again (saved at last, or another process's reply
-    came first): show the scrollback again."""
+    came first): show the scrollback again. ``deferred``: the first replay of a
+    conversation opened with its replay deferred (the window showed a preview)."""
 
     name: ClassVar[str] = "state_replaced"
+    deferred: bool = False
 
 
 @dataclass(frozen=True)

@@ -123,9 +123,12 @@ class WorkingPromptController(QObject):
         else:
             state.remove(CHOICE_KEY)
 
-    def apply_visibility(self) -> None:
+    def apply_visibility(self, needed: bool | None = None) -> None:
+        """Show or fold the panel (``needed``: whether it is, when the caller knows
+        better than the session, as a preview shown before the replay does)."""
         choice = self._choice
-        shown = choice == "shown" or (choice != "hidden" and self.needed())
+        needed = self.needed() if needed is None else needed
+        shown = choice == "shown" or (choice != "hidden" and needed)
         panel = self.panel
         if shown == (not panel.collapsed):
             self.action.setChecked(shown)

@@ -26,6 +26,7 @@ from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import make_plain
+from ikgui.ui.questions import confirm
 from ikgui.ui.sidebar.rows import ConversationRole
 
 if TYPE_CHECKING:
@@ -98,10 +99,7 @@ class TrashBar(QFrame):
         empty = box.addButton("Empty Trash", QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.exec()
-        if box.clickedButton() is empty:
-            self.empty_confirmed.emit()
-        box.deleteLater()
+        confirm(box, empty, self.empty_confirmed.emit)
 
 
 class TrashController(QObject):

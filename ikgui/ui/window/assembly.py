@@ -107,7 +107,6 @@ def connect(window: MainWindow) -> None:
     window.working.show_context_requested.connect(window.show_context)
     commands.save_draft = window.drafts.save_draft
     commands.show_branches = window.dialogs.show_branches
-    runner.settle = window.startup.finish
     runner.after = chrome.refresh
     runner.retire_banner = lambda: window.pane.retire_banner("server")
     runner.close = window.close

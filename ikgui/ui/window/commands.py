@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.errors import IkguiError
 from ikgui.ui.plain import line as safe_line
-from ikgui.ui.window.export_file import file_name
+from ikgui.ui.window.export_file import export_format, file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
 
 if TYPE_CHECKING:
@@ -28,9 +28,11 @@ if TYPE_CHECKING:
 class Questions(Protocol):
     """What the commands ask the user (tests answer instead)."""
 
-    def ask_text(self, title: str, label: str, text: str) -> str | None: ...
+    def ask_text(
+        self, title: str, label: str, text: str, then: Callable[[str], object]
+    ) -> None: ...
 
-    def ask_save_path(self, suggested: str) -> Path | None: ...
+    def ask_save_path(self, suggested: str, then: Callable[[Path], object]) -> None: ...
 
 
 class WindowCommands:
@@ -80,9 +82,12 @@ class WindowCommands:
             self.runner.run("model", name=model, provider=provider)
 
     def mark(self) -> None:
-        label = self.questions.ask_text("Mark", "Label for this checkpoint (optional):", "")
-        if label is not None:
-            self.runner.run("mark", label=label.strip() or None)
+        self.questions.ask_text(
+            "Mark",
+            "Label for this checkpoint (optional):",
+            "",
+            lambda label: self.runner.run("mark", label=label.strip() or None),
+        )
 
     def rewind_to(self, mark_event_id: int) -> None:
         self.runner.run("rewind", mark=mark_event_id)
@@ -138,10 +143,10 @@ class WindowCommands:
         if conv_id != self.session.conversation.id:
             self.open_conversation(conv_id)
         conv = self.session.store.get_conversation(conv_id)
-        path = self.questions.ask_save_path(file_name(conv.title or "" if conv else "", conv_id))
-        if path:
-            fmt = "md" if path.suffix.lower() in (".md", ".markdown") else "json"
-            self.runner.run("export", fmt=fmt, path=path)
+        self.questions.ask_save_path(
+            file_name(conv.title or "" if conv else "", conv_id),
+            lambda path: self.runner.run("export", fmt=export_format(path), path=path),
+        )
 
     def trash(self, conv_id: str) -> None:
         session = self.session

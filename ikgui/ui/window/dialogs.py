@@ -52,7 +52,6 @@ class WindowDialogs:
         from ikgui.ui.prompt.context_dialog import ContextDialog
 
         window = self.window
-        window.startup.finish()  # the whole conversation's context, not its tail's
         session = window.session
         dialog = ContextDialog(
             session.conversation.id,

@@ -38,3 +38,8 @@ def file_name(title: str, fallback: str, extension: str = "json") -> str:
     if not words or words.split(".")[0].upper() in _RESERVED:
         words = fallback
     return f"{words}.{extension}"
+
+
+def export_format(path: Path) -> str:
+    """The export format a chosen file name asks for (Markdown by its extension)."""
+    return "md" if path.suffix.lower() in (".md", ".markdown") else "json"

@@ -16,7 +16,7 @@ coroutine.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.session.read_only import Reason
 from ikgui.domain.state.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.bugs import surface
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         self.services = services
         self.session = session = services.session
         self.store = session.store
-        self.policy = policy_for(services.read_only)
+        self.policy = policy_for(session.read_only)
         self.setObjectName("mainWindow")
         self.setWindowTitle("ikgui")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -172,11 +173,11 @@ class MainWindow(QMainWindow):
     def _show_store_state(self) -> None:
         """A database opened read-only (its disk was full, or its folder cannot be
         written) says so, above all else."""
-        why = getattr(self.store, "read_only", None)
-        if why and not self.policy.read_only:
-            fix = "free some space" if "disk is full" in why else "make it writable"
+        answer = self.session.read_only
+        if answer is not None and answer.reason is Reason.STORE:
+            fix = "free some space" if "disk is full" in answer.detail else "make it writable"
             self.banner.show_message(
-                f"Your conversations are open read-only: {why}. Browsing, searching and "
+                f"{answer.message[:-1]}. Browsing, searching and "
                 f"exporting work; {fix} and restart ikgui to write again."
             )
             self.banner.button.hide()
@@ -187,7 +188,8 @@ class MainWindow(QMainWindow):
         await self.first_paint.wait()
         await self.model_lists.ask_all()
         banner = self.model_lists.banners.get(self.session.provider)
-        if banner is None or getattr(self.store, "read_only", None):
+        answer = self.session.read_only
+        if banner is None or (answer is not None and answer.whole):
             return  # (a read-only store's banner matters more: nothing could be sent)
         self.pane.show_banner(banner, "server")
 
@@ -238,30 +240,25 @@ class MainWindow(QMainWindow):
         self.dialogs.show_context()
 
     # -- questions (tests replace these) ------------------------------------------------
-    def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from PySide6.QtWidgets import QInputDialog
+    def ask_text(self, title: str, label: str, text: str, then: Callable[[str], object]) -> None:
+        """Ask for a line; ``then(value)`` on OK (window-modal: nothing waits meanwhile)."""
+        from ikgui.ui.questions import ask_text
 
-        value, ok = (
-            QInputDialog.getMultiLineText(self, title, label, text)
-            if "\n" in text
-            else QInputDialog.getText(self, title, label, text=text)
-        )
-        return value if ok else None
+        ask_text(self, title, label, text, then)
 
-    def ask_save_path(self, suggested: str) -> Path | None:
-        """Where to save ``suggested`` (a file name), starting in the Documents folder."""
-        from PySide6.QtWidgets import QFileDialog
-
+    def ask_save_path(self, suggested: str, then: Callable[[Path], object]) -> None:
+        """Where to save ``suggested`` (a file name), starting in the Documents folder;
+        ``then(path)`` once chosen (window-modal: nothing waits meanwhile)."""
+        from ikgui.ui.questions import ask_save_path
         from ikgui.ui.window.export_file import documents
 
-        start = str(documents() / suggested)
-        name, _ = QFileDialog.getSaveFileName(
-            self, "Export conversation", start, "JSON (*.json);;Markdown (*.md)"
-        )
-        return Path(name) if name else None
+        filters = "JSON (*.json);;Markdown (*.md)"
+        ask_save_path(self, "Export conversation", documents() / suggested, filters, then)
 
     # -- reacting to the session (connected by the wiring module) ----------------------
     def on_switched(self) -> None:
+        if self.startup.show():
+            return  # a preview until the session replays (see TailFirstStart)
         session = self.session
         conv = session.conversation
         self.scrollback.show_events(session.state.transcript)
@@ -336,7 +333,6 @@ class MainWindow(QMainWindow):
             return
         self._closed = True
         self.watcher.stop_polling()
-        self.startup.finish()  # (not on the tail's state)
         self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
         for conv_id in list(self.session.streams):
             self.session.stop(conv_id)

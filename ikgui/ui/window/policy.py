@@ -1,11 +1,17 @@
-"""What a window may do: write (the user's own window) or only read (the demo).
+"""How a window shows the session's read-only answer (``Session.read_only``, enforced by
+the domain: :mod:`ikgui.domain.session.read_only`): the user's own window, the demo, or
+a store opened read-only (whose banner says why: ``MainWindow._show_store_state``).
 
-One policy object answers at each place the two differ: whether a click that would write
-is refused, what :meth:`MainWindow.start` starts, and what the chrome disables."""
+One policy object answers at each place they differ: whether a click that would write
+is refused (saying the domain's reason), what :meth:`MainWindow.start` starts, and what
+the chrome disables. A closed or trashed conversation shows its strip instead
+(:mod:`ikgui.ui.closed_strip`): only that conversation takes no input."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from ikgui.domain.session.read_only import ReadOnly, Reason
 
 if TYPE_CHECKING:
     from ikgui.ui.window.main_window import MainWindow
@@ -14,7 +20,6 @@ DEMO_BANNER = (
     "This is a demo, generated for you and thrown away when you close this "
     "window. It is read-only: browse, search, right-click, show the context."
 )
-DEMO_REFUSAL = "The demo is read-only: open your own conversations to try this."
 
 
 class WritablePolicy:
@@ -45,8 +50,7 @@ class ReadOnlyPolicy(WritablePolicy):
     title_suffix = " (read-only demo)"
 
     def refuses(self, window: MainWindow) -> bool:
-        window.show_feedback(DEMO_REFUSAL, error=True)
-        return True
+        return _refused(window)
 
     def start(self, window: MainWindow) -> None:
         window.prompt.setReadOnly(True)
@@ -63,5 +67,41 @@ class ReadOnlyPolicy(WritablePolicy):
         window.send_button.setEnabled(False)
 
 
-def policy_for(read_only: bool) -> WritablePolicy:
-    return ReadOnlyPolicy() if read_only else WritablePolicy()
+class ReadOnlyStorePolicy(WritablePolicy):
+    """A store opened read-only: browse, search, export; other processes' changes show."""
+
+    read_only = True
+    title_suffix = " (read-only)"
+    placeholder = "Your conversations are open read-only."
+
+    def refuses(self, window: MainWindow) -> bool:
+        return _refused(window)
+
+    def start(self, window: MainWindow) -> None:
+        super().start(window)
+        window.prompt.setReadOnly(True)
+        window.prompt.setPlaceholderText(self.placeholder)
+        window.working.editor.setReadOnly(True)
+
+    def restrict(self, window: MainWindow) -> None:
+        window.toolbar_actions.model_selector.setEnabled(False)
+        window.send_button.setEnabled(False)
+
+
+def _refused(window: MainWindow) -> bool:
+    """Say why the session writes nothing, if it does not (the domain would refuse it)."""
+    answer = window.session.read_only
+    if answer is None or not answer.whole:
+        return False
+    window.show_feedback(answer.message, error=True)
+    return True
+
+
+def policy_for(answer: ReadOnly | None) -> WritablePolicy:
+    """The policy that shows the session's answer (a closed or trashed conversation: the
+    user's own window, with its strip)."""
+    if answer is not None and answer.reason is Reason.DEMO:
+        return ReadOnlyPolicy()
+    if answer is not None and answer.reason is Reason.STORE:
+        return ReadOnlyStorePolicy()
+    return WritablePolicy()

@@ -40,8 +40,6 @@ class CommandRunner:
         self.prompt = prompt
         #: Whether a click that would write is refused (and the user told so): the demo.
         self.refuses = refuses
-        #: Runs before anything touches the session (the tail-first start finishes).
-        self.settle: Callable[[], None] = lambda: None
         #: Runs after each command (the chrome redraws what changed).
         self.after: Callable[[], None] = lambda: None
         #: Takes down the start-up banner about the model server (a card says it now).
@@ -53,7 +51,6 @@ class CommandRunner:
         """Run a session call from a click; an error becomes one visible line."""
         if self.refuses():
             return None
-        self.settle()  # never on the state of the tail shown first
         try:
             return fn(*args)
         except IkguiError as exc:
@@ -92,7 +89,6 @@ class CommandRunner:
         self.feedback.show("")
         if self.refuses():
             return self.spawn(asyncio.sleep(0), "refused")
-        self.settle()  # never on the state of the tail shown first
         return self.spawn(self._perform(work, typed), f"line:{self.session.conversation.id}")
 
     def _position(self) -> tuple[str, int | None]:

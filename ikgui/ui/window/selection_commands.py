@@ -8,9 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog
-
 from ikgui.ui.plain import line as safe_line
+from ikgui.ui.questions import ask_folder
 from ikgui.ui.window.export_file import documents
 
 if TYPE_CHECKING:
@@ -96,12 +95,12 @@ class SelectionCommands:
 
     def export_many(self, conv_ids: list[str]) -> None:
         """Each as ``<id>.json`` in a folder the user picks."""
-        start = str(documents())
-        folder = QFileDialog.getExistingDirectory(
-            self.commands.owner, "Export conversations to", start
+        ask_folder(
+            self.commands.owner,
+            "Export conversations to",
+            documents(),
+            lambda folder: self.export_to(conv_ids, folder),
         )
-        if folder:
-            self.export_to(conv_ids, Path(folder))
 
     def export_to(self, conv_ids: list[str], folder: Path) -> list[Path]:
         written: list[Path] = []

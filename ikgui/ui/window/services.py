@@ -31,5 +31,3 @@ class WindowServices:
     close_providers: Callable[[], Awaitable[None]] | None = None
     #: Opens the read-only demo (None: no demo from this window).
     open_demo: Callable[[], Any] | None = None
-    #: A read-only window (the demo): browse, search, read; nothing is written.
-    read_only: bool = False

@@ -43,6 +43,7 @@ from ikgui.domain.state.usage import usage_text
 from ikgui.domain.text.safe import one_line
 
 if TYPE_CHECKING:
+    from ikgui.domain.session.read_only import ReadOnly
     from ikgui.domain.session.session import Session
 
 #: What the model selector and the status bar say before a model is known.
@@ -328,6 +329,12 @@ def _models(reading: Reading) -> Models:
     return Models(session.provider, session.model, shown, groups)
 
 
+def _takes_no_input(answer: ReadOnly | None) -> bool:
+    """The conversation on screen is closed or in the Trash (the demo and a read-only
+    store are the whole window's, shown by its policy)."""
+    return answer is not None and not answer.whole
+
+
 def _prompt(reading: Reading) -> Prompt:
     session = reading.session
     return Prompt(
@@ -335,7 +342,7 @@ def _prompt(reading: Reading) -> Prompt:
         session.state.working_prompt,
         session.prompt_edited,
         session.current.set_aside_prompt is not None,
-        session.read_only,
+        _takes_no_input(session.read_only),
     )
 
 
