@@ -83,7 +83,7 @@ def build_window(
         store,
         settings,
         registry=default_registry(),
-        provider_factory=providers,
+        provider_factory=providers.build,  # keys looked up off the GUI thread
         model_lister=providers.known_models,
         export_dir=paths.exports,
     )

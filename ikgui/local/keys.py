@@ -66,6 +66,9 @@ class KeyStore:
         self._seconds = seconds
         #: Set once the keyring failed to answer: it is not asked again.
         self.unanswered: str | None = None
+        #: How many keys this process stored or forgot: what keeps a looked-up key
+        #: (:class:`ikgui.wiring.Providers`) knows it is out of date when it changes.
+        self.changes = 0
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a daemon thread, waited for at most ``seconds``."""
@@ -189,6 +192,7 @@ class KeyStore:
 
     def set(self, provider: str, key: str) -> str:
         """Store a key; returns where it went (``keyring`` or ``session``)."""
+        self.changes += 1
         if self.available:
             try:
                 self._call(self._keyring.set_password, SERVICE, provider, key)
@@ -202,6 +206,7 @@ class KeyStore:
 
     def delete(self, provider: str) -> bool:
         """Forget a key; True if there was one."""
+        self.changes += 1
         had = self._session.pop(provider, None) is not None
         if self.available:
             try:

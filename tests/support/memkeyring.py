@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 
@@ -12,8 +14,11 @@ class MemoryKeyring(KeyringBackend):
     def __init__(self) -> None:
         super().__init__()
         self.secrets: dict[tuple[str, str], str] = {}
+        #: Each key read: whose key, and the thread that asked the keyring for it.
+        self.reads: list[tuple[str, int]] = []
 
     def get_password(self, service: str, username: str) -> str | None:
+        self.reads.append((username, threading.get_ident()))
         return self.secrets.get((service, username))
 
     def set_password(self, service: str, username: str, password: str) -> None:
