@@ -16,6 +16,9 @@ from keyring.backend import KeyringBackend
 
 class HangingKeyring(KeyringBackend):
     priority = 1  # type: ignore[assignment]
+    #: Never found by keyring's discovery (a process's first ``get_keyring()`` would chain
+    #: a copy of every viable backend): a test sets it, or a child process names it.
+    viable = False  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__()
