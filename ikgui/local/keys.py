@@ -150,6 +150,12 @@ class KeyStore:
         self._probed = True
 
     @property
+    def probed(self) -> bool:
+        """Whether :attr:`available` answers without asking the keyring (a window asks
+        it from a worker thread first)."""
+        return self._probed
+
+    @property
     def available(self) -> bool:
         self._probe()
         return self._available
@@ -193,6 +199,13 @@ class KeyStore:
     def set(self, provider: str, key: str) -> str:
         """Store a key; returns where it went (``keyring`` or ``session``)."""
         self.changes += 1
+        try:
+            return self._set(provider, key)
+        finally:
+            # Again once stored: a look-up that began meanwhile may have read the old one.
+            self.changes += 1
+
+    def _set(self, provider: str, key: str) -> str:
         if self.available:
             try:
                 self._call(self._keyring.set_password, SERVICE, provider, key)
@@ -214,6 +227,7 @@ class KeyStore:
                 had = True
             except Exception:  # PasswordDeleteError: nothing stored
                 pass
+        self.changes += 1  # (as in set)
         return had
 
     def status(self, provider: str, env_var: str | None = None) -> str:
