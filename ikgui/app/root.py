@@ -104,6 +104,10 @@ def build_window(
     )
     services.open_demo = open_demo
     window = MainWindow(services)
+    if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)
+        from ikgui.ui.reconnecting import watch_store
+
+        watch_store(store, window.statusBar())  # (the bar owns it)
     window.start()
     window.first_paint.then(lambda: after_first_paint(keys))
     window.first_paint.then(lambda: warm_up_rendering(window.scrollback))

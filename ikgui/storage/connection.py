@@ -73,6 +73,12 @@ class StoreConnection:
         if self._worker is not None:
             self._worker.settle()
 
+    def unanswered_for(self) -> float:
+        """How long the database thread has been waiting for the server (seconds; 0 when
+        it waits for nothing, and always on SQLite)."""
+        worker = self._worker
+        return 0.0 if worker is None else worker.busy_for()
+
     def close(self) -> None:
         if not self._closed:
             worker, self._worker = self._worker, None

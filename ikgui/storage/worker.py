@@ -11,6 +11,7 @@ the writes in the order they were made.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
@@ -34,6 +35,8 @@ class DatabaseThread:
         self._jobs: deque[_Job] = deque()
         self._changed = threading.Condition()
         self._busy = False
+        #: When the request running now started (``time.monotonic()``), else None.
+        self._started: float | None = None
         self._closing = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -47,6 +50,12 @@ class DatabaseThread:
     def idle(self) -> bool:
         with self._changed:
             return not self._jobs and not self._busy
+
+    def busy_for(self) -> float:
+        """How long the request running now has been waiting for the database (seconds;
+        0 when none runs): what tells a window the server does not answer."""
+        started = self._started
+        return 0.0 if started is None else max(0.0, time.monotonic() - started)
 
     def submit(
         self, function: Callable[..., Any], *args: Any, key: Hashable | None = None
@@ -91,6 +100,7 @@ class DatabaseThread:
                     return  # closing, and nothing left
                 job = self._jobs.popleft()
                 self._busy = True
+                self._started = time.monotonic()
             try:
                 job.future.set_result(job.function(*job.args))
             except Exception as exc:  # handed to whoever holds the future
@@ -98,4 +108,5 @@ class DatabaseThread:
             finally:
                 with self._changed:
                     self._busy = False
+                    self._started = None
                     self._changed.notify_all()

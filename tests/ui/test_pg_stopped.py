@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from ikgui.storage import open_store
@@ -131,4 +132,38 @@ async def test_a_stopped_server_leaves_a_streaming_window_turning(
         assert window.prompt.toPlainText() == "typed meanwhile"
     finally:
         timer.stop()
+        await closed(window)
+
+
+def reconnecting(window: MainWindow) -> QLabel | None:
+    return window.statusBar().findChild(QLabel, "reconnecting")
+
+
+async def test_the_status_bar_says_reconnecting_while_the_server_does_not_answer(
+    pg_server: PgServer, pg_url: str, wire_server: WireServer, tmp_path: Path, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    window = window_over(open_store(pg_url), home)
+    window.show()
+    await quiet(window)
+    try:
+        line = reconnecting(window)
+        assert line is not None and not line.isVisible()
+        wire_server.route("/v1/chat/completions", endless("word "))
+        await type_and_send(qtbot, window, "go on")
+        await wait_until(lambda: last(window).startswith("Streaming word word"))
+        await wait_until(lambda: not window.sidebar.poll())
+        with stopped(pg_server) as still:
+            # A growing reply's save waits for the server: the window says so.
+            await wait_until(lambda: line.isVisible() or not still.is_set(), timeout=20)
+            assert still.is_set(), "the guard continued the server first"
+            assert line.text() == "Reconnecting…"
+            assert window.statusBar().isVisible()
+        # The server answers again: the line goes.
+        await wait_until(lambda: not line.isVisible(), timeout=20)
+        window.stop()
+        await quiet(window)
+        assert not line.isVisible()
+    finally:
         await closed(window)
