@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 
     from ikgui.storage import PeeweeStore
 
+#: The longest the window's thread waits for a PostgreSQL server (seconds; longer when
+#: the server usually takes longer): past it, the window treats the server as away.
+ANSWER_SECONDS = 0.05
+
 
 async def test_connection(config: ProviderSettings, key: str | None) -> list[str]:
     """List the provider's models: the Settings dialog's "Test connection"."""
@@ -107,6 +111,8 @@ def build_window(
     if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)
         from ikgui.ui.reconnecting import watch_store
 
+        # A server that stops answering never holds the window's thread for longer.
+        store.answer_within(ANSWER_SECONDS)
         watch_store(store, window.statusBar())  # (the bar owns it)
     window.start()
     window.first_paint.then(lambda: after_first_paint(keys))

@@ -5,6 +5,7 @@ in plain words (the dialect's)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +19,11 @@ from ikgui.domain.ports import SendLock
 from ikgui.storage import listing_version
 from ikgui.storage.dialect import Dialect
 from ikgui.storage.worker import DatabaseThread
+
+#: A window's call pings the server through the database thread first when nothing has
+#: been heard from it for this long (seconds): one that stopped answering is found out
+#: there, not on the window's thread.
+HEARD_SECONDS = 1.0
 
 
 class StoreConnection:
@@ -41,6 +47,11 @@ class StoreConnection:
         self._worker: DatabaseThread | None = None
         #: Why the last of them failed, until the next is asked for.
         self._behind_failed: BaseException | None = None
+        #: A window's: how long its thread waits for the server at most (None: as long
+        #: as it takes, as the command line does).
+        self._patience: float | None = None
+        #: When a call on the caller's thread last had its answer.
+        self._heard = time.monotonic()
 
     def save_behind(self) -> None:
         """Send a growing reply's saves to a database thread of their own (with its own
@@ -48,6 +59,30 @@ class StoreConnection:
         caller's. Every other call waits for them first, so they stay in order."""
         if self._worker is None:
             self._worker = DatabaseThread()
+
+    def answer_within(self, seconds: float) -> None:
+        """A window's store: a call on its thread waits at most ``seconds`` (or a few of
+        the server's usual answers, if that is longer) for the database thread and the
+        server; a server that does not answer by then makes it raise
+        ``DatabaseUnreachable`` at once, which the window takes as "away" (it keeps what
+        it shows and its writes wait)."""
+        self.save_behind()
+        self._patience = seconds
+
+    def _wait_for_answer(self, worker: DatabaseThread) -> None:
+        """(A window's call, before it touches its own connection.)"""
+        assert self._patience is not None
+        bound = max(self._patience, 3 * worker.typical)
+        if worker.busy_for() > bound:
+            raise self.dialect.silent_error()  # a request is stuck: do not queue behind it
+        if time.monotonic() - max(self._heard, worker.answered_at) > HEARD_SECONDS:
+            worker.submit(self._ping, key="ping")
+        if not worker.wait_idle(bound):
+            raise self.dialect.silent_error()
+
+    def _ping(self) -> None:
+        """(On the database thread.)"""
+        self._db.execute_sql("SELECT 1")  # type: ignore[no-untyped-call]
 
     @property
     def database(self) -> Database:
@@ -104,8 +139,12 @@ class StoreConnection:
         sent behind have been made (unless not ``settled``)."""
         if self._closed:
             raise self.dialect.closed_error()
-        if settled and self._worker is not None:
-            self._worker.settle()
+        worker = self._worker
+        if settled and worker is not None:
+            if self._patience is not None and not worker.current:
+                self._wait_for_answer(worker)
+            else:
+                worker.settle()
         try:
             return self._db.connection()  # type: ignore[no-untyped-call]
         except self._errors as exc:
@@ -118,6 +157,7 @@ class StoreConnection:
             yield self._db
         except self._errors as exc:
             raise self.dialect.error(exc, writing=False) from exc
+        self._heard = time.monotonic()
 
     def _read_only_error(self, read_only: str) -> StorageError:
         where = self.path if self.path is not None else self.describe()
@@ -134,6 +174,7 @@ class StoreConnection:
                 yield self._db
         except self._errors as exc:
             raise self.dialect.error(exc, writing=True) from exc
+        self._heard = time.monotonic()
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -37,6 +37,10 @@ class DatabaseThread:
         self._busy = False
         #: When the request running now started (``time.monotonic()``), else None.
         self._started: float | None = None
+        #: When a request last ended (answered or failed: the server spoke either way).
+        self.answered_at = time.monotonic()
+        #: How long a request usually takes (a moving average, seconds).
+        self.typical = 0.0
         self._closing = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -74,6 +78,14 @@ class DatabaseThread:
             self._changed.notify_all()
         return job.future
 
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds for every queued request to have run; whether
+        they have (never waits on the thread itself)."""
+        if self.current:
+            return True
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._jobs and not self._busy, timeout)
+
     def settle(self) -> None:
         """Wait until every queued request has run (never on the thread itself)."""
         if self.current:
@@ -107,6 +119,10 @@ class DatabaseThread:
                 job.future.set_exception(exc)
             finally:
                 with self._changed:
+                    now = time.monotonic()
+                    if self._started is not None:
+                        self.typical = 0.8 * self.typical + 0.2 * (now - self._started)
+                    self.answered_at = now
                     self._busy = False
                     self._started = None
                     self._changed.notify_all()

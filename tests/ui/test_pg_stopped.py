@@ -167,3 +167,57 @@ async def test_the_status_bar_says_reconnecting_while_the_server_does_not_answer
         assert not line.isVisible()
     finally:
         await closed(window)
+
+
+async def test_a_reply_that_ends_and_a_sidebar_reload_while_the_server_is_stopped(
+    pg_server: PgServer, pg_url: str, wire_server: WireServer, tmp_path: Path, qtbot: QtBot
+) -> None:
+    """The reply's final save and the sidebar's reads do not wait on the window's thread:
+    the window keeps what it shows, its loop turns, typing is kept, and once the server
+    answers the reply is stored in full and "Reconnecting…" goes."""
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    window = window_over(open_store(pg_url), home)
+    window.show()
+    await quiet(window)
+    ticks = [0]
+    timer = QTimer()
+    timer.setInterval(0)
+    timer.timeout.connect(lambda: ticks.__setitem__(0, ticks[0] + 1))
+    try:
+        line = reconnecting(window)
+        assert line is not None
+        wire_server.route("/v1/chat/completions", endless("word "))
+        await type_and_send(qtbot, window, "go on")
+        await wait_until(lambda: last(window).startswith("Streaming word word"))
+        conv = window.current_id
+        await wait_until(lambda: not window.sidebar.poll())
+        rows = window.sidebar.model.rowCount()
+        timer.start()
+        with stopped(pg_server) as still:
+            await wait_until(lambda: line.isVisible() or not still.is_set(), timeout=20)
+            window.stop()  # the reply ends: its final save cannot be made now
+            await wait_until(lambda: not window.session.streaming or not still.is_set())
+            start = ticks[0]
+            # The sidebar's own look at the database, as its timer does every second.
+            window.drafts.poll_external_changes()
+            window.sidebar.refresh_conversation(conv)
+            await wait_until(lambda: ticks[0] > start + 50 or not still.is_set())
+            window.prompt.setFocus()
+            qtbot.keyClicks(window.prompt, "typed meanwhile")
+            assert still.is_set(), "the window waited for the stopped server"
+            assert line.isVisible()
+            assert window.sidebar.model.rowCount() == rows  # the last listing stays
+            shown = last(window)
+        await wait_until(lambda: not line.isVisible(), timeout=20)
+        await wait_until(lambda: not window.session.writes, timeout=20)
+        await quiet(window)
+        with open_store(pg_url) as fresh:
+            stored = [(e.kind, e.content) for e in fresh.events(conv)]
+        assert [kind for kind, _ in stored] == ["user", "assistant"]
+        assert shown.startswith(stored[1][1].strip())
+        assert len(shown) - len(stored[1][1].strip()) < 20
+        assert window.prompt.toPlainText() == "typed meanwhile"
+    finally:
+        timer.stop()
+        await closed(window)
