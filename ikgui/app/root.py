@@ -229,7 +229,8 @@ def main(argv: list[str]) -> int:
         return 0
     loop = new_loop()
     asyncio.set_event_loop(loop)
-    install_bug_path(loop, resolve().data_dir)
+    # The log file opens once the window is painted (what is logged before waits).
+    bug_path = install_bug_path(loop, resolve().data_dir, log_now=False)
     window: MainWindow | None = None
     away: DatabaseUnreachable | None = None
     try:
@@ -237,8 +238,13 @@ def main(argv: list[str]) -> int:
     except DatabaseUnreachable as exc:
         away = exc  # a page says so and retries, on the loop below
     except IkguiError as exc:
+        bug_path.open_log()
         error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
         return 1
+    if window is None:
+        bug_path.open_log()
+    else:
+        window.first_paint.then(bug_path.open_log)
     with loop:
         try:
             return int(loop.run_until_complete(run_window(database, window, away)))
