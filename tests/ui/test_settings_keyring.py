@@ -7,19 +7,24 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import keyring
 import pytest
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QLabel
 from pytestqt.qtbot import QtBot
 
+from ikgui.config.target import LOOKING_UP
 from ikgui.domain.settings import ProviderSettings
 from ikgui.local.keys import KeyStore
+from ikgui.storage import open_store
 from ikgui.ui.settings.key_words import LOOKING
 from tests.support.hangkeyring import HangingKeyring
 from tests.support.memkeyring import MemoryKeyring
 from tests.ui.conftest import wait_until
+from tests.ui.store_window import window_over
 from tests.ui.test_settings_dialog import Harness, delete_dialogs
+from tests.ui.test_window import closed, quiet, write_config
 
 __all__ = ["delete_dialogs"]
 
@@ -111,3 +116,24 @@ def test_a_keyring_that_does_not_answer_leaves_the_dialog_taking_typing(
     hanging_keyring.release()
     qtbot.waitUntil(lambda: h.dialog.result() == QDialog.DialogCode.Accepted)
     assert h.emitted and h.emitted[0].providers["router"].base_url == "http://127.0.0.1:9/v1"
+
+
+async def test_settings_on_a_postgresql_window_ask_where_its_password_comes_from_off_the_gui_thread(
+    pg_url: str, tmp_path: Path, memory_keyring: MemoryKeyring
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, "http://127.0.0.1:9")
+    window = window_over(open_store(pg_url), home)
+    window.show()
+    await quiet(window)
+    waited = keyring_callers(window.services.keys)
+    try:
+        dialog = window.dialogs.open_settings("general")
+        password = dialog.findChild(QLabel, "storePassword")
+        assert password is not None
+        await wait_until(lambda: password.text() != LOOKING_UP)
+        assert password.text().startswith("none stored")
+        assert waited and threading.get_ident() not in waited
+        dialog.reject()
+    finally:
+        await closed(window)
