@@ -118,7 +118,9 @@ class StoreConnection:
         if not self._closed:
             worker, self._worker = self._worker, None
             if worker is not None:
-                worker.close(self._db.close)  # its saves, then its own connection
+                # Its saves, then its own connection; a window does not wait longer than
+                # its patience for a server that does not answer (the thread is a daemon).
+                worker.close(self._db.close, wait=self._patience)
             self._closed = True
             self.dialect.close()
             self._db.close()
@@ -203,7 +205,26 @@ class StoreConnection:
             # No send can write its message: say why, not that a lock file cannot be
             # made in a folder that is read-only too.
             return _RefusedLock(self._read_only_error(self.read_only))
-        return self.dialect.send_lock(conv_id)
+        lock = self.dialect.send_lock(conv_id)
+        if self._patience is not None:
+            return _AnsweredLock(lock, self)
+        return lock
+
+
+class _AnsweredLock:
+    """A window's send lock: taken (a connection of its own, a query) only once the
+    server is known to answer (:meth:`StoreConnection.answer_within`)."""
+
+    def __init__(self, lock: SendLock, store: StoreConnection) -> None:
+        self._lock = lock
+        self._store = store
+
+    def acquire(self) -> bool:
+        self._store._connection()  # raises DatabaseUnreachable if the server is silent
+        return self._lock.acquire()
+
+    def release(self) -> None:
+        self._lock.release()
 
 
 class _RefusedLock:

@@ -93,16 +93,16 @@ class DatabaseThread:
         with self._changed:
             self._changed.wait_for(lambda: not self._jobs and not self._busy)
 
-    def close(self, last: Callable[[], object] | None = None) -> None:
+    def close(self, last: Callable[[], object] | None = None, wait: float | None = None) -> None:
         """Run what is queued, then ``last`` (on the thread: closing its connection), and
-        end the thread."""
+        end the thread; wait for it at most ``wait`` seconds (None: as long as it takes)."""
         if last is not None:
             self.submit(last)
         with self._changed:
             self._closing = True
             self._changed.notify_all()
         if not self.current:
-            self._thread.join()
+            self._thread.join(wait)
 
     def _run(self) -> None:
         while True:

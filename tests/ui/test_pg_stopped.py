@@ -13,18 +13,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+import pytest
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from ikgui.storage import open_store
+from ikgui.storage import connection, open_store
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.pg_server import PgServer
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.store_window import window_over
-from tests.ui.test_window import closed, quiet, texts, type_and_send, write_config
+from tests.ui.test_window import closed, quiet, reply, texts, type_and_send, write_config
 
 __all__ = ["wire_server", "wire_server_session"]
 
@@ -221,3 +222,43 @@ async def test_a_reply_that_ends_and_a_sidebar_reload_while_the_server_is_stoppe
     finally:
         timer.stop()
         await closed(window)
+
+
+async def test_a_send_while_the_server_is_stopped_says_so_and_keeps_the_message(
+    pg_server: PgServer,
+    pg_url: str,
+    wire_server: WireServer,
+    tmp_path: Path,
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The send lock and the message's write ask the database thread first: the window
+    says the database does not answer, keeps what was typed, and sends it once the
+    server answers."""
+    monkeypatch.setattr(connection, "HEARD_SECONDS", 0.0)  # (each call asks first)
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    window = window_over(open_store(pg_url), home)
+    window.show()
+    await quiet(window)
+    wire_server.route("/v1/chat/completions", reply("fine"))
+    try:
+        with stopped(pg_server) as still:
+            await type_and_send(qtbot, window, "hello")
+            await wait_until(lambda: shown_error(window) or not still.is_set())
+            assert still.is_set(), "the send waited for the stopped server"
+            assert "does not answer" in shown_error(window)
+            assert window.prompt.toPlainText() == "hello"
+        qtbot.keyClick(window.prompt, Qt.Key.Key_Return)
+        await wait_until(lambda: texts(window)[-2:] == ["hello", "fine"], timeout=20)
+    finally:
+        await closed(window)
+
+
+def shown_error(window: MainWindow) -> str:
+    found = [
+        label.text()
+        for label in window.findChildren(QLabel)
+        if label.isVisible() and label.text().startswith("Error:")
+    ]
+    return found[0] if found else ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import Kind
 from ikgui.domain.state.usage import usage_text
 from ikgui.ui.closed_strip import ClosedPresenter
@@ -40,7 +41,10 @@ class ChromePresenter:
         session, store = window.session, window.store
         if window.policy.read_only or session.saved or session.state.scrollback:
             return False
-        return not store.list_conversations(1) and not store.list_conversations(1, trashed=True)
+        try:
+            return not store.list_conversations(1) and not store.list_conversations(1, trashed=True)
+        except IkguiError:  # a server away or silent: the window keeps what it shows
+            return False
 
     def refresh(self) -> None:
         window = self.window
