@@ -6,14 +6,19 @@ Starts a PostgreSQL server of its own (``tests/support/pg_server.py``) and a loc
 server (``tests/support/wire_server.py``, an OpenAI-style stream that sends a delta every
 20 ms for longer than the run), opens the real window on the PostgreSQL store
 (offscreen) and sends a message. Once the reply streams (``--before`` seconds), every
-process of the server is stopped with SIGSTOP for ``--stop`` seconds, then continued;
-the reply streams ``--after`` seconds more and is stopped.
+process of the server is stopped with SIGSTOP for ``--stop`` seconds, then continued.
+Halfway through the stop the reply is stopped (its end and final save fall in the stop)
+and the sidebar looks at the database (a poll, and a re-read of the conversation's row,
+as when a change is heard); ``--after`` seconds after the server continues, the reply's
+stored text is compared with what the window shows.
 
 Meanwhile a 5 ms Qt timer measures the event loop's lateness, and a thread "types" one
 letter into the prompt every 50 ms by posting key events to it, as the window system
 would while the user types. Printed: the loop's worst lateness over the whole run and
 while the server was stopped (target: under 100 ms), how long the loop went without a
-turn in all, and whether every letter typed reached the prompt.
+turn in all, whether every letter typed reached the prompt, whether the status bar said
+"Reconnecting…" during the stop and not after it, and whether the reply was stored as
+shown.
 """
 
 from __future__ import annotations
@@ -155,6 +160,10 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
     ticker.setTimerType(Qt.TimerType.PreciseTimer)
     ticker.setInterval(TICK_MS)
     ticker.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    from PySide6.QtWidgets import QLabel
+
+    line = window.statusBar().findChild(QLabel, "reconnecting")
+    seen: list[bool] = []
     window.prompt.clear()
     task = window.run_line("go")
     typist = Typist(window)
@@ -165,9 +174,20 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
         streamed_before = window.session.streaming
         stop = Stop(server, args.stop)
         print(f"PostgreSQL stopped (SIGSTOP) for {args.stop:g} s...", flush=True)
+        conv = window.current_id
+        ended_in_stop = False
         try:
             stop.start()
+            await asyncio.sleep(args.stop / 2)
+            ended_in_stop = not stop.over.is_set() and window.session.streaming
+            window.stop()  # the reply ends while the server is stopped
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), args.stop)
+            # The sidebar's look at the database (its poll; a row read again).
+            window.drafts.poll_external_changes()
+            window.sidebar.refresh_conversation(conv)
             while not stop.over.is_set():
+                seen.append(line is not None and line.isVisible())
                 await asyncio.sleep(0.05)
         finally:
             stop.cont()
@@ -176,9 +196,11 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
         await asyncio.sleep(args.after)
         typist.stop()
         await asyncio.sleep(0.5)  # the letters posted last are delivered
-        window.stop()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(task), 60)
+        # What waited for the server is written by the session's retries.
+        for _ in range(600):
+            if not window.session.writes:
+                break
+            await asyncio.sleep(0.05)
     finally:
         ticker.stop()
         if typist.running:
@@ -189,10 +211,12 @@ async def measure(window: MainWindow, server: PgServer, args: Any) -> dict[str, 
     typed = "".join(typist.typed)
     prompt = window.prompt.toPlainText()
     shown = window.scrollback.item_texts()[-1:]
-    conv = window.current_id
     stored = [e.content for e in window.store.events(conv) if e.kind == "assistant"]
     return {
         "streamed before the stop": streamed_before,
+        "the reply ended during the stop": ended_in_stop,
+        "Reconnecting… shown during the stop": any(seen),
+        "Reconnecting… gone after it": line is not None and not line.isVisible(),
         "worst lateness": max((value for value, _ in late), default=0.0),
         "worst lateness while stopped": max(during, default=0.0),
         "time the loop stood still (gaps over 100 ms)": sum(v for v, _ in late if v > TARGET),
@@ -247,6 +271,12 @@ def main() -> int:
     ms = 1000.0
     print()
     print(f"reply streaming before the stop: {result['streamed before the stop']}")
+    print(f"the reply ended during the stop: {result['the reply ended during the stop']}")
+    shown, gone = (
+        result["Reconnecting… shown during the stop"],
+        result["Reconnecting… gone after it"],
+    )
+    print(f"status bar said Reconnecting… during the stop: {shown}; gone after it: {gone}")
     print(
         f"event loop, worst lateness while PostgreSQL was stopped for {args.stop:g} s: "
         f"{result['worst lateness while stopped'] * ms:.0f} ms (target < {TARGET * ms:.0f} ms)"

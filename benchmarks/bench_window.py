@@ -82,6 +82,7 @@ NOT_BEFORE_PAINT = (
     "keyring",
     "ikgui.ui.settings.dialog",
     "PySide6.QtNetwork",
+    "logging.handlers",
 )
 #: Where ``--profile`` writes the profile of the first reply's start (empty: none).
 PROFILE: list[Path] = []

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 
     from ikgui.storage import PeeweeStore
 
+#: The longest the window's thread waits for a PostgreSQL server (seconds; longer when
+#: the server usually takes longer): past it, the window treats the server as away.
+ANSWER_SECONDS = 0.05
+
 
 async def test_connection(config: ProviderSettings, key: str | None) -> list[str]:
     """List the provider's models: the Settings dialog's "Test connection"."""
@@ -83,7 +87,7 @@ def build_window(
         store,
         settings,
         registry=default_registry(),
-        provider_factory=providers,
+        provider_factory=providers.build,  # keys looked up off the GUI thread
         model_lister=providers.known_models,
         export_dir=paths.exports,
     )
@@ -104,6 +108,12 @@ def build_window(
     )
     services.open_demo = open_demo
     window = open_window(services)
+    if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)
+        from ikgui.ui.reconnecting import watch_store
+
+        # A server that stops answering never holds the window's thread for longer.
+        store.answer_within(ANSWER_SECONDS)
+        watch_store(store, window.statusBar())  # (the bar owns it)
     window.start()
     window.first_paint.then(lambda: after_first_paint(keys))
     window.first_paint.then(lambda: warm_up_rendering(window.scrollback))
@@ -220,7 +230,8 @@ def main(argv: list[str]) -> int:
         return 0
     loop = new_loop()
     asyncio.set_event_loop(loop)
-    install_bug_path(loop, resolve().data_dir)
+    # The log file opens once the window is painted (what is logged before waits).
+    bug_path = install_bug_path(loop, resolve().data_dir, log_now=False)
     window: Window | None = None
     away: DatabaseUnreachable | None = None
     try:
@@ -228,8 +239,13 @@ def main(argv: list[str]) -> int:
     except DatabaseUnreachable as exc:
         away = exc  # a page says so and retries, on the loop below
     except IkguiError as exc:
+        bug_path.open_log()
         error_box(None, "ikgui cannot start", exc.message).exec()  # plain text, never HTML
         return 1
+    if window is None:
+        bug_path.open_log()
+    else:
+        window.first_paint.then(bug_path.open_log)
     with loop:
         try:
             return int(loop.run_until_complete(run_window(database, window, away)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.ports import Store
@@ -20,6 +20,7 @@ from ikgui.domain.text.advice import Advice
 from ikgui.local.keys import KeyStore
 
 if TYPE_CHECKING:
+    from ikgui.domain.settings import ProviderSettings
     from ikgui.domain.streaming import Provider
     from ikgui.providers import ClientPool
 
@@ -52,6 +53,11 @@ class Providers:
     With ``keep_clients`` (a window) the providers share their HTTP clients across
     sends (connections stay open; no client is built on the event loop at each send)
     until :meth:`aclose`.
+
+    Called, it asks the key store on the caller's thread (the command line, a worker);
+    :meth:`build` is what a window sends with: the keyring may take seconds or never
+    answer, so the key is looked up in a worker thread, once per provider, and kept
+    until the settings are saved or a key is stored or forgotten in this process.
     """
 
     def __init__(
@@ -69,6 +75,12 @@ class Providers:
         self._pool: ClientPool | None = None
         #: The last model list each provider gave (for ``/model`` and the selector).
         self.models: dict[str, list[str]] = {}
+        #: Keys looked up by :meth:`build`, per provider, and what they were looked up
+        #: under: the settings saved so many times, the key store's changes.
+        self._looked_up: dict[str, str | None] = {}
+        self._lookups: dict[str, Any] = {}  # provider -> asyncio.Future[str | None]
+        self._saved = 0
+        self._keys_at = (0, self.keys.changes)
 
     @property
     def settings(self) -> Settings:
@@ -84,10 +96,52 @@ class Providers:
             if settings.providers.get(name) != old.get(name):
                 del self.models[name]
         self._settings = settings
+        # Saved in Settings: a key stored meanwhile (``ikgui keys set`` in a terminal)
+        # is looked up again.
+        self._saved += 1
 
     def __call__(self, name: str) -> Provider:
-        from ikgui.providers import ClientPool, make_provider
+        config = self._config(name)
+        return self._make(config, self.keys.get(name, config.api_key_env))
 
+    async def build(self, name: str) -> Provider:
+        """The provider ``name``, with its key looked up off the event loop's thread."""
+        config = self._config(name)
+        return self._make(config, await self._key(name, config))
+
+    async def _key(self, name: str, config: ProviderSettings) -> str | None:
+        """As :meth:`KeyStore.get`, from a worker thread and kept."""
+        import asyncio
+
+        if config.api_key_env and os.environ.get(config.api_key_env):
+            return os.environ[config.api_key_env]
+
+        at = (self._saved, self.keys.changes)
+        if at != self._keys_at:
+            self._looked_up.clear()
+            self._lookups.clear()
+            self._keys_at = at
+        if name in self._looked_up:
+            return self._looked_up[name]
+        lookup = self._lookups.get(name)
+        if lookup is None:
+            # One lookup per provider, whoever asks meanwhile (a send and a title);
+            # a send stopped while it waits leaves the lookup to finish for the next.
+            lookup = asyncio.ensure_future(asyncio.to_thread(self.keys.get, name))
+            self._lookups[name] = lookup
+        try:
+            key: str | None = await asyncio.shield(lookup)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the key store answers None for a failure; this is a bug
+            self._lookups.pop(name, None)
+            raise
+        if self._keys_at == at:
+            self._looked_up[name] = key
+            self._lookups.pop(name, None)
+        return key
+
+    def _config(self, name: str) -> ProviderSettings:
         config = self.settings.providers.get(name)
         if config is None:
             raise ProviderError(
@@ -95,7 +149,11 @@ class Providers:
                 "config",
                 advice=Advice("configure_provider", {"provider": name}),
             )
-        key = self.keys.get(name, config.api_key_env)
+        return config
+
+    def _make(self, config: ProviderSettings, key: str | None) -> Provider:
+        from ikgui.providers import ClientPool, make_provider
+
         limits = {
             "reply_seconds": self.settings.reply_seconds,
             "reply_bytes": self.settings.reply_bytes,
@@ -117,9 +175,11 @@ class Providers:
         """Ask the provider for its models (raises ``ProviderError``)."""
         import asyncio
 
-        # Built in a worker thread: the first one imports the adapters (httpx, ~100 ms),
-        # and the key may wait for the keyring's discovery; the caller's loop goes on.
-        provider = await asyncio.to_thread(self, name)
+        # Built in a worker thread: the first one imports the adapters (httpx, ~100 ms);
+        # the key is the one sends use, looked up in another.
+        config = self._config(name)
+        key = await self._key(name, config)
+        provider = await asyncio.to_thread(self._make, config, key)
         try:
             models = await provider.list_models()
         finally:

@@ -150,16 +150,23 @@ def _password(
     return None, f"none stored{unset}: libpq reads ~/.pgpass (or PGPASSFILE) if the server asks"
 
 
+#: Said of the database's password while the keyring is asked (``store_summary``
+#: without keys: a window asks it from a worker thread).
+LOOKING_UP = "looking in the system keyring…"
+
+
 def store_summary(
-    store: object, settings: Settings, keys: KeyStore
+    store: object, settings: Settings, keys: KeyStore | None
 ) -> tuple[str, str | None] | None:
     """What Settings shows: the open store ("PostgreSQL me@host:5432/db") and where its
-    password comes from (None for the SQLite file); None for a store that is neither
-    (the tests' store in memory)."""
+    password comes from (None for the SQLite file; :data:`LOOKING_UP` without ``keys``);
+    None for a store that is neither (the tests' store in memory)."""
     describe = getattr(store, "describe", None)
     if not callable(describe):
         return None
     display = str(describe())
     if getattr(store, "kind", None) != "postgresql":
         return display, None
+    if keys is None:
+        return display, LOOKING_UP
     return display, password_source(StoreTarget("postgresql", display), settings, keys)

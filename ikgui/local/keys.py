@@ -66,6 +66,9 @@ class KeyStore:
         self._seconds = seconds
         #: Set once the keyring failed to answer: it is not asked again.
         self.unanswered: str | None = None
+        #: How many keys this process stored or forgot: what keeps a looked-up key
+        #: (:class:`ikgui.wiring.Providers`) knows it is out of date when it changes.
+        self.changes = 0
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:
         """``function(*args)`` in a daemon thread, waited for at most ``seconds``."""
@@ -147,6 +150,12 @@ class KeyStore:
         self._probed = True
 
     @property
+    def probed(self) -> bool:
+        """Whether :attr:`available` answers without asking the keyring (a window asks
+        it from a worker thread first)."""
+        return self._probed
+
+    @property
     def available(self) -> bool:
         self._probe()
         return self._available
@@ -189,6 +198,14 @@ class KeyStore:
 
     def set(self, provider: str, key: str) -> str:
         """Store a key; returns where it went (``keyring`` or ``session``)."""
+        self.changes += 1
+        try:
+            return self._set(provider, key)
+        finally:
+            # Again once stored: a look-up that began meanwhile may have read the old one.
+            self.changes += 1
+
+    def _set(self, provider: str, key: str) -> str:
         if self.available:
             try:
                 self._call(self._keyring.set_password, SERVICE, provider, key)
@@ -202,6 +219,7 @@ class KeyStore:
 
     def delete(self, provider: str) -> bool:
         """Forget a key; True if there was one."""
+        self.changes += 1
         had = self._session.pop(provider, None) is not None
         if self.available:
             try:
@@ -209,6 +227,7 @@ class KeyStore:
                 had = True
             except Exception:  # PasswordDeleteError: nothing stored
                 pass
+        self.changes += 1  # (as in set)
         return had
 
     def status(self, provider: str, env_var: str | None = None) -> str:

@@ -43,6 +43,10 @@ class Dialect(Protocol):
 
     def closed_error(self) -> StorageError: ...
 
+    def silent_error(self) -> StorageError:
+        """What a window's call says when the server does not answer in time."""
+        ...
+
     def schema_version(self, db: Database) -> int: ...
 
     def data_version(self, db: Database) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 from peewee import SQL, ColumnBase, Database
 
-from ikgui.domain.errors import StorageError
+from ikgui.domain.errors import DatabaseUnreachable, StorageError
 from ikgui.storage.pg_migrations import MIGRATION_LOCK, SEARCH_CONFIG
 from ikgui.storage.pg_open import (
     PasswordSource,
@@ -130,6 +130,9 @@ class PostgresDialect:
 
     def closed_error(self) -> StorageError:
         return StorageError(f"The database {self.describe()} is already closed.")
+
+    def silent_error(self) -> StorageError:
+        return DatabaseUnreachable(self.target.where, "it does not answer")
 
     def schema_version(self, db: Database) -> int:
         cursor = execute_sql(db, "SELECT value FROM ikgui_meta WHERE key = 'schema_version'")

@@ -69,6 +69,9 @@ class SqliteDialect:
     def closed_error(self) -> StorageError:
         return StorageError(f"The database {self._file} is already closed.")
 
+    def silent_error(self) -> StorageError:
+        return StorageError(f"The database {self._file} does not answer.")
+
     def schema_version(self, db: Database) -> int:
         return int(execute_sql(db, "PRAGMA user_version").fetchone()[0])
 

@@ -11,6 +11,7 @@ the writes in the order they were made.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
@@ -34,6 +35,12 @@ class DatabaseThread:
         self._jobs: deque[_Job] = deque()
         self._changed = threading.Condition()
         self._busy = False
+        #: When the request running now started (``time.monotonic()``), else None.
+        self._started: float | None = None
+        #: When a request last ended (answered or failed: the server spoke either way).
+        self.answered_at = time.monotonic()
+        #: How long a request usually takes (a moving average, seconds).
+        self.typical = 0.0
         self._closing = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -47,6 +54,12 @@ class DatabaseThread:
     def idle(self) -> bool:
         with self._changed:
             return not self._jobs and not self._busy
+
+    def busy_for(self) -> float:
+        """How long the request running now has been waiting for the database (seconds;
+        0 when none runs): what tells a window the server does not answer."""
+        started = self._started
+        return 0.0 if started is None else max(0.0, time.monotonic() - started)
 
     def submit(
         self, function: Callable[..., Any], *args: Any, key: Hashable | None = None
@@ -65,6 +78,14 @@ class DatabaseThread:
             self._changed.notify_all()
         return job.future
 
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait at most ``timeout`` seconds for every queued request to have run; whether
+        they have (never waits on the thread itself)."""
+        if self.current:
+            return True
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._jobs and not self._busy, timeout)
+
     def settle(self) -> None:
         """Wait until every queued request has run (never on the thread itself)."""
         if self.current:
@@ -72,16 +93,16 @@ class DatabaseThread:
         with self._changed:
             self._changed.wait_for(lambda: not self._jobs and not self._busy)
 
-    def close(self, last: Callable[[], object] | None = None) -> None:
+    def close(self, last: Callable[[], object] | None = None, wait: float | None = None) -> None:
         """Run what is queued, then ``last`` (on the thread: closing its connection), and
-        end the thread."""
+        end the thread; wait for it at most ``wait`` seconds (None: as long as it takes)."""
         if last is not None:
             self.submit(last)
         with self._changed:
             self._closing = True
             self._changed.notify_all()
         if not self.current:
-            self._thread.join()
+            self._thread.join(wait)
 
     def _run(self) -> None:
         while True:
@@ -91,11 +112,17 @@ class DatabaseThread:
                     return  # closing, and nothing left
                 job = self._jobs.popleft()
                 self._busy = True
+                self._started = time.monotonic()
             try:
                 job.future.set_result(job.function(*job.args))
             except Exception as exc:  # handed to whoever holds the future
                 job.future.set_exception(exc)
             finally:
                 with self._changed:
+                    now = time.monotonic()
+                    if self._started is not None:
+                        self.typical = 0.8 * self.typical + 0.2 * (now - self._started)
+                    self.answered_at = now
                     self._busy = False
+                    self._started = None
                     self._changed.notify_all()

@@ -19,24 +19,16 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QMessageLogContext, QObject, QtMsgType, Signal
-from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import (
-    QApplication,
-    QDialog,
-    QDialogButtonBox,
-    QLabel,
-    QPlainTextEdit,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication
 
-from ikgui.domain.text.safe import one_line
-from ikgui.local.log import LogFile, open_log
-from ikgui.ui.plain import make_plain
+from ikgui.local.log import hold_records
+
+if TYPE_CHECKING:
+    from ikgui.local.log import LogFile
+    from ikgui.ui.bug_dialog import BugDialog
 
 log = logging.getLogger(__name__)
 qt_log = logging.getLogger("ikgui.qt")
@@ -75,63 +67,6 @@ def surface(task: asyncio.Future[Any]) -> None:
     )
 
 
-# -- the dialog ----------------------------------------------------------------------------
-class BugDialog(QDialog):
-    """What happened, in plain words; the details (tracebacks, plain text) below, and a
-    button that copies them. Errors after the first are added to it, never stacked."""
-
-    def __init__(self, log_file: Path | None, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("ikgui ran into a bug")
-        self.setModal(False)
-        self.count = 0
-        self.log_file = log_file
-        self.summary = make_plain(QLabel())
-        self.summary.setWordWrap(True)
-        self.more = make_plain(QLabel())
-        self.more.hide()
-        self.details = QPlainTextEdit()
-        self.details.setReadOnly(True)
-        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.details.setMinimumSize(560, 220)
-        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.copy_button = QPushButton("Copy details")
-        buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
-        self.copy_button.clicked.connect(self.copy_details)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.more)
-        layout.addWidget(self.details, 1)
-        layout.addWidget(buttons)
-
-    def add(self, what: str, details: str) -> None:
-        self.count += 1
-        if self.count == 1:
-            where = (
-                f"The details are also kept in {self.log_file}."
-                if self.log_file is not None
-                else "The details below were not saved anywhere else."
-            )
-            self.summary.setText(
-                f"Something went wrong inside ikgui: {one_line(what)}.\n\n"
-                "What you were doing may not have finished; what was already saved is "
-                "safe. If it happens again, please report it with the details below "
-                f"(Copy details). {where}"
-            )
-        else:
-            more = self.count - 1
-            noun = "error" if more == 1 else "errors"
-            self.more.setText(f"{more} more {noun} since then (their details are below).")
-            self.more.show()
-        text = self.details.toPlainText()
-        self.details.setPlainText(f"{text}\n\n{details}" if text else details)
-
-    def copy_details(self) -> None:
-        QGuiApplication.clipboard().setText(self.details.toPlainText())
-
-
 # -- the hooks -----------------------------------------------------------------------------
 class _Carrier(QObject):
     """Brings a report from any thread to the GUI thread (a queued signal)."""
@@ -143,16 +78,28 @@ class BugPath:
     """Where unexpected errors go: the log, then the one dialog. Build it on the GUI
     thread; :meth:`report` may be called from any thread."""
 
-    def __init__(self, log_file: LogFile | None) -> None:
+    def __init__(self, log_file: LogFile | None, data_dir: Path | None = None) -> None:
         self.log_file = log_file
+        #: Where the log goes, while it is not open yet (:meth:`open_log`).
+        self._data_dir = data_dir
         self.dialog: BugDialog | None = None
         self._carrier = _Carrier()
         self._carrier.reported.connect(self._show)
         self._undo: list[Callable[[], None]] = []
 
+    def open_log(self) -> None:
+        """Open the log file now (start-up leaves it until the window is painted: it
+        imports ``logging.handlers``; what is logged before waits for it)."""
+        if self.log_file is None and self._data_dir is not None:
+            from ikgui.local.log import open_log
+
+            self.log_file = open_log(self._data_dir)
+            self._data_dir = None
+
     def report(self, what: str, exc: BaseException | None, details: str = "") -> None:
         """Log ``what`` (and ``exc``'s traceback) and show it to the user."""
         try:
+            self.open_log()  # (a bug before the first paint: its dialog names the file)
             if exc is not None:
                 log.error("%s", what, exc_info=exc)
                 details = "".join(traceback.format_exception(exc))
@@ -166,6 +113,8 @@ class BugPath:
         if QApplication.instance() is None:
             return
         if self.dialog is None:
+            from ikgui.ui.bug_dialog import BugDialog
+
             self.dialog = BugDialog(self.log_file.path if self.log_file else None)
             self.dialog.finished.connect(self._closed)
         self.dialog.add(what, details)
@@ -232,9 +181,15 @@ def _what(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def install(loop: asyncio.AbstractEventLoop, data_dir: Path) -> BugPath:
+def install(loop: asyncio.AbstractEventLoop, data_dir: Path, *, log_now: bool = True) -> BugPath:
     """Send unexpected errors (``sys.excepthook``, ``threading.excepthook``, ``loop``'s
-    exception handler) to the log under ``data_dir`` and to the bug dialog."""
-    path = BugPath(open_log(data_dir))
+    exception handler) to the log under ``data_dir`` and to the bug dialog. Without
+    ``log_now`` the log file opens at :meth:`BugPath.open_log` (or the first bug); what
+    is logged meanwhile is held for it."""
+    path = BugPath(None, data_dir)
+    if log_now:
+        path.open_log()
+    else:
+        hold_records()
     path.install(loop)
     return path

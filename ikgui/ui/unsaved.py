@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from ikgui.domain.session.session import Session
     from ikgui.ui.window.collaborators import Feedback
 
+#: Closing, the last writes may wait this long for a database server (seconds) before
+#: they go to a recovery file (the window no longer takes typing then).
+CLOSING_SECONDS = 10.0
+
 
 def _summary(reason: str) -> str:
     """``the disk is full: no room left in /x`` -> ``the disk is full`` (the tooltip and
@@ -122,6 +126,9 @@ class UnsavedIndicator(QWidget):
     async def shutdown(self) -> None:
         """Stop retrying; write what waits, or put it in a recovery file (and say where)."""
         await self.session.writes.stop()
+        patience = getattr(self.session.store, "answer_within", None)
+        if callable(patience):  # (a server's store) what waits may take longer now
+            patience(CLOSING_SECONDS)
         path = getattr(self.session.store, "path", None)  # None: a PostgreSQL store
         database = Path(path) if path is not None else _data_folder() / "ikgui.db"
         # A server's store is named as it is ("PostgreSQL user@host:5432/db"), never the

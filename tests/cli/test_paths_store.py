@@ -23,7 +23,7 @@ def test_paths_on_the_sqlite_file(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> 
     assert lines["store"] == f"SQLite {cli.home / 'ikgui.db'}"
     assert lines["settings"] == str(cli.home / "config.toml")
     assert lines["recovery"] == str(cli.home / "recovered")
-    assert lines["log"] == str(cli.home / "logs" / "ikgui.local.log")  # what a bug report quotes
+    assert lines["log"] == str(cli.home / "logs" / "ikgui.log")  # what a bug report quotes
     assert "password" not in lines
 
 

@@ -312,6 +312,8 @@ async def test_the_selector_follows_settings_and_model_lists(
         assert page.select("ollama")
         page.editor.remove_button.click()
         dialog.save()
+        # (a renamed provider's key moves from a worker thread first: the keyring may be slow)
+        await wait_until(lambda: "backup" in win.session.settings.providers)
         await settle(win)
         assert selector(win).headings() == ["local", "backup"]
         assert selector(win).shown_text() == "local · mock-mini"

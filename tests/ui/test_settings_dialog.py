@@ -117,6 +117,12 @@ class Harness:
 
     def ok(self) -> None:
         self.dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+        self.answered()  # (OK stores the keys from a worker thread)
+
+    def answered(self) -> None:
+        """Wait until the key store answered what the dialog asked it (off this thread)."""
+        calls = self.dialog.providers_page.key_calls
+        self.qtbot.waitUntil(lambda: calls.pending == 0)
 
     @property
     def providers(self):  # type: ignore[no-untyped-def]
@@ -193,6 +199,7 @@ def test_key_status_and_forgetting_a_key(qtbot: QtBot, memory_keyring: MemoryKey
     keys.set("router", "sk-old")
     h = Harness(qtbot, keys)
     h.dialog.open_page("providers", "router")
+    h.answered()
     assert "stored in the system keyring" in h.providers.key_status.text()
     assert h.providers.forget_button.isEnabled()
     h.providers.forget_button.click()
@@ -496,11 +503,13 @@ def test_the_key_field_says_to_paste_the_key_never_a_command(
     monkeypatch.delenv("ROUTER_KEY", raising=False)
     h = Harness(qtbot, KeyStore())
     h.dialog.open_page("providers", "router")
+    h.answered()
     status = h.providers.key_status.text()
     assert "ikgui keys" not in status and "`" not in status
     assert "Paste it above (the keyring keeps it)" in status
     assert "ROUTER_KEY" in status  # the variable it names still works
     h.dialog.open_page("providers", "ollama")
+    h.answered()
     assert "none needed for a local Ollama" in h.providers.key_status.text()
 
 
@@ -510,6 +519,7 @@ def test_without_a_keyring_the_window_says_so_in_plain_words(
     monkeypatch.delenv("ROUTER_KEY", raising=False)
     h = Harness(qtbot, KeyStore())
     h.dialog.open_page("providers", "router")
+    h.answered()
     notice = h.providers.notice.text()
     assert h.providers.notice.isVisible()
     assert "forgotten when ikgui closes" in notice and "password store" in notice

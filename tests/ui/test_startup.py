@@ -46,6 +46,10 @@ LAZY = (
     "ikgui.ui.transcript.reply_viewer",
     "ikgui.ui.sidebar.tag_editor",
     "ikgui.ui.sidebar.manage_tags",
+    # The log file's handler (the log opens once the window is painted) and the bug
+    # dialog (when a bug is shown).
+    "logging.handlers",
+    "ikgui.ui.bug_dialog",
 )
 
 #: ``ikgui`` as a user starts it (``ikgui.__main__.main``), reporting at the window's
@@ -97,8 +101,15 @@ def watch(app):
             self.window.first_paint.then(self.after)
 
         def after(self):
+            import logging
             state = self.window.session.state
+            files = [
+                h.baseFilename for h in logging.getLogger().handlers
+                if type(h).__name__ == "RotatingFileHandler"
+            ]
+            logged = open(files[0], encoding="utf-8").read() if files else ""
             print(json.dumps({
+                "then_logged": "held for the log file" in logged,
                 **self.painted,
                 "then_replayed": len(read) > 0,
                 "then_context": len(state.context),
@@ -111,6 +122,8 @@ def watch(app):
             self.window.close()
 
     def built(*args, **kwargs):
+        import logging
+        logging.getLogger("ikgui.startup_test").info("held for the log file")
         window = build(*args, **kwargs)
         watcher = Watch(window)
         watcher.window = window
@@ -190,6 +203,8 @@ def test_the_first_paint_loads_only_what_it_shows(tmp_path: Path) -> None:
     # The tag filter's counts (a scan of every tag row) are read after the paint too.
     assert not report["tags_counted"]
     assert report["then_tags"] == ["Filter by tag", "#work  (1)"]
+    # The log file opened after the paint, with what was logged before it.
+    assert report["then_logged"]
 
 
 async def test_the_rest_of_the_last_page_follows_the_first_paint(

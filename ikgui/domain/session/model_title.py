@@ -13,7 +13,7 @@ from contextlib import aclosing
 from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.open_conversation import OpenConversation
-from ikgui.domain.session.reply import ProviderFactory
+from ikgui.domain.session.reply import ProviderFactory, provider_named
 from ikgui.domain.state.changes import Changes
 from ikgui.domain.state.ids import auto_title
 from ikgui.domain.streaming import ChatRequest, TextDelta
@@ -116,7 +116,7 @@ async def _title(
 async def _ask(
     factory: ProviderFactory, provider_name: str, model: str, messages: list[dict[str, str]]
 ) -> str:
-    provider = factory(provider_name)
+    provider = await provider_named(factory, provider_name)
     parts: list[str] = []
     try:
         async with aclosing(provider.stream(ChatRequest(model, list(messages)))) as items:

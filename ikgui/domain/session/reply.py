@@ -12,10 +12,11 @@ it later (``ikgui.domain.session.writes``).
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -26,8 +27,9 @@ from ikgui.domain.state.working_prompt import extract
 from ikgui.domain.streaming import ChatRequest, Provider, StreamEnd, TextDelta, ToolCallDelta
 from ikgui.domain.text.advice import Advice
 
-#: Builds the provider configured under a name (raises ``ProviderError`` if it can't).
-ProviderFactory = Callable[[str], Provider]
+#: Builds the provider configured under a name (raises ``ProviderError`` if it can't);
+#: a window's is a coroutine, which looks the API key up off its event loop's thread.
+ProviderFactory = Callable[[str], Provider | Awaitable[Provider]]
 
 SAVE_INTERVAL = 1.0
 #: The longest the reply loop runs before giving the event loop a turn (seconds).
@@ -40,6 +42,14 @@ def _no_model(provider: str) -> ProviderError:
         "config",
         advice=Advice("pick_model", {"provider": provider}),
     )
+
+
+async def provider_named(factory: ProviderFactory, name: str) -> Provider:
+    """The provider ``factory`` builds under ``name``, awaited if it must be."""
+    made = factory(name)
+    if inspect.isawaitable(made):
+        return await made
+    return made
 
 
 def _tool_summary(item: ToolCallDelta) -> str:
@@ -138,7 +148,7 @@ async def stream_reply(
     provider_name = session.provider
     reply: _Reply | None = None
     try:
-        provider = provider_factory(provider_name)
+        provider = await provider_named(provider_factory, provider_name)
         model = session.model
         if not model:
             # No model chosen: use the server's first (e.g. the one Ollama has pulled).

@@ -1,6 +1,7 @@
 """The Settings dialog (SPEC §10): providers (URL, key into the keyring, test connection),
-agents, prices and general defaults. OK validates, saves through the ``save`` callable,
-stores typed keys in the :class:`~ikgui.local.keys.KeyStore` and emits ``settings_saved``;
+agents, prices and general defaults. OK validates, stores typed keys in the
+:class:`~ikgui.local.keys.KeyStore` (from a worker thread: the keyring may not answer),
+saves through the ``save`` callable and emits ``settings_saved``;
 Cancel discards everything. Keys never reach the saved :class:`Settings`.
 
 Open it with ``show()``/``open()``, never ``exec()`` inside a coroutine; a running
@@ -10,6 +11,7 @@ Open it with ``show()``/``open()``, never ``exec()`` inside a coroutine; a runni
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QCloseEvent
@@ -26,6 +28,34 @@ from ikgui.ui.settings.prices import PricesPage
 from ikgui.ui.settings.providers import ProvidersPage, TestConnection
 
 PAGES = ("providers", "agents", "prices", "general")
+
+
+@dataclass(frozen=True)
+class _KeyChange:
+    """What OK does to one provider's key: ``owner`` is the name it is stored under."""
+
+    owner: str
+    name: str
+    key: str
+    forget: bool
+
+
+def _store_keys(keys: KeyStore, plan: list[_KeyChange]) -> None:
+    """(In a worker thread.)"""
+    for change in plan:
+        renamed = change.owner != change.name
+        if change.forget:
+            keys.delete(change.owner)
+        elif change.key:
+            keys.set(change.name, change.key)
+            if renamed:
+                keys.delete(change.owner)
+        elif renamed:
+            # The keyring knows providers by name: move the key along with the name.
+            stored = keys.get(change.owner)
+            if stored is not None:
+                keys.set(change.name, stored)
+                keys.delete(change.owner)
 
 
 class SettingsDialog(QDialog):
@@ -58,6 +88,7 @@ class SettingsDialog(QDialog):
         self._keys = keys
         self._save = save
         self._theme = theme
+        self._storing = False
 
         self.providers_page = ProvidersPage(settings, keys, test_connection)
         self.agents_page = AgentsPage(settings, lambda: self.providers_page.drafts)
@@ -155,18 +186,35 @@ class SettingsDialog(QDialog):
         )
 
     def save(self) -> None:
-        """OK: validate, save, store the typed keys, emit ``settings_saved`` and close."""
+        """OK: validate, store the typed keys, save, emit ``settings_saved`` and close."""
         issues = self.issues()
         if issues:
             self._show_issue(issues[0])
             return
         settings = self.settings()
+        plan = self._key_plan()
+        if not plan:
+            self._finish(settings, None)
+            return
+        # The keyring may take seconds or never answer (the key store gives up after its
+        # limit): the keys are stored from a worker thread while the dialog paints, and
+        # the settings saved once they are (a window then looks its keys up again).
+        self._storing = True
+        self.buttons.setEnabled(False)
+        self.show_error("")
+        keys = self._keys
+        self.providers_page.key_calls.run(
+            lambda: _store_keys(keys, plan), lambda _: self._finish(settings, _)
+        )
+
+    def _finish(self, settings: Settings, _stored: object) -> None:
+        self._storing = False
+        self.buttons.setEnabled(True)
         try:
             self._save(settings)
         except Exception as exc:  # a full disk, a read-only folder: say so, stay open
             self.show_error(f"Could not save the settings: {exc}")
             return
-        self._store_keys()
         self.show_error("")
         self.settings_saved.emit(settings)
         if self.general_page.theme() != self._theme:
@@ -174,23 +222,22 @@ class SettingsDialog(QDialog):
             self.theme_changed.emit(self._theme)
         self.accept()
 
-    def _store_keys(self) -> None:
+    def _key_plan(self) -> list[_KeyChange]:
+        """The keys OK stores, forgets or moves, as the drafts say now."""
+        plan = []
         for draft in self.providers_page.drafts:
             renamed = draft.original is not None and draft.original != draft.name
-            if draft.forget_key:
-                self._keys.delete(draft.key_owner)
-            elif draft.key:
-                self._keys.set(draft.name, draft.key)
-                if renamed:
-                    self._keys.delete(draft.key_owner)
-            elif renamed:
-                # The keyring knows providers by name: move the key along with the name.
-                stored = self._keys.get(draft.key_owner)
-                if stored is not None:
-                    self._keys.set(draft.name, stored)
-                    self._keys.delete(draft.key_owner)
+            if draft.forget_key or draft.key or renamed:
+                change = _KeyChange(draft.key_owner, draft.name, draft.key, draft.forget_key)
+                plan.append(change)
+        return plan
 
     # -- closing ------------------------------------------------------------------------
+
+    def reject(self) -> None:
+        if self._storing:  # the settings are saved: their keys are being stored
+            return
+        super().reject()
 
     def done(self, result: int) -> None:
         self.providers_page.cancel_test()

@@ -21,6 +21,7 @@ from ikgui.domain.settings import TEXT_SIZE_MAX, TEXT_SIZE_MIN, TEXT_SIZE_STEP, 
 from ikgui.ui.settings.agents import fill_provider_combo
 from ikgui.ui.settings.common import Issue, add_row, form_layout, label, named
 from ikgui.ui.settings.drafts import AgentDraft, ProviderDraft
+from ikgui.ui.settings.key_calls import KeyCalls
 
 
 def _heading(text: str) -> QLabel:
@@ -94,8 +95,10 @@ class GeneralPage(QWidget):
             "", label("The conversation's text; also Ctrl+= and Ctrl+- (Ctrl+0: 100 %).", "hint")
         )
         self.store_label: QLabel | None = None
+        #: Where the store's password comes from (a PostgreSQL store's).
+        self.password_label: QLabel | None = None
         if store is not None:
-            self.store_label = _store_rows(form, *store)
+            self.store_label, self.password_label = _store_rows(form, *store)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 12, 12, 12)
         layout.addLayout(form)
@@ -137,24 +140,36 @@ class GeneralPage(QWidget):
     def text_size(self) -> int:
         return self.text_size_spin.value()
 
+    def look_up_password(self, calls: KeyCalls, source: Callable[[], str | None]) -> None:
+        """Fill the password line with ``source()``, asked from a worker thread (it asks
+        the keyring)."""
+        calls.run(source, self._password_found)
+
+    def _password_found(self, text: str | None) -> None:
+        if self.password_label is not None and text is not None:
+            self.password_label.setText(text)
+
     def issues(self) -> list[Issue]:
         return []
 
 
-def _store_rows(form: QFormLayout, store: str, password: str | None) -> QLabel:
+def _store_rows(
+    form: QFormLayout, store: str, password: str | None
+) -> tuple[QLabel, QLabel | None]:
     """The read-only "Store" line ("PostgreSQL me@host:5432/db"), where its password
-    comes from, and how to change it; returns the store's label."""
+    comes from, and how to change it; returns the store's label and the password's."""
     form.addItem(QSpacerItem(0, 12))
     form.addRow(_heading("History"))
     store_label = _value(store, "storeLine", "Store")
     height = add_row(form, "Store", store_label).height()
     store_label.setMinimumHeight(height)
+    password_label = None
     if password is not None:
         password_label = _value(password, "storePassword", "Database password")
         password_label.setMinimumHeight(height)
         add_row(form, "Password", password_label)
     form.addRow("", label(STORE_HINT, "hint"))
-    return store_label
+    return store_label, password_label
 
 
 def _value(text: str, name: str, spoken: str) -> QLabel:

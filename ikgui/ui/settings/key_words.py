@@ -1,13 +1,18 @@
 """What the Providers page says about a provider's API key, in a window user's words:
 paste it into the field (the keyring keeps it), never a command to run; and, without a
-keyring, plainly that a typed key lasts only until ikgui closes."""
+keyring, plainly that a typed key lasts only until ikgui closes.
+
+What the keyring holds is asked from a worker thread (:class:`KeyCalls`), once per
+provider and key variable; until it answers the line says it is looking."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from ikgui.local.keys import KeyStore
 from ikgui.ui.settings.drafts import ProviderDraft
+from ikgui.ui.settings.key_calls import KeyCalls
 
 #: Said when keys cannot outlive the session (no command, no config file).
 NO_KEYRING = (
@@ -17,31 +22,46 @@ NO_KEYRING = (
     "environment variable and type its name under Key variable."
 )
 _LOCAL = ("://localhost", "://127.0.0.1", "://[::1]")
+#: Said while the keyring has not answered yet.
+LOOKING = "Key: looking in the system keyring…"
 
 
 class KeyWords:
     """The key line under the API key field, for a provider being edited."""
 
-    def __init__(self, keys: KeyStore) -> None:
+    def __init__(self, keys: KeyStore, calls: KeyCalls, answered: Callable[[], None]) -> None:
         self._keys = keys
+        self._calls = calls
+        #: Called on the GUI thread when a key's status arrives (the line is redrawn).
+        self._answered = answered
         # Keyring look-ups can be slow (D-Bus) or prompt to unlock: once per name and variable.
         self._status: dict[tuple[str, str | None], tuple[str, bool]] = {}
+        self._asking: set[tuple[str, str | None]] = set()
 
     def text(self, draft: ProviderDraft) -> str:
-        where = "in the system keyring" if self._keys.available else "for this session only"
         env = draft.api_key_env.strip() or None
         if draft.key:
-            return f"The new key will be kept {where} when you press OK."
+            return f"The new key will be kept{self._where()} when you press OK."
         if draft.forget_key:
             return "The stored key will be removed when you press OK."
-        status, stored = self._status_of(draft.key_owner, env)
+        known = self._status_of(draft.key_owner, env)
+        if known is None:
+            return LOOKING
+        status, stored = known
         if not stored and not (env and os.environ.get(env)):
             status = self._missing(draft, env)
         return "Key: " + status
 
     def stored(self, draft: ProviderDraft) -> bool:
-        """Whether the keyring (or this session) holds a key for ``draft``."""
-        return self._status_of(draft.key_owner, draft.api_key_env.strip() or None)[1]
+        """Whether the keyring (or this session) holds a key for ``draft`` (False until
+        the keyring answers)."""
+        known = self._status_of(draft.key_owner, draft.api_key_env.strip() or None)
+        return known is not None and known[1]
+
+    def _where(self) -> str:
+        if not self._keys.probed:  # (not asked on this thread: it may not answer)
+            return ""
+        return " in the system keyring" if self._keys.available else " for this session only"
 
     def _missing(self, draft: ProviderDraft, env: str | None) -> str:
         if draft.kind == "ollama" and not env:
@@ -52,10 +72,23 @@ class KeyWords:
         kept = "the keyring keeps it" if self._keys.available else "kept until ikgui closes"
         return f"none. Paste it above ({kept}){also}."
 
-    def _status_of(self, owner: str, env: str | None) -> tuple[str, bool]:
-        """``KeyStore.status`` and whether the keyring (or session) holds a key, cached."""
-        cached = self._status.get((owner, env))
-        if cached is None:
-            stored = self._keys.get(owner) is not None
-            cached = self._status[(owner, env)] = (self._keys.status(owner, env), stored)
+    def _status_of(self, owner: str, env: str | None) -> tuple[str, bool] | None:
+        """``KeyStore.status`` and whether the keyring (or session) holds a key, cached;
+        None while it is being looked up (the look-up starts here)."""
+        at = (owner, env)
+        cached = self._status.get(at)
+        if cached is None and at not in self._asking:
+            self._asking.add(at)
+            keys = self._keys
+
+            def look() -> tuple[str, bool]:
+                stored = keys.get(owner) is not None
+                return keys.status(owner, env), stored
+
+            self._calls.run(look, lambda known: self._arrived(at, known))
         return cached
+
+    def _arrived(self, at: tuple[str, str | None], known: tuple[str, bool] | None) -> None:
+        self._asking.discard(at)
+        self._status[at] = known if known is not None else ("not known", False)
+        self._answered()

@@ -41,6 +41,7 @@ from ikgui.ui.settings.drafts import (
     connected_text,
 )
 from ikgui.ui.settings.entries import NamedEntries, beside
+from ikgui.ui.settings.key_calls import KeyCalls
 from ikgui.ui.settings.key_words import NO_KEYRING, KeyWords
 from ikgui.ui.settings.presets import apply_preset, preset_combo, preset_named
 
@@ -65,7 +66,10 @@ class ProvidersPage(QWidget):
         self._keys = keys
         self._test_connection = test_connection
         self._test_task: asyncio.Future[None] | None = None
-        self.key_words = KeyWords(keys)
+        #: The keyring is asked from worker threads (it may never answer); the dialog
+        #: saves through the same calls.
+        self.key_calls = KeyCalls(self)
+        self.key_words = KeyWords(keys, self.key_calls, self._update_key_status)
         self.drafts = [
             ProviderDraft(
                 p.name,
@@ -115,7 +119,11 @@ class ProvidersPage(QWidget):
         self.forget_button.setToolTip("Remove the stored key when you press OK")
         self.key_status = label("", "hint", "providerKeyStatus")
         self.notice = label(NO_KEYRING, "banner", "keyringNotice")
-        self.notice.setVisible(not keys.available)
+        if keys.probed:
+            self.notice.setVisible(not keys.available)
+        else:  # found once, in a worker thread (the window probes after its first paint)
+            self.notice.setVisible(False)
+            self.key_calls.run(lambda: keys.available, self._keyring_found)
         self.test_button = named(
             QPushButton("Test connection"), "testConnectionButton", "Test connection"
         )
@@ -265,6 +273,9 @@ class ProvidersPage(QWidget):
             self.key_edit.clear()
             self._update_key_status()
 
+    def _keyring_found(self, available: bool | None) -> None:
+        self.notice.setVisible(available is False)
+
     def _update_key_status(self) -> None:
         draft = self.current
         if draft is not None:
@@ -311,9 +322,6 @@ class ProvidersPage(QWidget):
             return
         self.cancel_test()
         provider = draft.settings()
-        key = draft.key or (
-            None if draft.forget_key else self._keys.get(draft.key_owner, provider.api_key_env)
-        )
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -321,10 +329,15 @@ class ProvidersPage(QWidget):
             return
         self._show_result("Testing…", "hint")
         self.test_button.setEnabled(False)
-        self._test_task = asyncio.ensure_future(self._run_test(provider, key))
+        self._test_task = asyncio.ensure_future(self._run_test(draft, provider))
 
-    async def _run_test(self, provider: ProviderSettings, key: str | None) -> None:
+    async def _run_test(self, draft: ProviderDraft, provider: ProviderSettings) -> None:
+        keys = self._keys
         try:
+            # The stored key, asked in a worker thread (the keyring may not answer).
+            key: str | None = draft.key or None
+            if not key and not draft.forget_key:
+                key = await asyncio.to_thread(keys.get, draft.key_owner, provider.api_key_env)
             models = await self._test_connection(provider, key)
         except asyncio.CancelledError:
             raise

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QLabel
 
+from ikgui.domain.errors import IkguiError
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import ModelGroup, model_groups
 from ikgui.domain.state.facts import Fact
@@ -65,7 +66,10 @@ class WindowReading:
 
     def first_run(self) -> bool:
         store: Store = self.session.store
-        return not store.list_conversations(1) and not store.list_conversations(1, trashed=True)
+        try:
+            return not store.list_conversations(1) and not store.list_conversations(1, trashed=True)
+        except IkguiError:  # a server away or silent: the window keeps what it shows
+            return False
 
     def models(self) -> tuple[str | None, tuple[ModelGroup, ...]]:
         lists, session = self.model_lists, self.session

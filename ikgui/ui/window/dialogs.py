@@ -23,16 +23,24 @@ class WindowDialogs:
 
         window = self.window
         settings = window.session.settings
+        keys, store = window.services.keys, window.store
+        summary = store_summary(store, settings, None)  # (the keyring is asked below)
         dialog = SettingsDialog(
             settings,
-            window.services.keys,
+            keys,
             window.services.test_connection,
             self.save_settings,
             window,
             page=page,
             theme=settings.theme,
-            store=store_summary(window.store, settings, window.services.keys),
+            store=summary,
         )
+        if summary is not None and summary[1] is not None:
+            # Where the database's password comes from: the keyring may not answer.
+            dialog.general_page.look_up_password(
+                dialog.providers_page.key_calls,
+                lambda: (store_summary(store, settings, keys) or ("", None))[1],
+            )
         dialog.theme_changed.connect(apply_theme)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
