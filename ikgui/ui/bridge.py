@@ -13,11 +13,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.facts import (
-    ConversationChanged,
+    Changed,
     ConversationSwitched,
     DeltaReceived,
-    EventAppended,
-    EventUpdated,
     Fact,
     SendWaiting,
     StateReplaced,
@@ -36,7 +34,9 @@ class SessionBridge(QObject):
     event_updated = Signal(object)  # Event of the conversation on screen
     deltas_arrived = Signal(object, str)  # event id (may be above 2**31), the new text
     conversation_switched = Signal()
-    conversation_changed = Signal(str)  # conv id: title, tags, status, trash
+    #: Conv id whose fields changed (title, tags, status, trash...), and its fields as
+    #: stored now when the session knows them (a ``Conversation``; ``None``: read the row).
+    conversation_changed = Signal(str, object)
     stream_state_changed = Signal(str, bool)  # conv id, streaming
     #: Conv id that got an event (any conversation), and its fields as stored now when
     #: the session knows them (a ``Conversation``; ``None``: read the row).
@@ -65,24 +65,11 @@ class SessionBridge(QObject):
                     self._pending.setdefault(event.id, []).append(text)
                     if not self._timer.isActive():
                         self._timer.start()
-            case EventAppended(conversation_id=conv_id, event=event, change=change):
-                self.activity.emit(conv_id or "", fact.conversation)
-                if self._on_screen(conv_id):
-                    self.event_appended.emit(event)
-                    if change is not None:
-                        self.transcript_changed.emit(change)
-            case EventUpdated(conversation_id=conv_id, event=event):
-                if event.kind == Kind.ASSISTANT and fact.growing and not fact.elsewhere:
-                    return  # a periodic save of text the view already has
-                self._pending.pop(event.id, None)
-                self.activity.emit(conv_id or "", fact.conversation)
-                if self._on_screen(conv_id):
-                    self.event_updated.emit(event)
+            case Changed():
+                self._on_changed(fact)
             case ConversationSwitched():
                 self._pending.clear()
                 self.conversation_switched.emit()
-            case ConversationChanged(conversation_id=conv_id):
-                self.conversation_changed.emit(conv_id or "")
             case WritesPending():
                 self.writes_changed.emit()
             case StateReplaced():
@@ -94,6 +81,31 @@ class SessionBridge(QObject):
             case StreamFinished(conversation_id=conv_id):
                 self.flush()
                 self.stream_state_changed.emit(conv_id or "", False)
+
+    def _on_changed(self, fact: Changed) -> None:
+        """One change of a conversation, as the signals the window listens to."""
+        conv_id = fact.conversation_id or ""
+        updated = [
+            event
+            for event in fact.updated
+            # (a periodic save of text the view already has is not told)
+            if not (event.kind == Kind.ASSISTANT and fact.growing(event) and not fact.elsewhere)
+        ]
+        unseen = "events" in fact.aspects and not fact.events  # (a reader reads them)
+        if fact.appended or updated or unseen:
+            self.activity.emit(conv_id, fact.conversation)
+        on_screen = self._on_screen(conv_id)
+        for event, change in fact.appended:
+            if on_screen:
+                self.event_appended.emit(event)
+                if change is not None:
+                    self.transcript_changed.emit(change)
+        for event in updated:
+            self._pending.pop(event.id, None)
+            if on_screen:
+                self.event_updated.emit(event)
+        if fact.aspects - {"events"}:
+            self.conversation_changed.emit(conv_id, fact.conversation)
 
     def flush(self) -> None:
         pending, self._pending = self._pending, {}

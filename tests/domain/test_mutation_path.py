@@ -34,16 +34,11 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
         "emit_delta",
     ): "DeltaReceived: streamed text not stored yet",
     (
-        "domain/session/open_conversation.py",
-        "set_reply_prompt",
-    ): "EventUpdated so the view shows the draft under a reply (the prompt is set without a write)",
-    (
         "domain/session/writes.py",
         "append",
     ): "WritesPending: the queue's state, not the conversation's",
     ("domain/session/writes.py", "update"): "WritesPending: the queue's state",
-    ("domain/session/writes.py", "flushed"): "ConversationChanged, WritesPending after the queue "
-    "was written (the rows it stored, the queue's state)",
+    ("domain/session/writes.py", "flushed"): "WritesPending: the queue's state once it was written",
     (
         "domain/session/open_conversation.py",
         "replay_written",

@@ -18,7 +18,7 @@ def test_the_bridge_reemits_typed_facts_as_its_signals(qtbot: Any) -> None:
     got: list[tuple[str, Any]] = []
     bridge.event_appended.connect(lambda e: got.append(("appended", e)))
     bridge.transcript_changed.connect(lambda c: got.append(("change", c)))
-    bridge.conversation_changed.connect(lambda c: got.append(("changed", c)))
+    bridge.conversation_changed.connect(lambda c, _known: got.append(("changed", c)))
     bridge.conversation_switched.connect(lambda: got.append(("switched", None)))
     bridge.activity.connect(lambda c, _known: got.append(("activity", c)))
     first = session.append(Kind.USER, "one")
@@ -28,10 +28,11 @@ def test_the_bridge_reemits_typed_facts_as_its_signals(qtbot: Any) -> None:
     rewind = session.rewind("m")
     session.update_fields(title="t")
     session.new_conversation()
-    assert got[:3] == [
+    assert got[:4] == [
         ("activity", conv),
         ("appended", first),
         ("change", TranscriptChange((first,))),
+        ("changed", conv),  # the title its first message gave it
     ]
     (change,) = [c for name, c in got if name == "change" and c.appended == (rewind,)]
     assert change.collapsed is not None and change.collapsed.label == "1 item rewound"

@@ -100,8 +100,6 @@ def reopen(current: OpenConversation, ref: str | None) -> Conversation:
     reopened = ((target.id, {"status": STATUS_ACTIVE}),)
     content = f"Reopened {target.id}"
     event = write_ops.append(current, home, Kind.AGENT_REOPENED, content, data, fields=reopened)
-    current.apply(Changes(target.id, fields={"status": STATUS_ACTIVE}))  # (said below)
-    if home == current.conversation.id:
-        current.apply(Changes(home, appended=(event,)))
-    current.apply(Changes(target.id, conversation_changed=True))
+    current.apply(Changes(target.id, fields={"status": STATUS_ACTIVE}))
+    current.apply(Changes(home, appended=(event,)))
     return dataclasses.replace(target, status=STATUS_ACTIVE)

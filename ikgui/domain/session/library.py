@@ -3,7 +3,7 @@ rename, tags, Trash and restore; cleaning the Trash; export and import).
 
 The rules themselves are :mod:`ikgui.domain.library.conversations` and
 :mod:`ikgui.domain.library.exchange`; this wires them to the open conversation, which
-takes the new fields of the one on screen and announces ``ConversationChanged``.
+takes the new fields of the one on screen and tells each change (``Changed``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.state.changes import Changes
 from ikgui.domain.state.ids import normalize_tags
 
+#: A row that appeared or went.
+LISTED = frozenset({"listed"})
+
 
 class Library:
     def __init__(self, current: OpenConversation) -> None:
@@ -27,7 +30,7 @@ class Library:
         self.store = current.store
 
     def rename(self, conv_id: str, title: str) -> Conversation:
-        return self.current.adopt(library.rename(self.store, conv_id, title))
+        return self.current.adopt(library.rename(self.store, conv_id, title), "title")
 
     def set_tags(self, conv_id: str, tags: list[str]) -> Conversation:
         """Replace a conversation's tags (each normalized; raises on a bad one)."""
@@ -35,17 +38,17 @@ class Library:
         conv = self.store.get_conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
-        return self.current.adopt(conv)
+        return self.current.adopt(conv, "tags")
 
     def retag(self, conv_id: str, changes: list[str]) -> Conversation:
         """Apply ``+a -b`` changes atomically (see
         :func:`ikgui.domain.library.conversations.retag`)."""
-        return self.current.adopt(library.retag(self.store, conv_id, changes))
+        return self.current.adopt(library.retag(self.store, conv_id, changes), "tags")
 
     def retag_many(self, conv_ids: list[str], changes: list[str]) -> list[Conversation]:
         """``+a -b`` changes to several conversations at once (one transaction)."""
         changed = library.retag_many(self.store, conv_ids, changes)
-        return [self.current.adopt(conv) for conv in changed]
+        return [self.current.adopt(conv, "tags") for conv in changed]
 
     def trash_many(self, conv_ids: list[str]) -> list[Conversation]:
         """Move several conversations to the Trash at once (one transaction). Only the one
@@ -53,16 +56,16 @@ class Library:
         changed = library.trash_many(self.store, conv_ids, self.current.clock())
         for conv in changed:
             if conv.id == self.current.conversation.id:
-                self.current.adopt(conv)
+                self.current.adopt(conv, "trash")
         return changed
 
     def pin(self, conv_ids: list[str]) -> list[Conversation]:
         """Pin several conversations at once (one transaction)."""
-        return [self.current.adopt(conv) for conv in library.pin(self.store, conv_ids)]
+        return [self.current.adopt(c, "pinned") for c in library.pin(self.store, conv_ids)]
 
     def unpin(self, conv_ids: list[str]) -> list[Conversation]:
         """Unpin several conversations at once (one transaction)."""
-        return [self.current.adopt(conv) for conv in library.unpin(self.store, conv_ids)]
+        return [self.current.adopt(c, "pinned") for c in library.unpin(self.store, conv_ids)]
 
     def rename_tag(self, old: str, new: str) -> library.TagEdit:
         """Rename (or merge) a tag everywhere (see
@@ -88,17 +91,18 @@ class Library:
     def _reread_current(self) -> None:
         conv = self.store.get_conversation(self.current.conversation.id)
         if conv is not None:
-            self.current.adopt(conv)
+            self.current.adopt(conv, "tags")
 
     def trash(self, conv_id: str) -> Conversation:
-        return self.current.adopt(library.trash(self.store, conv_id, self.current.clock()))
+        conv = library.trash(self.store, conv_id, self.current.clock())
+        return self.current.adopt(conv, "trash")
 
     def restore(self, conv_id: str) -> Conversation:
-        return self.current.adopt(library.restore(self.store, conv_id))
+        return self.current.adopt(library.restore(self.store, conv_id), "trash")
 
     def restore_all(self, conv_ids: list[str]) -> list[Conversation]:
         """Restore a selection from the Trash, in one transaction."""
-        return [self.current.adopt(c) for c in library.restore_all(self.store, conv_ids)]
+        return [self.current.adopt(c, "trash") for c in library.restore_all(self.store, conv_ids)]
 
     def clean(
         self, older_than: float = 0.0, with_forks: bool = False
@@ -106,7 +110,7 @@ class Library:
         """Remove Trash entries for good (see :func:`ikgui.domain.library.conversations.clean`)."""
         removed = library.clean(self.store, self.current.clock(), older_than, with_forks)
         for conv_id in removed[0]:  # (gone: no fields to carry)
-            self.current.apply(Changes(conv_id, conversation_changed=True, fields_known=False))
+            self.current.apply(Changes(conv_id, also=LISTED, fields_known=False))
         return removed
 
     def export(self, conv_id: str, fmt: str, path: Path) -> Path:
@@ -115,5 +119,5 @@ class Library:
     def import_document(self, document: Any) -> ImportResult:
         result = exchange.import_document(self.store, document, self.current.clock())
         for conv_id in result.ids:
-            self.current.apply(Changes(conv_id, conversation_changed=True, fields_known=False))
+            self.current.apply(Changes(conv_id, also=LISTED, fields_known=False))
         return result

@@ -109,7 +109,7 @@ async def _title(
     except IkguiError as exc:  # a locked or full store: the first words stay
         log.warning("could not store the model's title for %s: %s", conv_id, exc)
         return None
-    current.apply(Changes(conv_id, fields={"title": title}, conversation_changed=True))
+    current.apply(Changes(conv_id, fields={"title": title}))
     return title
 
 

@@ -26,11 +26,9 @@ from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.state.changes import Changes
 from ikgui.domain.state.context import Message, build_context
 from ikgui.domain.state.facts import (
-    ConversationChanged,
+    Changed,
     ConversationSwitched,
     DeltaReceived,
-    EventAppended,
-    EventUpdated,
     Fact,
     StateReplaced,
     TranscriptChange,
@@ -90,13 +88,14 @@ class OpenConversation(PromptEditing):
     def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]:
         """Take in what one operation wrote (:class:`~ikgui.domain.state.changes.Changes`): the
         one place that folds events into the live state, takes the conversation's new
-        fields and announces the facts. Returns how the transcript changed per appended
-        event (``None``: another conversation's)."""
+        fields and tells the listeners, in one :class:`~ikgui.domain.state.facts.Changed`.
+        Returns how the transcript changed per appended event (``None``: another
+        conversation's)."""
         conv_id = changes.conversation_id
         here = conv_id == self.conversation.id
         if here and changes.fields:
             self.conversation = dataclasses.replace(self.conversation, **changes.fields)
-        folded: list[TranscriptChange | None] = []
+        appended: list[tuple[Event, TranscriptChange | None]] = []
         for event in changes.appended:
             change = None
             if here:
@@ -107,16 +106,17 @@ class OpenConversation(PromptEditing):
                     updated_at=event.created_at,
                     message_count=self.conversation.message_count + step,
                 )
-            folded.append(change)
-            self.announce(EventAppended(conv_id, event, change, self._summary(changes)))
+            appended.append((event, change))
         for before, event in changes.updated:
             if here:
                 self._patch(before, event)
-            fact = EventUpdated(conv_id, event, changes.elsewhere, self._summary(changes))
+        aspects = changes.aspects()
+        if aspects:
+            updated = tuple(event for _, event in changes.updated)
+            summary = self._summary(changes)
+            fact = Changed(conv_id, summary, tuple(appended), updated, changes.elsewhere, aspects)
             self.announce(fact)
-        if changes.conversation_changed:
-            self.announce(ConversationChanged(conv_id, self._summary(changes)))
-        return tuple(folded)
+        return tuple(change for _, change in appended)
 
     def _patch(self, before: Event, after: Event) -> None:
         """Put a grown event into the state; a reply's first text counts as a message, as
@@ -129,10 +129,13 @@ class OpenConversation(PromptEditing):
             self.conversation = dataclasses.replace(self.conversation, message_count=count)
 
     def _summary(self, changes: Changes) -> Conversation | None:
-        """The open conversation as the store holds it now, when the changes are its own,
-        made here and all written (``None``: a reader must read the row)."""
+        """The conversation as the store holds it now: the open one when the changes are
+        its own, made here and all written; another when the operation knows its row
+        (``None``: a reader must read the row)."""
         conv_id = changes.conversation_id
-        if conv_id != self.conversation.id or changes.elsewhere or not changes.fields_known:
+        if conv_id != self.conversation.id:
+            return changes.conversation if not self.writes.touches(conv_id) else None
+        if changes.elsewhere or not changes.fields_known:
             return None
         if not self.saved or self.writes.touches(conv_id):
             return None
@@ -263,10 +266,20 @@ class OpenConversation(PromptEditing):
                 self.conversation = conv
         return self.conversation
 
-    def adopt(self, conv: Conversation) -> Conversation:
-        """A library change to ``conv``: take its fields if it is on screen, and say so."""
-        fields = {f.name: getattr(conv, f.name) for f in dataclasses.fields(conv)}
-        self.apply(Changes(conv.id, fields=fields, conversation_changed=True))
+    def adopt(self, conv: Conversation, *aspects: str) -> Conversation:
+        """A library change to ``conv``, stored already (its new row): take its fields if
+        it is on screen, and tell the ``aspects`` that changed
+        (:data:`~ikgui.domain.state.facts.ASPECTS`)."""
+        fields: dict[str, Any] = {}
+        if conv.id == self.conversation.id:
+            shown = self.conversation
+            fields = {
+                f.name: getattr(conv, f.name)
+                for f in dataclasses.fields(conv)
+                if getattr(shown, f.name) != getattr(conv, f.name)
+            }
+        told = frozenset(aspects) or frozenset({"fields"})
+        self.apply(Changes(conv.id, fields=fields, also=told, conversation=conv))
         return conv
 
     # -- derived values ------------------------------------------------------------
@@ -386,7 +399,7 @@ class OpenConversation(PromptEditing):
         else:
             self.state = write_ops.replayed(self, self.conversation.id)
         if reply.id in self.state.prompt_before:  # the view shows the draft under it
-            self.announce(EventUpdated(reply.conversation_id, reply))
+            self.apply(Changes(reply.conversation_id, updated=((reply, reply),)))
 
     def update_fields(self, **changes: Any) -> None:
         """Change stored conversation fields (title, tags via ``set_tags``...)."""
@@ -394,7 +407,7 @@ class OpenConversation(PromptEditing):
             with self.store.transaction():
                 self.materialize()
                 self.store.update_conversation(self.conversation.id, **changes)
-        self.apply(Changes(self.conversation.id, fields=changes, conversation_changed=True))
+        self.apply(Changes(self.conversation.id, fields=changes))
 
     def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
         """Store drafts of conversation ``conv_id`` (the open one, or one the window has
@@ -422,7 +435,7 @@ class OpenConversation(PromptEditing):
         with self.store.transaction():
             self.materialize()
             tags = retag(self.store, self.conversation.id, changes).tags
-        self.apply(Changes(self.conversation.id, fields={"tags": tags}, conversation_changed=True))
+        self.apply(Changes(self.conversation.id, fields={"tags": tags}))
         return tags
 
     # -- marks -----------------------------------------------------------------
@@ -524,8 +537,10 @@ class OpenConversation(PromptEditing):
         )
         closed_ids = {v.id for v in victims}
         if self.conversation.id in closed_ids:
-            self.open(target.parent)
-        elif self.conversation.id == target.parent:
+            self.open(target.parent)  # (its replay has the event: only the row is told)
+            self.apply(Changes(target.parent, also=frozenset({"events"}), fields_known=False))
+        else:
             self.apply(Changes(target.parent, appended=(event,)))
-        self.apply(Changes(self.conversation.id, conversation_changed=True))
+        for victim in victims:
+            self.apply(Changes(victim.id, also=frozenset({"status"}), fields_known=False))
         return target, len(victims)

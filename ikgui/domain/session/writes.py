@@ -18,7 +18,8 @@ from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
 from ikgui.domain.session.pending import Append, PendingWrites, is_provisional
-from ikgui.domain.state.facts import ConversationChanged, Fact, WritesPending
+from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.facts import Fact, TranscriptChange, WritesPending
 from ikgui.domain.state.reading import failed_before_text
 from ikgui.domain.state.replay import ReplayState, apply, replay_conversation
 from ikgui.domain.state.transcript import replace_event
@@ -41,6 +42,7 @@ class Writer(Protocol):
     def mark_stored(self, saved: bool) -> None: ...
     def replay_written(self) -> None: ...
     def announce(self, fact: Fact) -> None: ...
+    def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]: ...
     def here(self) -> str: ...
     def show_live_text(self) -> None: ...
 
@@ -205,5 +207,5 @@ def flushed(session: Writer, done: dict[int, int]) -> None:
         session.replay_written()
     saved, session.writes.just_saved = session.writes.just_saved, set()
     for conv_id in sorted(saved):  # e.g. a new one: listed now
-        session.announce(ConversationChanged(conv_id))
+        session.apply(Changes(conv_id, also=frozenset({"listed"}), fields_known=False))
     session.announce(WritesPending(session.here()))

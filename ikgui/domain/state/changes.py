@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ikgui.domain.events import Event
+from ikgui.domain.events import Conversation, Event
+from ikgui.domain.state.facts import aspects_of
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,18 @@ class Changes:
     #: Written by another process: the view has not seen the updated text yet, and the
     #: conversation's other fields (its title, say) are not known here.
     elsewhere: bool = False
-    #: Tell the listeners the conversation's fields changed (``ConversationChanged``);
-    #: a title that comes with the first message needs no such fact of its own.
-    conversation_changed: bool = False
+    #: Aspects changed besides those of ``fields`` and the events (names from
+    #: :data:`ikgui.domain.state.facts.ASPECTS`: ``"listed"`` for a row that appeared or
+    #: went, ``"status"`` for branches a kill closed...).
+    also: frozenset[str] = frozenset()
     #: The session knows the conversation's fields after these changes (``False``: the
     #: library changed or removed its row; a reader reads it).
     fields_known: bool = True
+    #: The conversation's fields as stored after these changes, when the operation knows
+    #: them (the library's operations on a conversation that is not open).
+    conversation: Conversation | None = None
+
+    def aspects(self) -> frozenset[str]:
+        """Everything these changes change (see :data:`~ikgui.domain.state.facts.ASPECTS`)."""
+        events = frozenset({"events"}) if self.appended or self.updated else frozenset()
+        return events | aspects_of(self.fields) | self.also

@@ -22,7 +22,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
-from ikgui.domain.events import Event, Kind
+from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
 from ikgui.domain.state.facts import TranscriptChange
@@ -311,10 +311,11 @@ class MainWindow(QMainWindow):
         self.scrollback.update_event(event)
         self.chrome.refresh()
 
-    def _on_conversation_changed(self, conv_id: str) -> None:
-        self.sidebar.refresh_conversation(conv_id)
+    def _on_conversation_changed(self, conv_id: str, known: Conversation | None) -> None:
+        self.sidebar.refresh_conversation(conv_id, known)
         if conv_id == self.current_id:
-            self.session.refresh_conversation()
+            if known is None:  # (when known, the session holds it already)
+                self.session.refresh_conversation()
             self.chrome.refresh()
 
     def _on_stream_state(self, conv_id: str, streaming: bool) -> None:
