@@ -35,9 +35,8 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     ): "DeltaReceived: streamed text not stored yet",
     (
         "domain/session/writes.py",
-        "append",
-    ): "WritesPending: the queue's state, not the conversation's",
-    ("domain/session/writes.py", "update"): "WritesPending: the queue's state",
+        "_waits",
+    ): "WritesPending: a change waits in the queue (the queue's state, not the conversation's)",
     ("domain/session/writes.py", "flushed"): "WritesPending: the queue's state once it was written",
     (
         "domain/session/open_conversation.py",

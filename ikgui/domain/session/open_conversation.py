@@ -23,7 +23,7 @@ from ikgui.domain.session import writes as write_ops
 from ikgui.domain.session.pending import PendingWrites
 from ikgui.domain.session.prompt_edits import PromptEditing
 from ikgui.domain.settings import AgentSettings, Settings
-from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.changes import Changes, StoreWrite
 from ikgui.domain.state.context import Message, build_context
 from ikgui.domain.state.facts import (
     Changed,
@@ -32,6 +32,7 @@ from ikgui.domain.state.facts import (
     Fact,
     StateReplaced,
     TranscriptChange,
+    aspects_of,
 )
 from ikgui.domain.state.ids import new_id, resolve_ref
 from ikgui.domain.state.replay import ReplayState, fold, set_prompt
@@ -45,6 +46,16 @@ from ikgui.domain.state.tally import is_message as counts_as_message
 from ikgui.domain.state.transcript import replace_event
 
 Listener = Callable[[Fact], None]
+
+
+def _rows(results: tuple[Any, ...]) -> dict[str, Conversation]:
+    """The conversations' rows among what writes returned (one, or a list of them)."""
+    rows: dict[str, Conversation] = {}
+    for result in results:
+        for item in result if isinstance(result, list) else [result]:
+            if isinstance(item, Conversation):
+                rows[item.id] = item
+    return rows
 
 
 class OpenConversation(PromptEditing):
@@ -85,12 +96,26 @@ class OpenConversation(PromptEditing):
         for listener in list(self._listeners):
             listener(fact)
 
-    def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]:
-        """Take in what one operation wrote (:class:`~ikgui.domain.state.changes.Changes`): the
-        one place that folds events into the live state, takes the conversation's new
-        fields and tells the listeners, in one :class:`~ikgui.domain.state.facts.Changed`.
-        Returns how the transcript changed per appended event (``None``: another
-        conversation's)."""
+    def apply(self, changes: Changes) -> tuple[Any, ...]:
+        """Take in one operation (:class:`~ikgui.domain.state.changes.Changes`): the one
+        place that writes its changes of fields (through the write-behind queue), folds
+        its events into the live state, takes the conversation's new fields and tells the
+        listeners, in one :class:`~ikgui.domain.state.facts.Changed` per conversation.
+        Returns what each of ``changes.writes`` returned (``None``: it waits)."""
+        results = tuple(write_ops.store(self, write) for write in changes.writes)
+        rows = _rows(results)
+        for each in (changes, *changes.others):
+            row = rows.get(each.conversation_id)
+            if row is not None:  # the store's answer: the row as written
+                each = dataclasses.replace(each, fields=self._differs(row), conversation=row)
+            fact = self._take(each)
+            if fact is not None:
+                self.announce(fact)
+        return results
+
+    def _take(self, changes: Changes) -> Changed | None:
+        """Fold ``changes`` into the live state; the fact that tells them (``None``:
+        nothing changed)."""
         conv_id = changes.conversation_id
         here = conv_id == self.conversation.id
         if here and changes.fields:
@@ -111,12 +136,11 @@ class OpenConversation(PromptEditing):
             if here:
                 self._patch(before, event)
         aspects = changes.aspects()
-        if aspects:
-            updated = tuple(event for _, event in changes.updated)
-            summary = self._summary(changes)
-            fact = Changed(conv_id, summary, tuple(appended), updated, changes.elsewhere, aspects)
-            self.announce(fact)
-        return tuple(change for _, change in appended)
+        if not aspects:
+            return None
+        updated = tuple(event for _, event in changes.updated)
+        summary = self._summary(changes)
+        return Changed(conv_id, summary, tuple(appended), updated, changes.elsewhere, aspects)
 
     def _patch(self, before: Event, after: Event) -> None:
         """Put a grown event into the state; a reply's first text counts as a message, as
@@ -266,21 +290,17 @@ class OpenConversation(PromptEditing):
                 self.conversation = conv
         return self.conversation
 
-    def adopt(self, conv: Conversation, *aspects: str) -> Conversation:
-        """A library change to ``conv``, stored already (its new row): take its fields if
-        it is on screen, and tell the ``aspects`` that changed
-        (:data:`~ikgui.domain.state.facts.ASPECTS`)."""
-        fields: dict[str, Any] = {}
-        if conv.id == self.conversation.id:
-            shown = self.conversation
-            fields = {
-                f.name: getattr(conv, f.name)
-                for f in dataclasses.fields(conv)
-                if getattr(shown, f.name) != getattr(conv, f.name)
-            }
-        told = frozenset(aspects) or frozenset({"fields"})
-        self.apply(Changes(conv.id, fields=fields, also=told, conversation=conv))
-        return conv
+    def _differs(self, conv: Conversation) -> dict[str, Any]:
+        """The fields in which ``conv`` differs from the open conversation (none: it is
+        another)."""
+        if conv.id != self.conversation.id:
+            return {}
+        shown = self.conversation
+        return {
+            f.name: getattr(conv, f.name)
+            for f in dataclasses.fields(conv)
+            if getattr(shown, f.name) != getattr(conv, f.name)
+        }
 
     # -- derived values ------------------------------------------------------------
     @property
@@ -373,15 +393,20 @@ class OpenConversation(PromptEditing):
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         """Count a reply's tokens and cost (also in the fields shown, if on screen)."""
-        write_ops.add_usage(self, conv_id, input_tokens, output_tokens, cost)
+
+        def adding(store: Store) -> None:
+            store.add_usage(conv_id, input_tokens, output_tokens, cost)
+
+        fields: dict[str, Any] = {}
         if conv_id == self.conversation.id:
             conv = self.conversation
-            self.conversation = dataclasses.replace(
-                conv,
-                tokens_input=conv.tokens_input + input_tokens,
-                tokens_output=conv.tokens_output + output_tokens,
-                cost=conv.cost + cost,
-            )
+            fields = {
+                "tokens_input": conv.tokens_input + input_tokens,
+                "tokens_output": conv.tokens_output + output_tokens,
+                "cost": conv.cost + cost,
+            }
+        write = StoreWrite((conv_id,), "usage", adding, frozenset({"usage"}))
+        self.apply(Changes(conv_id, fields=fields, also=write.aspects, writes=(write,)))
 
     def emit_delta(self, event: Event, text: str) -> None:
         real = self.writes.written.get(event.id)
@@ -402,12 +427,26 @@ class OpenConversation(PromptEditing):
             self.apply(Changes(reply.conversation_id, updated=((reply, reply),)))
 
     def update_fields(self, **changes: Any) -> None:
-        """Change stored conversation fields (title, tags via ``set_tags``...)."""
-        if not write_ops.fields_wait(self, changes):
+        """Change stored conversation fields (title, model...)."""
+        if write_ops.fields_wait(self, changes):  # drafts, while changes wait: in memory
+            self.apply(Changes(self.conversation.id, fields=changes))
+            return
+        self._store_first()
+        conv_id = self.conversation.id
+
+        def setting(store: Store) -> None:
+            store.update_conversation(conv_id, **changes)
+
+        aspects = aspects_of(changes)
+        write = StoreWrite((conv_id,), ", ".join(sorted(aspects)), setting, aspects)
+        self.apply(Changes(conv_id, fields=changes, writes=(write,)))
+
+    def _store_first(self) -> None:
+        """Store the conversation on screen before a change of its fields (its insert is
+        not queued: a store that refuses it refuses the change)."""
+        if not self.saved:
             with self.store.transaction():
                 self.materialize()
-                self.store.update_conversation(self.conversation.id, **changes)
-        self.apply(Changes(self.conversation.id, fields=changes))
 
     def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
         """Store drafts of conversation ``conv_id`` (the open one, or one the window has
@@ -430,13 +469,16 @@ class OpenConversation(PromptEditing):
             self.conversation = dataclasses.replace(self.conversation, **fields)
 
     def retag(self, changes: list[str]) -> tuple[str, ...]:
-        """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
+        """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept
+        (while the change waits in the queue, the tags shown are those known here)."""
         apply_tag_changes((), changes)  # a bad tag is refused before anything is written
-        with self.store.transaction():
-            self.materialize()
-            tags = retag(self.store, self.conversation.id, changes).tags
-        self.apply(Changes(self.conversation.id, fields={"tags": tags}))
-        return tags
+        self._store_first()
+        conv_id = self.conversation.id
+        known = tuple(apply_tag_changes(self.conversation.tags, changes))
+        tags = frozenset({"tags"})
+        write = StoreWrite((conv_id,), "tags", lambda store: retag(store, conv_id, changes), tags)
+        self.apply(Changes(conv_id, fields={"tags": known}, also=tags, writes=(write,)))
+        return self.conversation.tags
 
     # -- marks -----------------------------------------------------------------
     def mark(self, label: str | None) -> Event:

@@ -13,11 +13,37 @@ write-behind queue), the facts carry its new fields, so a view that shows the st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.state.facts import aspects_of
+
+if TYPE_CHECKING:
+    from ikgui.domain.ports import Store
+
+
+@dataclass(frozen=True)
+class StoreWrite:
+    """A change of conversations' fields that the store makes in one transaction (a
+    rename, tags, a pin, the Trash, a tag renamed everywhere): ``call`` makes it and
+    returns what the operation needs back (``None`` once it waited in the queue)."""
+
+    #: The conversations it changes, as far as the operation knows them.
+    conv_ids: tuple[str, ...]
+    #: What it is, in a few words (for the log and for a reader of the queue).
+    what: str
+    call: Callable[[Store], Any]
+    #: What it changes (names from ``ikgui.domain.state.facts.ASPECTS``).
+    aspects: frozenset[str] = frozenset({"fields"})
+    #: Whether it may wait in the queue when the store refuses it (``False``: the
+    #: operation needs its answer now, e.g. who had a tag, for Undo; it is refused).
+    may_wait: bool = True
+
+    @property
+    def conv_id(self) -> str:
+        return self.conv_ids[0] if self.conv_ids else ""
 
 
 @dataclass(frozen=True)
@@ -45,6 +71,14 @@ class Changes:
     #: The conversation's fields as stored after these changes, when the operation knows
     #: them (the library's operations on a conversation that is not open).
     conversation: Conversation | None = None
+    #: What :meth:`~ikgui.domain.session.open_conversation.OpenConversation.apply` writes
+    #: (through the write-behind queue) before it folds and tells: changes of fields
+    #: (``fields``, tags, a pin, the Trash; several conversations at once stay one call).
+    #: Empty: written already (events are written as they are made, for their ids).
+    writes: tuple[StoreWrite, ...] = ()
+    #: Other conversations the same operation changed (a selection pinned at once):
+    #: each told in a ``Changed`` of its own.
+    others: tuple[Changes, ...] = ()
 
     def aspects(self) -> frozenset[str]:
         """Everything these changes change (see :data:`~ikgui.domain.state.facts.ASPECTS`)."""
