@@ -18,7 +18,6 @@ from ikgui.domain.state.facts import (
     DeltaReceived,
     Fact,
     SendWaiting,
-    StateReplaced,
     StreamFinished,
     StreamStarted,
     WritesPending,
@@ -72,8 +71,6 @@ class SessionBridge(QObject):
                 self.conversation_switched.emit()
             case WritesPending():
                 self.writes_changed.emit()
-            case StateReplaced():
-                self.state_replaced.emit()
             case SendWaiting(conversation_id=conv_id):
                 self.send_waiting.emit(conv_id or "")
             case StreamStarted(conversation_id=conv_id):
@@ -104,8 +101,10 @@ class SessionBridge(QObject):
             self._pending.pop(event.id, None)
             if on_screen:
                 self.event_updated.emit(event)
-        if fact.aspects - {"events"}:
+        if fact.aspects - {"events", "replayed"}:
             self.conversation_changed.emit(conv_id, fact.conversation)
+        if "replayed" in fact.aspects and on_screen:
+            self.state_replaced.emit()
 
     def flush(self) -> None:
         pending, self._pending = self._pending, {}

@@ -27,10 +27,6 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     ): "ConversationSwitched of the tail-first start (it should become a preview the window shows)",
     (
         "domain/session/open_conversation.py",
-        "replay_again",
-    ): "StateReplaced after another process wrote",
-    (
-        "domain/session/open_conversation.py",
         "emit_delta",
     ): "DeltaReceived: streamed text not stored yet",
     (
@@ -38,10 +34,6 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
         "_waits",
     ): "WritesPending: a change waits in the queue (the queue's state, not the conversation's)",
     ("domain/session/writes.py", "flushed"): "WritesPending: the queue's state once it was written",
-    (
-        "domain/session/open_conversation.py",
-        "replay_written",
-    ): "StateReplaced once all that waited is written",
     ("domain/session/sender.py", "_exchange"): "StreamStarted/StreamFinished: a send's progress",
     ("domain/session/sendlock.py", "hold"): "SendWaiting: a send waits for another process",
     (

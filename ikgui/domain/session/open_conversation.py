@@ -30,7 +30,6 @@ from ikgui.domain.state.facts import (
     ConversationSwitched,
     DeltaReceived,
     Fact,
-    StateReplaced,
     TranscriptChange,
     aspects_of,
 )
@@ -120,6 +119,9 @@ class OpenConversation(PromptEditing):
         here = conv_id == self.conversation.id
         if here and changes.fields:
             self.conversation = dataclasses.replace(self.conversation, **changes.fields)
+        if here and changes.replayed:  # (folded from the store: its rows, what waits)
+            self.state = write_ops.replayed(self, conv_id)
+            self.show_live_text()
         appended: list[tuple[Event, TranscriptChange | None]] = []
         for event in changes.appended:
             change = None
@@ -278,10 +280,11 @@ class OpenConversation(PromptEditing):
 
     def replay_again(self) -> None:
         """Replay the current conversation from the store (another process wrote to it)."""
-        if not self.writes.touches(self.conversation.id):
-            self.state = write_ops.replayed(self, self.conversation.id)
-            self.refresh_conversation()
-            self.announce(StateReplaced(self.conversation.id))
+        conv_id = self.conversation.id
+        if not self.writes.touches(conv_id):
+            row = self.store.get_conversation(conv_id) if self.saved else None
+            fields = self._differs(row) if row is not None else {}
+            self.apply(Changes(conv_id, fields=fields, replayed=True, fields_known=False))
 
     def refresh_conversation(self) -> Conversation:
         if self.saved:
@@ -358,9 +361,7 @@ class OpenConversation(PromptEditing):
     def replay_written(self) -> None:
         """Everything of the open conversation that waited is written: its state is a
         fresh replay again (the provisional ids are gone)."""
-        self.state = write_ops.replayed(self, self.conversation.id)
-        self.show_live_text()
-        self.announce(StateReplaced(self.conversation.id))
+        self.apply(Changes(self.conversation.id, replayed=True, fields_known=False))
 
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state

@@ -5,7 +5,7 @@ A write goes straight to the store while nothing waits; when the store raises
 (:mod:`ikgui.domain.session.pending`) instead, the live state is folded as usual, and the
 listeners hear ``writes_pending``. Once nothing waits, the queue's conversations are
 replayed from the store again (so the live state equals a fresh replay) and
-``state_replaced`` is announced: provisional ids are gone from the state.
+a ``Changed`` says it was ``replayed``: provisional ids are gone from the state.
 """
 
 from __future__ import annotations

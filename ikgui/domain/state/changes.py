@@ -80,7 +80,12 @@ class Changes:
     #: each told in a ``Changed`` of its own.
     others: tuple[Changes, ...] = ()
 
+    #: The conversation's state is replayed from the store again (what waited was
+    #: written at last, under real ids; or another process wrote): nothing is folded.
+    replayed: bool = False
+
     def aspects(self) -> frozenset[str]:
         """Everything these changes change (see :data:`~ikgui.domain.state.facts.ASPECTS`)."""
         events = frozenset({"events"}) if self.appended or self.updated else frozenset()
-        return events | aspects_of(self.fields) | self.also
+        replayed = frozenset({"replayed"}) if self.replayed else frozenset()
+        return events | replayed | aspects_of(self.fields) | self.also

@@ -58,6 +58,8 @@ ASPECTS: dict[str, str] = {
     "drafts": "the message typed and not sent, the working prompt's unsaved edits",
     "listed": "its row appeared or went (stored at last, imported, removed for good)",
     "fields": "another stored field (its parent, its fork point)",
+    "replayed": "its state was replayed from the store (written at last, or by another "
+    "process): show its transcript again",
 }
 
 #: Which aspect a change of each ``Conversation`` field is (the rest: ``"fields"``).
@@ -153,14 +155,6 @@ class WritesPending(Fact):
     """The queue of changes not saved yet (``Session.writes``) changed."""
 
     name: ClassVar[str] = "writes_pending"
-
-
-@dataclass(frozen=True)
-class StateReplaced(Fact):
-    """The current state was replayed again (saved at last, or another process's reply
-    came first): show the scrollback again."""
-
-    name: ClassVar[str] = "state_replaced"
 
 
 @dataclass(frozen=True)
