@@ -43,6 +43,46 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
 }
 
 
+#: The Store port's methods that write.
+STORE_WRITES = frozenset(
+    {
+        "insert_conversation",
+        "update_conversation",
+        "set_tags",
+        "change_tags",
+        "add_usage",
+        "set_pinned",
+        "delete_conversations",
+        "append_event",
+        "update_event",
+        "rename_tag",
+        "delete_tag",
+        "add_tag",
+        "remove_tag",
+    }
+)
+
+#: (module, innermost function) of the session calling a store's write method: the one
+#: writer and what it runs. The list may only shrink.
+WRITES_LEFT: dict[tuple[str, str], str] = {
+    ("domain/session/writes.py", "append"): "the writer: an event now, or queued",
+    ("domain/session/writes.py", "update"): "the writer: a reply's growth now, or queued",
+    ("domain/session/pending.py", "_write"): "the writer: the queue, in order",
+    ("domain/session/open_conversation.py", "materialize"): "the open conversation's insert, "
+    "in the transaction of its first event (writes.append)",
+    ("domain/session/open_conversation.py", "setting"): "a StoreWrite's call: run by the writer",
+    ("domain/session/open_conversation.py", "adding"): "a StoreWrite's call: run by the writer",
+    ("domain/session/library.py", "call"): "a StoreWrite's call: run by the writer",
+    ("domain/session/library.py", "reading"): "a StoreWrite's call: run by the writer",
+    ("domain/session/model_title.py", "setting"): "a StoreWrite's call: run by the writer",
+    ("domain/session/open_conversation.py", "keep_drafts"): "drafts: session state kept with "
+    "the conversation, not a change of it (they stay in memory while changes wait)",
+    ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply, settled at "
+    "start-up or when its process is gone (another process's row)",
+    ("domain/session/demo.py", "_fork_tree"): "the demo builds its own in-memory store",
+}
+
+
 def _functions(tree: ast.AST) -> list[tuple[str, str, ast.AST]]:
     """Every function with its class (``""``: none)."""
     found: list[tuple[str, str, ast.AST]] = []
@@ -112,3 +152,35 @@ def test_nothing_outside_the_aggregate_assigns_the_open_conversation_state() -> 
 def test_facts_are_announced_from_apply_and_the_named_rest_only() -> None:
     _, announces = _scan()
     assert announces == set(ANNOUNCES_LEFT)
+
+
+def _store_writes() -> set[tuple[str, str]]:
+    """(module, innermost function) of every call ``<...store>.<write>(...)`` in the
+    session package."""
+    found: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "domain" / "session").rglob("*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for _, name, function in _functions(tree):
+            inner = {
+                id(n)
+                for child in ast.iter_child_nodes(function)
+                for n in ast.walk(child)
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                for n in ast.walk(n)
+            }
+            for node in ast.walk(function):
+                if id(node) in inner:
+                    continue  # (a nested function is counted under its own name)
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in STORE_WRITES
+                    and "store" in ast.unparse(node.func.value)
+                ):
+                    found.add((module, name))
+    return found
+
+
+def test_the_session_writes_through_the_one_writer_and_the_named_rest_only() -> None:
+    assert _store_writes() == set(WRITES_LEFT)
