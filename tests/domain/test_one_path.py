@@ -115,6 +115,10 @@ def test_the_values_handed_out_are_frozen() -> None:
         Changes("c").conversation_id = "d"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         TranscriptChange().collapsed = None  # type: ignore[misc]
+    session.mark("m")
+    (mark,) = session.state.marks
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mark.context_len = 0  # type: ignore[misc]
 
 
 def test_an_event_is_not_folded_twice_by_a_change_that_only_tells() -> None:

@@ -182,11 +182,17 @@ def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
     if ids[1] != ids[0] and not top:
         top = replace_event(state.transcript, ids[1], None if gone else updated)
     if gone:  # marks set after it counted it; replay never saw it
-        for mark in state.marks:
-            if mark.event_id > updated.id:
-                mark.context_len -= 1
-                mark.scrollback_len -= 1
-                mark.transcript_len -= top
+        state.marks[:] = [
+            dataclasses.replace(
+                mark,
+                context_len=mark.context_len - 1,
+                scrollback_len=mark.scrollback_len - 1,
+                transcript_len=mark.transcript_len - top,
+            )
+            if mark.event_id > updated.id
+            else mark
+            for mark in state.marks
+        ]
 
 
 def replayed(session: Writer, conv_id: str) -> ReplayState:

@@ -13,7 +13,7 @@ write-behind queue), the facts carry its new fields, so a view that shows the st
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +57,7 @@ class Changes:
     #: ids differ once a reply queued under a provisional id is written).
     updated: tuple[tuple[Event, Event], ...] = ()
     #: Stored fields of the conversation that changed (``Conversation`` field names).
-    fields: dict[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, Any] = field(default_factory=dict)
     #: Written by another process: the view has not seen the updated text yet, and the
     #: conversation's other fields (its title, say) are not known here.
     elsewhere: bool = False
