@@ -14,6 +14,19 @@ ROOT = Path(__file__).resolve().parents[2] / "ikgui"
 STATE = frozenset({"conversation", "state", "saved"})
 AGGREGATE = ("domain/session/open_conversation.py", "OpenConversation")
 
+#: Methods of the aggregate that assign its state other than ``apply``'s fold
+#: (``_take``, ``_patch``). The list may only shrink.
+ASSIGNS_LEFT: dict[str, str] = {
+    "__init__": "the blank conversation a session starts on",
+    "prepare": "fields of a conversation not stored yet (the new settings' defaults)",
+    "new_conversation": "a switch, not a change",
+    "open": "a switch, not a change",
+    "show": "the tail-first start's switch (the window helper turns it into a preview)",
+    "replay_quietly": "the tail-first start's second step",
+    "materialize": "stored now: its id (if taken) and times, with its first event",
+    "mark_stored": "stored or not after a write the store refused",
+}
+
 #: (module, function) calling ``announce`` other than ``OpenConversation.apply``.
 ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     (
@@ -36,10 +49,6 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     ("domain/session/writes.py", "flushed"): "WritesPending: the queue's state once it was written",
     ("domain/session/sender.py", "_exchange"): "StreamStarted/StreamFinished: a send's progress",
     ("domain/session/sendlock.py", "hold"): "SendWaiting: a send waits for another process",
-    (
-        "domain/session/session.py",
-        "announce",
-    ): "the Session facade passes announce on (tests use it)",
 }
 
 
@@ -184,3 +193,16 @@ def _store_writes() -> set[tuple[str, str]]:
 
 def test_the_session_writes_through_the_one_writer_and_the_named_rest_only() -> None:
     assert _store_writes() == set(WRITES_LEFT)
+
+
+def test_inside_the_aggregate_the_fold_and_the_named_rest_assign_its_state() -> None:
+    found: set[str] = set()
+    path = ROOT / AGGREGATE[0]
+    for cls, name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+        if cls != AGGREGATE[1] or name in ("apply", "_take", "_patch"):
+            continue
+        for node in ast.walk(function):
+            for target in _targets(node):
+                if isinstance(target, ast.Attribute) and target.attr in STATE:
+                    found.add(name)
+    assert found == set(ASSIGNS_LEFT)

@@ -50,6 +50,6 @@ def test_deltas_are_coalesced_and_a_finished_stream_flushes_them(qtbot: Any) -> 
     session.emit_delta(reply, "a")
     session.emit_delta(reply, "b")
     assert deltas == []
-    session.announce(StreamFinished(session.conversation.id))
+    session.current.announce(StreamFinished(session.conversation.id))
     assert deltas == [(reply.id, "ab")]
     assert states == [(session.conversation.id, False)]

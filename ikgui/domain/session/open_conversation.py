@@ -287,10 +287,11 @@ class OpenConversation(PromptEditing):
             self.apply(Changes(conv_id, fields=fields, replayed=True, fields_known=False))
 
     def refresh_conversation(self) -> Conversation:
+        """Re-read the open conversation's row, telling no one (whoever changed it told)."""
         if self.saved:
             conv = self.store.get_conversation(self.conversation.id)
             if conv is not None:
-                self.conversation = conv
+                self._take(Changes(conv.id, fields=self._differs(conv)))
         return self.conversation
 
     def _differs(self, conv: Conversation) -> dict[str, Any]:
@@ -422,8 +423,8 @@ class OpenConversation(PromptEditing):
         last = bool(context) and context[-1].id == reply.id
         if last and not any(m.event_id > reply.id for m in self.state.marks):
             set_prompt(self.state, reply, prompt)
-        else:
-            self.state = write_ops.replayed(self, self.conversation.id)
+        else:  # (replayed quietly: only the reply's draft is told, below)
+            self._take(Changes(self.conversation.id, replayed=True))
         if reply.id in self.state.prompt_before:  # the view shows the draft under it
             self.apply(Changes(reply.conversation_id, updated=((reply, reply),)))
 
@@ -465,9 +466,8 @@ class OpenConversation(PromptEditing):
             raise UserError("This conversation is not saved yet; its drafts stay in the window")
         if not (here and write_ops.fields_wait(self, drafts)):
             self.store.update_conversation(conv_id, **drafts)
-        if here:  # (nothing announced: see above)
-            fields: dict[str, Any] = dict(drafts)
-            self.conversation = dataclasses.replace(self.conversation, **fields)
+        if here:  # (folded, and nothing told: see above)
+            self._take(Changes(conv_id, fields=drafts))
 
     def retag(self, changes: list[str]) -> tuple[str, ...]:
         """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept
