@@ -313,9 +313,7 @@ class MainWindow(QMainWindow):
 
     def _on_conversation_changed(self, conv_id: str, known: Conversation | None) -> None:
         self.sidebar.refresh_conversation(conv_id, known)
-        if conv_id == self.current_id:
-            if known is None:  # (when known, the session holds it already)
-                self.session.refresh_conversation()
+        if conv_id == self.current_id:  # (the session took the change already)
             self.chrome.refresh()
 
     def _on_stream_state(self, conv_id: str, streaming: bool) -> None:
