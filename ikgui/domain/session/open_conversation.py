@@ -1,10 +1,13 @@
 """The open conversation: which one is on screen, its replayed state, and every change
 to it (append + fold, the working prompt, marks, rewind, clear, fork, kill).
 
-Each change is appended to the log, committed, folded into the live state with the
-same fold that replay uses, and announced to listeners as a fact
-(:mod:`ikgui.domain.state.facts`). Writes the store refuses wait in ``writes``
-(:mod:`ikgui.domain.session.writes`).
+Every operation ends in :meth:`OpenConversation.apply` with a
+:class:`~ikgui.domain.state.changes.Changes`: apply writes its changes of fields through
+the one writer (:mod:`ikgui.domain.session.writes`: now, or queued in ``writes`` when
+the store refuses), folds its events into the live state with the same fold replay
+uses, and tells the listeners one :class:`~ikgui.domain.state.facts.Changed` per
+conversation. Events are written as they are made (their ids come from the store or the
+queue) by the same writer. Nothing else assigns this state, except the switches.
 """
 
 from __future__ import annotations

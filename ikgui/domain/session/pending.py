@@ -3,9 +3,10 @@
 SPEC §11: when a write fails the session keeps working in memory. Each change it could
 not commit is queued here: a new event gets a provisional id (above every real id, so
 "later" still compares as greater), a growing reply's saves merge into its queued row,
-and nothing is written ahead of an earlier queued change. :meth:`PendingWrites.flush`
-writes the queue in order (the retry loop calls it with back-off, or at once on
-"Retry now") and returns which provisional ids became which real ones.
+a change of fields (a rename, tags, the Trash, usage: a ``StoreWrite``) waits as the
+one store call it is, and nothing is written ahead of an earlier queued change.
+:meth:`PendingWrites.flush` writes the queue in order (the retry loop calls it with
+back-off, or at once on "Retry now") and returns which provisional ids became which real ones.
 """
 
 from __future__ import annotations

@@ -1,14 +1,18 @@
 """What one operation did to a conversation, as a value (anki's ``OpChanges`` is the model).
 
-An operation of the open conversation (a send's events, a reply's growth and end, a mark,
-a rewind, a kill, a reopen, another process's rows) describes what it wrote as
-:class:`Changes`; :meth:`ikgui.domain.session.open_conversation.OpenConversation.apply`
-is the one place that folds them into the live state, takes the conversation's new
-fields and tells the listeners, so the fold and the facts are written once.
+Every operation (a send's events, a reply's growth and end, a mark, a rewind, a clear, a
+fork, a kill, a reopen, a rename, tags, a pin, the Trash, usage, another process's rows)
+describes what it changes as :class:`Changes`:
+:meth:`ikgui.domain.session.open_conversation.OpenConversation.apply` is the one place
+that writes its changes of fields (``writes``: :class:`StoreWrite`, through the
+write-behind queue), folds its events into the live state, takes the conversation's new
+fields and tells the listeners, so the fold and the facts are written once. Several
+conversations changed at once (a selection pinned, a kill's branches) are one store call
+and one ``Changed`` each.
 
-When all of the open conversation's changes are in the store (none waits in the
-write-behind queue), the facts carry its new fields, so a view that shows the stored row
-(the sidebar) takes them instead of reading the row again.
+When all of a conversation's changes are in the store (none waits in the write-behind
+queue), the facts carry its new fields, so a view that shows the stored row (the
+sidebar) takes them instead of reading the row again.
 """
 
 from __future__ import annotations
