@@ -206,3 +206,22 @@ def test_inside_the_aggregate_the_fold_and_the_named_rest_assign_its_state() -> 
                 if isinstance(target, ast.Attribute) and target.attr in STATE:
                     found.add(name)
     assert found == set(ASSIGNS_LEFT)
+
+
+def test_the_one_writer_is_called_from_apply_alone() -> None:
+    """Events, a reply's growth and changes of fields are written by ``apply`` through
+    :mod:`ikgui.domain.session.writes` (now, or queued): no operation calls it."""
+    callers: set[tuple[str, str]] = set()
+    for path in sorted(ROOT.rglob("*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        for cls, name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("append", "update", "store")
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "write_ops"
+                ):
+                    callers.add((module, f"{cls}.{name}"))
+    assert callers == {(AGGREGATE[0], f"{AGGREGATE[1]}.apply")}

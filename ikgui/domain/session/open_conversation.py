@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, Event, Kind
@@ -26,7 +26,7 @@ from ikgui.domain.session import writes as write_ops
 from ikgui.domain.session.pending import PendingWrites
 from ikgui.domain.session.prompt_edits import PromptEditing
 from ikgui.domain.settings import AgentSettings, Settings
-from ikgui.domain.state.changes import Changes, StoreWrite
+from ikgui.domain.state.changes import Changes, Growth, NewEvent, StoreWrite
 from ikgui.domain.state.context import Message, build_context
 from ikgui.domain.state.facts import (
     Changed,
@@ -104,8 +104,37 @@ class OpenConversation(PromptEditing):
         its events into the live state, takes the conversation's new fields and tells the
         listeners, in one :class:`~ikgui.domain.state.facts.Changed` per conversation.
         Returns what each of ``changes.writes`` returned (``None``: it waits)."""
-        results = tuple(write_ops.store(self, write) for write in changes.writes)
-        rows = _rows(results)
+        results: list[Any] = []
+        conv_id = changes.conversation_id
+        appended, updated = list(changes.appended), list(changes.updated)
+        for write in changes.writes:
+            if isinstance(write, NewEvent):
+                data = dict(write.data) if write.data is not None else None
+                event = write_ops.append(
+                    self,
+                    conv_id,
+                    write.kind,
+                    write.content,
+                    data,
+                    title=write.title,
+                    materialize=write.materialize,
+                    fields=write.fields,
+                    new=write.new,
+                )
+                conv_id = event.conversation_id  # (a taken id is replaced when stored)
+                appended.append(event)
+                results.append(event)
+            elif isinstance(write, Growth):
+                grown = write_ops.update(self, write.event, write.content, dict(write.data))
+                updated.append((write.event, grown))
+                results.append(grown)
+            else:
+                results.append(write_ops.store(self, write))
+        if changes.writes:
+            changes = dataclasses.replace(
+                changes, conversation_id=conv_id, appended=tuple(appended), updated=tuple(updated)
+            )
+        rows = _rows(tuple(results))
         for each in (changes, *changes.others):
             row = rows.get(each.conversation_id)
             if row is not None:  # the store's answer: the row as written
@@ -113,7 +142,7 @@ class OpenConversation(PromptEditing):
             fact = self._take(each)
             if fact is not None:
                 self.announce(fact)
-        return results
+        return tuple(results)
 
     def _take(self, changes: Changes) -> Changed | None:
         """Fold ``changes`` into the live state; the fact that tells them (``None``:
@@ -373,12 +402,10 @@ class OpenConversation(PromptEditing):
         if self.saved:
             closing.refuse_closed(self.conversation, kind)
         title = title_for_first_message(self.conversation, kind, content)
-        event = write_ops.append(
-            self, self.conversation.id, kind, content, data, title=title, materialize=True
-        )
+        write = NewEvent(kind, content, data, title=title, materialize=True)
         fields = {"title": title} if title else {}
-        self.apply(Changes(self.conversation.id, appended=(event,), fields=fields))
-        return event
+        (event,) = self.apply(Changes(self.conversation.id, fields=fields, writes=(write,)))
+        return cast(Event, event)
 
     def append_to(
         self, conv_id: str, kind: str, content: str = "", data: dict[str, Any] | None = None
@@ -386,15 +413,14 @@ class OpenConversation(PromptEditing):
         """Append to any conversation; folded into the state only if it is on screen."""
         if conv_id == self.conversation.id:
             return self.append(kind, content, data)
-        event = write_ops.append(self, conv_id, kind, content, data)
-        self.apply(Changes(conv_id, appended=(event,)))
-        return event
+        (event,) = self.apply(Changes(conv_id, writes=(NewEvent(kind, content, data),)))
+        return cast(Event, event)
 
     def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
         """Grow a streaming event in place (the one row that changes)."""
-        updated = write_ops.update(self, event, content, data)
-        self.apply(Changes(event.conversation_id, updated=((event, updated),)))
-        return updated
+        grown = Growth(event, content, data)
+        (updated,) = self.apply(Changes(event.conversation_id, writes=(grown,)))
+        return cast(Event, updated)
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         """Count a reply's tokens and cost (also in the fields shown, if on screen)."""
@@ -550,7 +576,8 @@ class OpenConversation(PromptEditing):
                 {"child_id": child.id, **role_data, "role": "parent"},
             )
             data = {"parent_id": parent.id, **role_data, "role": "child"}
-            write_ops.append(self, child.id, Kind.FORK, f"Forked from {parent.id}", data, new=child)
+            born = NewEvent(Kind.FORK, f"Forked from {parent.id}", data, new=child)
+            self.apply(Changes(child.id, writes=(born,)))
         self.open(child.id)
         return self.conversation
 
@@ -578,15 +605,11 @@ class OpenConversation(PromptEditing):
             "count": len(victims),
         }
         closing_fields = tuple((v.id, {"status": STATUS_KILLED}) for v in victims)
-        event = write_ops.append(
-            self, target.parent, Kind.AGENT_KILLED, content, data, fields=closing_fields
+        write = NewEvent(Kind.AGENT_KILLED, content, data, fields=closing_fields)
+        closed = tuple(
+            Changes(v.id, also=frozenset({"status"}), fields_known=False) for v in victims
         )
-        closed_ids = {v.id for v in victims}
-        if self.conversation.id in closed_ids:
-            self.open(target.parent)  # (its replay has the event: only the row is told)
-            self.apply(Changes(target.parent, also=frozenset({"events"}), fields_known=False))
-        else:
-            self.apply(Changes(target.parent, appended=(event,)))
-        for victim in victims:
-            self.apply(Changes(victim.id, also=frozenset({"status"}), fields_known=False))
+        self.apply(Changes(target.parent, writes=(write,), others=closed))
+        if self.conversation.id in {v.id for v in victims}:
+            self.open(target.parent)
         return target, len(victims)

@@ -51,6 +51,38 @@ class StoreWrite:
 
 
 @dataclass(frozen=True)
+class NewEvent:
+    """An event to append to the conversation of its ``Changes`` (apply writes it, then
+    folds what was written: its id comes from the store, or the queue's provisional one)."""
+
+    kind: str
+    content: str = ""
+    data: Mapping[str, Any] | None = None
+    #: The conversation's automatic title, set with it (a first message).
+    title: str | None = None
+    #: The open conversation is stored with it if it is not yet.
+    materialize: bool = False
+    #: Other conversations' fields set in the same transaction (conversation id,
+    #: fields): the branches a ``/kill`` closes or a ``/reopen`` opens.
+    fields: tuple[tuple[str, dict[str, Any]], ...] = ()
+    #: A conversation stored with it, its first event (a fork's child).
+    new: Conversation | None = None
+
+
+@dataclass(frozen=True)
+class Growth:
+    """A growing reply's new text and data (``event``: as last written)."""
+
+    event: Event
+    content: str
+    data: Mapping[str, Any]
+
+
+#: What apply writes: events, a reply's growth, changes of fields.
+Write = NewEvent | Growth | StoreWrite
+
+
+@dataclass(frozen=True)
 class Changes:
     """The events and fields one operation changed in conversation ``conversation_id``."""
 
@@ -76,10 +108,11 @@ class Changes:
     #: them (the library's operations on a conversation that is not open).
     conversation: Conversation | None = None
     #: What :meth:`~ikgui.domain.session.open_conversation.OpenConversation.apply` writes
-    #: (through the write-behind queue) before it folds and tells: changes of fields
-    #: (``fields``, tags, a pin, the Trash; several conversations at once stay one call).
-    #: Empty: written already (events are written as they are made, for their ids).
-    writes: tuple[StoreWrite, ...] = ()
+    #: (now, or through the write-behind queue) before it folds and tells, in order: new
+    #: events (appended to ``appended``), a reply's growth (to ``updated``), changes of
+    #: fields (tags, a pin, the Trash; several conversations at once stay one call).
+    #: ``appended`` and ``updated`` alone: written already (another process's rows).
+    writes: tuple[Write, ...] = ()
     #: Other conversations the same operation changed (a selection pinned at once):
     #: each told in a ``Changed`` of its own.
     others: tuple[Changes, ...] = ()
