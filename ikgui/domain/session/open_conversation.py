@@ -2,12 +2,11 @@
 to it (append + fold, the working prompt, marks, rewind, clear, fork, kill).
 
 Every operation ends in :meth:`OpenConversation.apply` with a
-:class:`~ikgui.domain.state.changes.Changes`: apply writes its changes of fields through
+:class:`~ikgui.domain.state.changes.Changes`: apply writes its events and fields through
 the one writer (:mod:`ikgui.domain.session.writes`: now, or queued in ``writes`` when
 the store refuses), folds its events into the live state with the same fold replay
 uses, and tells the listeners one :class:`~ikgui.domain.state.facts.Changed` per
-conversation. Events are written as they are made (their ids come from the store or the
-queue) by the same writer. Nothing else assigns this state, except the switches.
+conversation. Nothing else assigns this state, except the switches.
 """
 
 from __future__ import annotations
@@ -100,10 +99,12 @@ class OpenConversation(PromptEditing):
 
     def apply(self, changes: Changes) -> tuple[Any, ...]:
         """Take in one operation (:class:`~ikgui.domain.state.changes.Changes`): the one
-        place that writes its changes of fields (through the write-behind queue), folds
-        its events into the live state, takes the conversation's new fields and tells the
-        listeners, in one :class:`~ikgui.domain.state.facts.Changed` per conversation.
-        Returns what each of ``changes.writes`` returned (``None``: it waits)."""
+        place that writes its events and changes of fields (now, or queued when the store
+        refuses them), folds its events into the live state, takes the conversation's new
+        fields and tells the listeners, in one :class:`~ikgui.domain.state.facts.Changed`
+        per conversation. Returns what each of ``changes.writes`` gave: the event written
+        (under a provisional id while it waits), the reply grown, or a ``StoreWrite``'s
+        answer (``None``: it waits)."""
         results: list[Any] = []
         conv_id = changes.conversation_id
         appended, updated = list(changes.appended), list(changes.updated)
