@@ -25,6 +25,9 @@ from ikgui.domain.state.facts import (
 
 
 class SessionBridge(QObject):
+    #: Every change of a conversation, whole (a ``Changed``: its new fields when known,
+    #: the transcript change, the aspects that changed), before the signals below.
+    changed = Signal(object)
     event_appended = Signal(object)  # Event of the conversation on screen
     #: How the transcript on screen changed (a ``TranscriptChange``), right after
     #: ``event_appended``: if ``change.collapsed`` is set, the items shown from its start
@@ -81,6 +84,7 @@ class SessionBridge(QObject):
 
     def _on_changed(self, fact: Changed) -> None:
         """One change of a conversation, as the signals the window listens to."""
+        self.changed.emit(fact)
         conv_id = fact.conversation_id or ""
         updated = [
             event

@@ -7,7 +7,7 @@ from typing import Any
 
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
-from ikgui.domain.state.facts import StreamFinished, TranscriptChange
+from ikgui.domain.state.facts import Changed, StreamFinished, TranscriptChange
 from ikgui.ui.bridge import SessionBridge
 from tests.support.memstore import MemoryStore
 
@@ -53,3 +53,14 @@ def test_deltas_are_coalesced_and_a_finished_stream_flushes_them(qtbot: Any) -> 
     session.current.announce(StreamFinished(session.conversation.id))
     assert deltas == [(reply.id, "ab")]
     assert states == [(session.conversation.id, False)]
+
+
+def test_each_change_is_also_passed_on_whole(qtbot: Any) -> None:
+    session = Session(MemoryStore())
+    bridge = SessionBridge(session, interval=1)
+    got: list[Changed] = []
+    bridge.changed.connect(got.append)
+    event = session.append(Kind.USER, "one")
+    session.update_fields(title="t")
+    assert [c.aspects for c in got] == [{"events", "title"}, {"title"}]
+    assert got[0].events == (event,) and got[1].conversation == session.conversation
