@@ -14,6 +14,7 @@ from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.facts import Changed, Fact, WritesPending
+from ikgui.local import recovery
 from ikgui.storage import open_store
 from ikgui.storage.repository import SqliteStore
 
@@ -104,3 +105,24 @@ def test_a_tag_edit_everywhere_never_waits(store: SqliteStore) -> None:
     assert session.writes.flush()
     edit = session.library.rename_tag("old", "new")
     assert edit.moved == (session.conversation.id,) and session.conversation.tags == ("new",)
+
+
+def test_a_rename_still_waiting_at_the_end_is_kept_in_the_recovery_file(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    """A change of fields that never found room is said in the recovery file, in words,
+    as the events are (nothing the store refused is dropped silently)."""
+    session = Session(store)
+    session.append(Kind.USER, "hello")
+    conv_id = session.conversation.id
+    fill(store)
+    session.library.rename(conv_id, LONG)
+    session.library.trash(conv_id)
+
+    line = recovery.rescue(session, tmp_path / "ikgui.db")
+
+    assert line is not None and line.startswith("Error: could not save this change")
+    path = Path(line.rsplit(" is in ", 1)[1])
+    text = path.read_text(encoding="utf-8")
+    assert f"--- {conv_id} change" in text
+    assert f"title: {LONG.strip()}" in text and "moved to the Trash" in text

@@ -49,6 +49,7 @@ class Library:
         self,
         conv_id: str,
         aspect: str,
+        what: str,
         reading: Callable[[Store], Conversation],
         fields: dict[str, Any] | None = None,
     ) -> Conversation:
@@ -60,10 +61,10 @@ class Library:
         aspects = frozenset({aspect})
         if fields is not None and current.saved and conv_id == current.conversation.id:
             if any(getattr(current.conversation, k) != v for k, v in fields.items()):
-                write = StoreWrite((conv_id,), aspect, _setting(conv_id, fields), aspects)
+                write = StoreWrite((conv_id,), what, _setting(conv_id, fields), aspects)
                 current.apply(Changes(conv_id, fields=fields, also=aspects, writes=(write,)))
             return current.conversation
-        write = StoreWrite((conv_id,), aspect, reading, aspects)
+        write = StoreWrite((conv_id,), what, reading, aspects)
         (row,) = current.apply(Changes(conv_id, also=aspects, writes=(write,)))
         return row if row is not None else self._as_stored(conv_id, fields)
 
@@ -71,6 +72,7 @@ class Library:
         self,
         conv_ids: list[str],
         aspect: str,
+        what: str,
         reading: Callable[[Store], list[Conversation]],
         told: Callable[[str], bool] = lambda _: True,
     ) -> list[Conversation]:
@@ -78,7 +80,7 @@ class Library:
         them ``told`` gets a ``Changed`` of its own."""
         aspects = frozenset({aspect})
         ids = list(dict.fromkeys(conv_ids))
-        write = StoreWrite(tuple(ids), aspect, reading, aspects)
+        write = StoreWrite(tuple(ids), what, reading, aspects)
         changes = [Changes(i, also=aspects if told(i) else frozenset()) for i in ids]
         first, *others = changes or [Changes("", writes=(write,))]
         first = Changes(first.conversation_id, also=first.also, writes=(write,))
@@ -97,7 +99,11 @@ class Library:
     def rename(self, conv_id: str, title: str) -> Conversation:
         fields = user_title_fields(title)
         return self._one(
-            conv_id, "title", lambda store: library.rename(store, conv_id, title), fields
+            conv_id,
+            "title",
+            f"title: {fields['title'] or ''}",
+            lambda store: library.rename(store, conv_id, title),
+            fields,
         )
 
     def set_tags(self, conv_id: str, tags: list[str]) -> Conversation:
@@ -111,19 +117,25 @@ class Library:
                 raise NotFoundError(f"Conversation not found: {conv_id}")
             return conv
 
-        return self._one(conv_id, "tags", reading)
+        return self._one(conv_id, "tags", f"tags: {' '.join(clean)}", reading)
 
     def retag(self, conv_id: str, changes: list[str]) -> Conversation:
         """Apply ``+a -b`` changes atomically (see
         :func:`ikgui.domain.library.conversations.retag`)."""
         library.apply_tag_changes((), changes)  # a bad tag is refused before anything
-        return self._one(conv_id, "tags", lambda store: library.retag(store, conv_id, changes))
+        what = f"tags: {' '.join(changes)}"
+        return self._one(
+            conv_id, "tags", what, lambda store: library.retag(store, conv_id, changes)
+        )
 
     def retag_many(self, conv_ids: list[str], changes: list[str]) -> list[Conversation]:
         """``+a -b`` changes to several conversations at once (one transaction)."""
         library.apply_tag_changes((), changes)
         return self._many(
-            conv_ids, "tags", lambda store: library.retag_many(store, conv_ids, changes)
+            conv_ids,
+            "tags",
+            f"tags: {' '.join(changes)}",
+            lambda store: library.retag_many(store, conv_ids, changes),
         )
 
     def trash_many(self, conv_ids: list[str]) -> list[Conversation]:
@@ -134,17 +146,20 @@ class Library:
         return self._many(
             conv_ids,
             "trash",
+            "moved to the Trash",
             lambda store: library.trash_many(store, conv_ids, now),
             lambda conv_id: conv_id == here,
         )
 
     def pin(self, conv_ids: list[str]) -> list[Conversation]:
         """Pin several conversations at once (one transaction)."""
-        return self._many(conv_ids, "pinned", lambda store: library.pin(store, conv_ids))
+        return self._many(conv_ids, "pinned", "pinned", lambda store: library.pin(store, conv_ids))
 
     def unpin(self, conv_ids: list[str]) -> list[Conversation]:
         """Unpin several conversations at once (one transaction)."""
-        return self._many(conv_ids, "pinned", lambda store: library.unpin(store, conv_ids))
+        return self._many(
+            conv_ids, "pinned", "unpinned", lambda store: library.unpin(store, conv_ids)
+        )
 
     def rename_tag(self, old: str, new: str) -> library.TagEdit:
         """Rename (or merge) a tag everywhere (see
@@ -192,14 +207,29 @@ class Library:
 
     def trash(self, conv_id: str) -> Conversation:
         now = self.current.clock()
-        return self._one(conv_id, "trash", lambda store: library.trash(store, conv_id, now))
+        return self._one(
+            conv_id,
+            "trash",
+            "moved to the Trash",
+            lambda store: library.trash(store, conv_id, now),
+        )
 
     def restore(self, conv_id: str) -> Conversation:
-        return self._one(conv_id, "trash", lambda store: library.restore(store, conv_id))
+        return self._one(
+            conv_id,
+            "trash",
+            "restored from the Trash",
+            lambda store: library.restore(store, conv_id),
+        )
 
     def restore_all(self, conv_ids: list[str]) -> list[Conversation]:
         """Restore a selection from the Trash, in one transaction."""
-        return self._many(conv_ids, "trash", lambda store: library.restore_all(store, conv_ids))
+        return self._many(
+            conv_ids,
+            "trash",
+            "restored from the Trash",
+            lambda store: library.restore_all(store, conv_ids),
+        )
 
     def clean(
         self, older_than: float = 0.0, with_forks: bool = False

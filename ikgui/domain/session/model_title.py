@@ -109,7 +109,7 @@ async def _title(
     def setting(store: Store) -> None:
         store.update_conversation(conv_id, title=title)
 
-    write = StoreWrite((conv_id,), "title", setting, frozenset({"title"}))
+    write = StoreWrite((conv_id,), f"title: {title}", setting, frozenset({"title"}))
     try:  # (a full store: it waits with the rest)
         current.apply(Changes(conv_id, fields={"title": title}, writes=(write,)))
     except IkguiError as exc:  # gone meanwhile: the first words stay

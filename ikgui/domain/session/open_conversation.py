@@ -437,7 +437,8 @@ class OpenConversation(PromptEditing):
                 "tokens_output": conv.tokens_output + output_tokens,
                 "cost": conv.cost + cost,
             }
-        write = StoreWrite((conv_id,), "usage", adding, frozenset({"usage"}))
+        what = f"usage: +{input_tokens} tokens in, +{output_tokens} out, +{cost:g} cost"
+        write = StoreWrite((conv_id,), what, adding, frozenset({"usage"}))
         self.apply(Changes(conv_id, fields=fields, also=write.aspects, writes=(write,)))
 
     def emit_delta(self, event: Event, text: str) -> None:
@@ -470,7 +471,8 @@ class OpenConversation(PromptEditing):
             store.update_conversation(conv_id, **changes)
 
         aspects = aspects_of(changes)
-        write = StoreWrite((conv_id,), ", ".join(sorted(aspects)), setting, aspects)
+        what = "; ".join(f"{name}: {value}" for name, value in changes.items())
+        write = StoreWrite((conv_id,), what, setting, aspects)
         self.apply(Changes(conv_id, fields=changes, writes=(write,)))
 
     def _store_first(self) -> None:
@@ -507,7 +509,8 @@ class OpenConversation(PromptEditing):
         conv_id = self.conversation.id
         known = tuple(apply_tag_changes(self.conversation.tags, changes))
         tags = frozenset({"tags"})
-        write = StoreWrite((conv_id,), "tags", lambda store: retag(store, conv_id, changes), tags)
+        what = f"tags: {' '.join(changes)}"
+        write = StoreWrite((conv_id,), what, lambda store: retag(store, conv_id, changes), tags)
         self.apply(Changes(conv_id, fields={"tags": known}, also=tags, writes=(write,)))
         return self.conversation.tags
 

@@ -127,7 +127,8 @@ class PendingWrites:
         return self.written.get(event_id, event_id)
 
     def events(self) -> list[Event]:
-        """Every queued event and reply text as it stands now (for a recovery file)."""
+        """Every queued event and reply text as it stands now, and each change of fields
+        in words (kind ``change``), for a recovery file."""
         found: list[Event] = []
         for item in self.queue:
             if isinstance(item, Append):
@@ -136,6 +137,9 @@ class PendingWrites:
                 found.append(
                     Event(item.event_id, item.conv_id, "assistant", item.content, item.data, 0)
                 )
+            else:  # a change of fields: what it was, in words
+                for conv_id in item.conv_ids or ("ikgui",):
+                    found.append(Event(0, conv_id, "change", item.what, None, 0))
         return found
 
     # -- queueing --------------------------------------------------------------------
