@@ -667,8 +667,8 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
         if listening and fact.name == "delta_received":
             stamps.append(time.perf_counter())
         elif listening:
-            event = getattr(fact, "event", None)  # (only facts about an event carry one)
-            kind = event.kind if event is not None else ""
+            events = [e for e, _ in getattr(fact, "appended", ())]  # (a change's new events)
+            kind = events[-1].kind if events else ""
             facts.append((f"{fact.name}:{kind}".rstrip(":"), time.perf_counter()))
 
     window.session.subscribe(on_fact)
@@ -769,7 +769,7 @@ async def streaming(window: MainWindow, results: Results, label: str = "") -> No
     gen2 = [(w, d) for w, d, g in collections if g == 2 and w >= started]
     first_delta = stamps[0] if stamps else finished
     before = [g for a, g in gaps if a < first_delta]
-    stored = next((t for n, t in facts if n == "event_appended:assistant"), None)
+    stored = next((t for n, t in facts if n == "changed:assistant"), None)
     results.notes.append(
         f"{label}streaming timeline (ms after run_line): user event and growing reply stored by "
         f"{ms(stored) if stored else '?'}, first delta {ms(first_delta)}, "

@@ -29,7 +29,7 @@ from ikgui.domain.library import exchange
 from ikgui.domain.library.listing import describe
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import parse_choice
-from ikgui.domain.state.facts import DeltaReceived, EventAppended, EventUpdated, Fact
+from ikgui.domain.state.facts import Changed, DeltaReceived, Fact
 from ikgui.domain.state.ids import resolve_ref
 from ikgui.domain.state.working_prompt import PromptBlockGate
 from ikgui.domain.text.safe import terminal_safe
@@ -107,17 +107,19 @@ class _Printer:
             if self.gate is None:
                 self.gate = PromptBlockGate(self.session.prompt_mode)
             self.write(self.gate.feed(fact.text), fact.conversation_id)
-        elif (
-            isinstance(fact, DeltaReceived | EventAppended | EventUpdated)
-            and fact.event.kind == Kind.ASSISTANT
-        ):
-            if self.reply is not None and self.reply.id != fact.event.id:
-                self.gate, self.pieces, self.last = (
-                    None,
-                    [],
-                    "",
-                )  # another reply (a command sent one)
-            self.reply = fact.event
+        elif isinstance(fact, DeltaReceived):
+            self.follow(fact.event)
+        elif isinstance(fact, Changed):
+            for event in fact.events:
+                self.follow(event)
+
+    def follow(self, event: Event) -> None:
+        """Keep the newest form of the reply being printed."""
+        if event.kind != Kind.ASSISTANT:
+            return
+        if self.reply is not None and self.reply.id != event.id:
+            self.gate, self.pieces, self.last = None, [], ""  # another reply (a command's)
+        self.reply = event
 
     def write(self, text: str, conv_id: str | None) -> None:
         if not text or self.pipe_closed:

@@ -13,11 +13,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.facts import (
-    ConversationChanged,
+    Changed,
     ConversationSwitched,
     DeltaReceived,
-    EventAppended,
-    EventUpdated,
     Fact,
     SendWaiting,
     StateReplaced,
@@ -28,6 +26,9 @@ from ikgui.domain.state.facts import (
 
 
 class SessionBridge(QObject):
+    #: Every change of a conversation, whole (a ``Changed``: its new fields when known,
+    #: the transcript change, the aspects that changed), before the signals below.
+    changed = Signal(object)
     event_appended = Signal(object)  # Event of the conversation on screen
     #: How the transcript on screen changed (a ``TranscriptChange``), right after
     #: ``event_appended``: if ``change.collapsed`` is set, the items shown from its start
@@ -36,7 +37,9 @@ class SessionBridge(QObject):
     event_updated = Signal(object)  # Event of the conversation on screen
     deltas_arrived = Signal(object, str)  # event id (may be above 2**31), the new text
     conversation_switched = Signal()
-    conversation_changed = Signal(str)  # conv id: title, tags, status, trash
+    #: Conv id whose fields changed (title, tags, status, trash...), and its fields as
+    #: stored now when the session knows them (a ``Conversation``; ``None``: read the row).
+    conversation_changed = Signal(str, object)
     stream_state_changed = Signal(str, bool)  # conv id, streaming
     #: Conv id that got an event (any conversation), and its fields as stored now when
     #: the session knows them (a ``Conversation``; ``None``: read the row).
@@ -69,30 +72,15 @@ class SessionBridge(QObject):
                     self._pending.setdefault(event.id, []).append(text)
                     if not self._timer.isActive():
                         self._timer.start()
-            case EventAppended(conversation_id=conv_id, event=event, change=change):
-                self.activity.emit(conv_id or "", fact.conversation)
-                if self._on_screen(conv_id):
-                    self.event_appended.emit(event)
-                    if change is not None:
-                        self.transcript_changed.emit(change)
-            case EventUpdated(conversation_id=conv_id, event=event):
-                if event.kind == Kind.ASSISTANT and fact.growing and not fact.elsewhere:
-                    return  # a periodic save of text the view already has
-                self._pending.pop(event.id, None)
-                self.activity.emit(conv_id or "", fact.conversation)
-                if self._on_screen(conv_id):
-                    self.event_updated.emit(event)
+            case Changed():
+                self._on_changed(fact)
             case ConversationSwitched():
                 self._pending.clear()
                 self.conversation_switched.emit()
-            case ConversationChanged(conversation_id=conv_id):
-                self.conversation_changed.emit(conv_id or "")
             case WritesPending():
                 self.writes_changed.emit()
-            case StateReplaced(deferred=True):
-                self.state_replayed.emit()
             case StateReplaced():
-                self.state_replaced.emit()
+                self.state_replayed.emit()
             case SendWaiting(conversation_id=conv_id):
                 self.send_waiting.emit(conv_id or "")
             case StreamStarted(conversation_id=conv_id):
@@ -100,6 +88,34 @@ class SessionBridge(QObject):
             case StreamFinished(conversation_id=conv_id):
                 self.flush()
                 self.stream_state_changed.emit(conv_id or "", False)
+
+    def _on_changed(self, fact: Changed) -> None:
+        """One change of a conversation, as the signals the window listens to."""
+        self.changed.emit(fact)
+        conv_id = fact.conversation_id or ""
+        updated = [
+            event
+            for event in fact.updated
+            # (a periodic save of text the view already has is not told)
+            if not (event.kind == Kind.ASSISTANT and fact.growing(event) and not fact.elsewhere)
+        ]
+        unseen = "events" in fact.aspects and not fact.events  # (a reader reads them)
+        if fact.appended or updated or unseen:
+            self.activity.emit(conv_id, fact.conversation)
+        on_screen = self._on_screen(conv_id)
+        for event, change in fact.appended:
+            if on_screen:
+                self.event_appended.emit(event)
+                if change is not None:
+                    self.transcript_changed.emit(change)
+        for event in updated:
+            self._pending.pop(event.id, None)
+            if on_screen:
+                self.event_updated.emit(event)
+        if fact.aspects - {"events", "replayed"}:
+            self.conversation_changed.emit(conv_id, fact.conversation)
+        if "replayed" in fact.aspects and on_screen:
+            self.state_replaced.emit()
 
     def flush(self) -> None:
         pending, self._pending = self._pending, {}

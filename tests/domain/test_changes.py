@@ -12,7 +12,7 @@ import pytest
 
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.session.session import Session
-from ikgui.domain.state.facts import ConversationChanged, EventAppended, EventUpdated, Fact
+from ikgui.domain.state.facts import Changed, Fact
 from tests.domain.test_send import Clock, make_session
 from tests.support.counting import count_reads
 from tests.support.memstore import MemoryStore
@@ -20,12 +20,7 @@ from tests.support.scripted import ScriptedProvider, text_reply
 
 
 def carried(heard: list[Fact]) -> list[Conversation]:
-    return [
-        f.conversation
-        for f in heard
-        if isinstance(f, EventAppended | EventUpdated | ConversationChanged)
-        and f.conversation is not None
-    ]
+    return [f.conversation for f in heard if isinstance(f, Changed) and f.conversation is not None]
 
 
 def test_a_send_reads_the_row_at_most_once_and_its_facts_carry_the_stored_row() -> None:
@@ -41,7 +36,7 @@ def test_a_send_reads_the_row_at_most_once_and_its_facts_carry_the_stored_row() 
     asyncio.run(session.send("second"))
 
     assert reads.of(conv_id) <= 1
-    facts = [f for f in heard if isinstance(f, EventAppended | EventUpdated)]
+    facts = [f for f in heard if isinstance(f, Changed) and f.events]
     assert facts and all(f.conversation is not None for f in facts)
     last = carried(heard)[-1]
     stored = store.get_conversation(conv_id)
@@ -58,7 +53,8 @@ def test_a_new_conversation_is_carried_once_stored() -> None:
     heard: list[Fact] = []
     session.subscribe(heard.append)
     session.append(Kind.USER, "a first message titles it")
-    (fact,) = [f for f in heard if isinstance(f, EventAppended)]
+    (fact,) = [f for f in heard if isinstance(f, Changed)]
+    assert fact.aspects == {"events", "title"}
     assert fact.conversation == store.get_conversation(session.conversation.id)
     assert fact.conversation is not None and fact.conversation.title
 
@@ -71,7 +67,7 @@ def test_a_field_change_carries_the_new_fields() -> None:
     session.subscribe(heard.append)
     session.update_fields(title="Renamed")
     (fact,) = heard
-    assert isinstance(fact, ConversationChanged)
+    assert isinstance(fact, Changed) and fact.aspects == {"title"}
     assert fact.conversation == store.get_conversation(session.conversation.id)
 
 

@@ -15,7 +15,7 @@ from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings
-from ikgui.domain.state.facts import ConversationChanged, Fact
+from ikgui.domain.state.facts import Changed, Fact
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider, text_reply
 
@@ -145,11 +145,11 @@ def test_the_library_exports_imports_and_cleans_any_conversation(tmp_path: Path)
     path = session.library.export(conv_id, "json", tmp_path / "c.json")
     result = session.library.import_document(json.loads(path.read_text(encoding="utf-8")))
     (copy,) = result.ids
-    assert copy != conv_id and ConversationChanged(copy) in heard
+    assert copy != conv_id and Changed(copy, aspects=frozenset({"listed"})) in heard
     session.library.trash(copy)
     removed, refusals = session.library.clean()
     assert removed == [copy] and not refusals
-    assert ConversationChanged(copy) in heard[-1:]
+    assert Changed(copy, aspects=frozenset({"listed"})) in heard[-1:]
 
 
 def test_tag_changes_apply_to_the_tags_as_stored_now() -> None:

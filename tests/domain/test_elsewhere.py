@@ -10,7 +10,7 @@ import pytest
 from ikgui.domain.events import Kind
 from ikgui.domain.session import elsewhere, writes
 from ikgui.domain.session.session import Session
-from ikgui.domain.state.facts import EventAppended, EventUpdated, Fact
+from ikgui.domain.state.facts import Changed, Fact
 from ikgui.domain.state.replay import ReplayState, replay_conversation
 from tests.support.memstore import MemoryStore
 
@@ -49,12 +49,15 @@ def test_a_growing_and_finished_reply_is_patched_in_without_a_replay(
     user = store.append_event(conv, Kind.USER, "from elsewhere")
     reply = store.append_event(conv, Kind.ASSISTANT, "", GROWING)
     assert elsewhere.take_in(session.current, shown)
-    assert [type(f) for f in facts] == [EventAppended, EventAppended]
-    assert [f.event.id for f in facts if isinstance(f, EventAppended)] == [user.id, reply.id]
+    (fact,) = facts  # one operation: one change
+    assert isinstance(fact, Changed) and fact.elsewhere
+    assert [e.id for e in fact.events] == [user.id, reply.id]
     for text in ("Par", "Partial", "Partial text"):
         store.update_event(reply.id, text, GROWING)
         assert elsewhere.take_in(session.current, reply.id)
-        assert facts[-1] == EventUpdated(conv, facts[-1].event, elsewhere=True)  # type: ignore[attr-defined]
+        last = facts[-1]
+        assert isinstance(last, Changed) and last.elsewhere and last.aspects == {"events"}
+        assert [e.content for e in last.updated] == [text] and last.conversation is None
         assert session.state.scrollback[-1].content == text
         assert elsewhere.written_elsewhere(session.state.scrollback[-1])
     count = len(facts)

@@ -14,6 +14,17 @@ ROOT = Path(__file__).resolve().parents[2] / "ikgui"
 STATE = frozenset({"conversation", "state", "saved"})
 AGGREGATE = ("domain/session/open_conversation.py", "OpenConversation")
 
+#: Methods of the aggregate that assign its state other than ``apply``'s fold
+#: (``_take``, ``_patch``). The list may only shrink.
+ASSIGNS_LEFT: dict[str, str] = {
+    "__init__": "the blank conversation a session starts on",
+    "prepare": "fields of a conversation not stored yet (the new settings' defaults)",
+    "new_conversation": "a switch, not a change",
+    "open": "a switch, not a change",
+    "materialize": "stored now: its id (if taken) and times, with its first event",
+    "mark_stored": "stored or not after a write the store refused",
+}
+
 #: (module, function) calling ``announce`` other than ``OpenConversation.apply``.
 ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     (
@@ -27,33 +38,55 @@ ANNOUNCES_LEFT: dict[tuple[str, str], str] = {
     ): "StateReplaced(deferred) when a conversation opened behind a preview is first read",
     (
         "domain/session/open_conversation.py",
-        "replay_again",
-    ): "StateReplaced after another process wrote",
-    (
-        "domain/session/open_conversation.py",
         "emit_delta",
     ): "DeltaReceived: streamed text not stored yet",
     (
-        "domain/session/open_conversation.py",
-        "set_reply_prompt",
-    ): "EventUpdated so the view shows the draft under a reply (the prompt is set without a write)",
-    (
         "domain/session/writes.py",
-        "append",
-    ): "WritesPending: the queue's state, not the conversation's",
-    ("domain/session/writes.py", "update"): "WritesPending: the queue's state",
-    ("domain/session/writes.py", "flushed"): "ConversationChanged, WritesPending after the queue "
-    "was written (the rows it stored, the queue's state)",
-    (
-        "domain/session/open_conversation.py",
-        "replay_written",
-    ): "StateReplaced once all that waited is written",
+        "_waits",
+    ): "WritesPending: a change waits in the queue (the queue's state, not the conversation's)",
+    ("domain/session/writes.py", "flushed"): "WritesPending: the queue's state once it was written",
     ("domain/session/sender.py", "_exchange"): "StreamStarted/StreamFinished: a send's progress",
     ("domain/session/sendlock.py", "hold"): "SendWaiting: a send waits for another process",
-    (
-        "domain/session/session.py",
-        "announce",
-    ): "the Session facade passes announce on (tests use it)",
+}
+
+
+#: The Store port's methods that write.
+STORE_WRITES = frozenset(
+    {
+        "insert_conversation",
+        "update_conversation",
+        "set_tags",
+        "change_tags",
+        "add_usage",
+        "set_pinned",
+        "delete_conversations",
+        "append_event",
+        "update_event",
+        "rename_tag",
+        "delete_tag",
+        "add_tag",
+        "remove_tag",
+    }
+)
+
+#: (module, innermost function) of the session calling a store's write method: the one
+#: writer and what it runs. The list may only shrink.
+WRITES_LEFT: dict[tuple[str, str], str] = {
+    ("domain/session/writes.py", "append"): "the writer: an event now, or queued",
+    ("domain/session/writes.py", "update"): "the writer: a reply's growth now, or queued",
+    ("domain/session/pending.py", "_write"): "the writer: the queue, in order",
+    ("domain/session/open_conversation.py", "materialize"): "the open conversation's insert, "
+    "in the transaction of its first event (writes.append)",
+    ("domain/session/open_conversation.py", "setting"): "a StoreWrite's call: run by the writer",
+    ("domain/session/open_conversation.py", "adding"): "a StoreWrite's call: run by the writer",
+    ("domain/session/library.py", "call"): "a StoreWrite's call: run by the writer",
+    ("domain/session/library.py", "reading"): "a StoreWrite's call: run by the writer",
+    ("domain/session/model_title.py", "setting"): "a StoreWrite's call: run by the writer",
+    ("domain/session/open_conversation.py", "keep_drafts"): "drafts: session state kept with "
+    "the conversation, not a change of it (they stay in memory while changes wait)",
+    ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply, settled at "
+    "start-up or when its process is gone (another process's row)",
+    ("domain/session/demo.py", "_fork_tree"): "the demo builds its own in-memory store",
 }
 
 
@@ -126,3 +159,67 @@ def test_nothing_outside_the_aggregate_assigns_the_open_conversation_state() -> 
 def test_facts_are_announced_from_apply_and_the_named_rest_only() -> None:
     _, announces = _scan()
     assert announces == set(ANNOUNCES_LEFT)
+
+
+def _store_writes() -> set[tuple[str, str]]:
+    """(module, innermost function) of every call ``<...store>.<write>(...)`` in the
+    session package."""
+    found: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "domain" / "session").rglob("*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for _, name, function in _functions(tree):
+            inner = {
+                id(n)
+                for child in ast.iter_child_nodes(function)
+                for n in ast.walk(child)
+                if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+                for n in ast.walk(n)
+            }
+            for node in ast.walk(function):
+                if id(node) in inner:
+                    continue  # (a nested function is counted under its own name)
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in STORE_WRITES
+                    and "store" in ast.unparse(node.func.value)
+                ):
+                    found.add((module, name))
+    return found
+
+
+def test_the_session_writes_through_the_one_writer_and_the_named_rest_only() -> None:
+    assert _store_writes() == set(WRITES_LEFT)
+
+
+def test_inside_the_aggregate_the_fold_and_the_named_rest_assign_its_state() -> None:
+    found: set[str] = set()
+    path = ROOT / AGGREGATE[0]
+    for cls, name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+        if cls != AGGREGATE[1] or name in ("apply", "_take", "_patch"):
+            continue
+        for node in ast.walk(function):
+            for target in _targets(node):
+                if isinstance(target, ast.Attribute) and target.attr in STATE:
+                    found.add(name)
+    assert found == set(ASSIGNS_LEFT)
+
+
+def test_the_one_writer_is_called_from_apply_alone() -> None:
+    """Events, a reply's growth and changes of fields are written by ``apply`` through
+    :mod:`ikgui.domain.session.writes` (now, or queued): no operation calls it."""
+    callers: set[tuple[str, str]] = set()
+    for path in sorted(ROOT.rglob("*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        for cls, name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("append", "update", "store")
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "write_ops"
+                ):
+                    callers.add((module, f"{cls}.{name}"))
+    assert callers == {(AGGREGATE[0], f"{AGGREGATE[1]}.apply")}

@@ -13,6 +13,7 @@ from ikgui.domain.errors import ProviderError, UserError
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session, SessionEvent
 from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.state.facts import Changed
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.domain.streaming import StreamEnd, TextDelta, ToolCallDelta
 from tests.support.memstore import MemoryStore
@@ -59,7 +60,7 @@ def test_deltas_reach_listeners_and_the_log_matches_replay() -> None:
     deltas = [h.text for h in heard if h.name == "delta_received"]
     assert deltas == [f"w{i} " for i in range(20)]
     names = [h.name for h in heard]
-    assert names[0] == "event_appended" and names[1] == "stream_started"
+    assert names[0] == "changed" and names[1] == "stream_started"
     assert names[-1] == "stream_finished"
     fresh = replay_conversation(store, session.conversation.id)
     assert [(e.id, e.content) for e in fresh.context] == [
@@ -236,8 +237,7 @@ def test_the_loop_runs_between_storing_the_message_and_asking_the_provider() -> 
     session = Session(store, settings, clock=Clock(), provider_factory=factory)
 
     def on_fact(fact: SessionEvent) -> None:
-        event = getattr(fact, "event", None)
-        if fact.name == "event_appended" and event is not None and event.kind == Kind.USER:
+        if isinstance(fact, Changed) and any(e.kind == Kind.USER for e in fact.events):
             asyncio.get_running_loop().call_soon(order.append, "loop ran")
 
     session.subscribe(on_fact)

@@ -87,7 +87,7 @@ def test_listeners_hear_appends_and_switches(store: MemoryStore) -> None:
     session.mark("x")
     child = session.fork()
     names = [h.name for h in heard]
-    assert names[:2] == ["event_appended", "event_appended"]
+    assert names[:2] == ["changed", "changed"]
     assert names[-1] == "conversation_switched" and heard[-1].conversation_id == child.id
 
 

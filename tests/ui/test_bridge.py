@@ -7,7 +7,7 @@ from typing import Any
 
 from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
-from ikgui.domain.state.facts import StreamFinished, TranscriptChange
+from ikgui.domain.state.facts import Changed, StreamFinished, TranscriptChange
 from ikgui.ui.bridge import SessionBridge
 from tests.support.memstore import MemoryStore
 
@@ -18,7 +18,7 @@ def test_the_bridge_reemits_typed_facts_as_its_signals(qtbot: Any) -> None:
     got: list[tuple[str, Any]] = []
     bridge.event_appended.connect(lambda e: got.append(("appended", e)))
     bridge.transcript_changed.connect(lambda c: got.append(("change", c)))
-    bridge.conversation_changed.connect(lambda c: got.append(("changed", c)))
+    bridge.conversation_changed.connect(lambda c, _known: got.append(("changed", c)))
     bridge.conversation_switched.connect(lambda: got.append(("switched", None)))
     bridge.activity.connect(lambda c, _known: got.append(("activity", c)))
     first = session.append(Kind.USER, "one")
@@ -28,10 +28,11 @@ def test_the_bridge_reemits_typed_facts_as_its_signals(qtbot: Any) -> None:
     rewind = session.rewind("m")
     session.update_fields(title="t")
     session.new_conversation()
-    assert got[:3] == [
+    assert got[:4] == [
         ("activity", conv),
         ("appended", first),
         ("change", TranscriptChange((first,))),
+        ("changed", conv),  # the title its first message gave it
     ]
     (change,) = [c for name, c in got if name == "change" and c.appended == (rewind,)]
     assert change.collapsed is not None and change.collapsed.label == "1 item rewound"
@@ -49,6 +50,17 @@ def test_deltas_are_coalesced_and_a_finished_stream_flushes_them(qtbot: Any) -> 
     session.emit_delta(reply, "a")
     session.emit_delta(reply, "b")
     assert deltas == []
-    session.announce(StreamFinished(session.conversation.id))
+    session.current.announce(StreamFinished(session.conversation.id))
     assert deltas == [(reply.id, "ab")]
     assert states == [(session.conversation.id, False)]
+
+
+def test_each_change_is_also_passed_on_whole(qtbot: Any) -> None:
+    session = Session(MemoryStore())
+    bridge = SessionBridge(session, interval=1)
+    got: list[Changed] = []
+    bridge.changed.connect(got.append)
+    event = session.append(Kind.USER, "one")
+    session.update_fields(title="t")
+    assert [c.aspects for c in got] == [{"events", "title"}, {"title"}]
+    assert got[0].events == (event,) and got[1].conversation == session.conversation

@@ -201,7 +201,7 @@ async def test_a_reply_that_ends_and_a_sidebar_reload_while_the_server_is_stoppe
             await wait_until(lambda: not window.session.streaming or not still.is_set())
             start = ticks[0]
             # The sidebar's own look at the database, as its timer does every second.
-            window.drafts.poll_external_changes()
+            window.watcher.poll_external_changes()
             window.sidebar.refresh_conversation(conv)
             await wait_until(lambda: ticks[0] > start + 50 or not still.is_set())
             window.prompt.setFocus()

@@ -19,7 +19,7 @@ from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
-    ConversationChanged,
+    Changed,
     DeltaReceived,
     Fact,
     StreamStarted,
@@ -117,7 +117,7 @@ def test_a_rename_changes_the_title_and_nothing_else(session: Session) -> None:
     state = reduce(None, [None], reading)
     facts = collected(session)
     session.rename(session.conversation.id, "Sky photos")
-    assert facts and all(isinstance(f, ConversationChanged) for f in facts)
+    assert facts and all(isinstance(f, Changed) and f.aspects == {"title"} for f in facts)
     after = reduce(state, facts, reading)
     assert changed(state, after) == {"title"}
     assert after.title.window == "Sky photos — ikgui" and after.title.renamable
@@ -165,8 +165,9 @@ def test_one_function_maps_facts_to_parts() -> None:
     assert touched(None, here) == EVERYTHING
     assert touched(StreamStarted(there), here) == {"commands"}
     assert {"streaming", "status", "commands"} <= touched(StreamStarted(here), here)
-    assert touched(ConversationChanged(there), here) == frozenset()
-    assert "title" in touched(ConversationChanged(here), here)
+    assert touched(Changed(there, aspects=frozenset({"title"})), here) == frozenset()
+    assert "title" in touched(Changed(here, aspects=frozenset({"title"})), here)
+    assert touched(Changed(here, aspects=frozenset({"replayed"})), here) == EVERYTHING
     assert touched(WritesPending(None), here) == {"writes"}
 
 

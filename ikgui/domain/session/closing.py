@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.errors import ClosedError, TrashedError, UserError
 from ikgui.domain.events import BY_USER, STATUS_ACTIVE, STATUS_KILLED, Conversation, Kind
-from ikgui.domain.session import writes as write_ops
-from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.changes import Changes, NewEvent
 from ikgui.domain.state.ids import resolve_ref
 
 if TYPE_CHECKING:
@@ -96,9 +95,7 @@ def reopen(current: OpenConversation, ref: str | None) -> Conversation:
     data = {"target": target.id, "reopened_by": BY_USER, "from": current.conversation.id}
     reopened = ((target.id, {"status": STATUS_ACTIVE}),)
     content = f"Reopened {target.id}"
-    event = write_ops.append(current, home, Kind.AGENT_REOPENED, content, data, fields=reopened)
-    current.apply(Changes(target.id, fields={"status": STATUS_ACTIVE}))  # (said below)
-    if home == current.conversation.id:
-        current.apply(Changes(home, appended=(event,)))
-    current.apply(Changes(target.id, conversation_changed=True))
+    write = NewEvent(Kind.AGENT_REOPENED, content, data, fields=reopened)
+    opened = Changes(target.id, fields={"status": STATUS_ACTIVE})
+    current.apply(Changes(home, writes=(write,), others=(opened,)))
     return dataclasses.replace(target, status=STATUS_ACTIVE)

@@ -9,10 +9,10 @@ reads a small stamp of the conversation's newest events (``Store.tail_stamp``: i
 lengths, one indexed query) and:
 
 - re-reads each shown event whose stamp differs from what the state holds, patches it
-  into the state in place and announces it (``EventUpdated`` with ``elsewhere``): the
+  into the state in place and announces it (``Changed`` with ``elsewhere``): the
   view grows that item, or renders it whole once it finished;
 - reads the few events newer than the newest one shown and folds them in, one by one,
-  with the same fold the window's own appends use (``EventAppended``).
+  with the same fold the window's own appends use (``Changed``).
 
 A writer that dies (a crash, a machine switched off) leaves its reply growing; its
 conversation's send lock goes with it, so :func:`settle_abandoned` (called when nothing

@@ -3,22 +3,41 @@ rename, tags, Trash and restore; cleaning the Trash; export and import).
 
 The rules themselves are :mod:`ikgui.domain.library.conversations` and
 :mod:`ikgui.domain.library.exchange`; this wires them to the open conversation, which
-takes the new fields of the one on screen and announces ``ConversationChanged``.
+takes the new fields of the one on screen and tells each change (``Changed``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation
 from ikgui.domain.library import conversations as library
 from ikgui.domain.library import exchange
 from ikgui.domain.library.importing import ImportResult
+from ikgui.domain.ports import Store
 from ikgui.domain.session.open_conversation import OpenConversation
-from ikgui.domain.state.changes import Changes
-from ikgui.domain.state.ids import normalize_tags
+from ikgui.domain.state.changes import Changes, StoreWrite
+from ikgui.domain.state.ids import normalize_tag, normalize_tags
+from ikgui.domain.state.rules import user_title_fields
+
+T = TypeVar("T")
+
+
+def _setting(conv_id: str, fields: dict[str, Any]) -> Callable[[Store], None]:
+    """A write of ``fields`` that reads nothing back."""
+
+    def call(store: Store) -> None:
+        store.update_conversation(conv_id, **fields)
+
+    return call
+
+
+#: A row that appeared or went.
+LISTED = frozenset({"listed"})
 
 
 class Library:
@@ -26,79 +45,191 @@ class Library:
         self.current = current
         self.store = current.store
 
-    def rename(self, conv_id: str, title: str) -> Conversation:
-        return self.current.adopt(library.rename(self.store, conv_id, title))
+    def _one(
+        self,
+        conv_id: str,
+        aspect: str,
+        what: str,
+        reading: Callable[[Store], Conversation],
+        fields: dict[str, Any] | None = None,
+    ) -> Conversation:
+        """Change conversation ``conv_id`` through the open conversation's ``apply``:
+        ``reading`` writes the change and returns the row as stored; ``fields`` (when the
+        change is exactly these fields) let the open conversation change without reading
+        its row again."""
+        current = self.current
+        aspects = frozenset({aspect})
+        if fields is not None and current.saved and conv_id == current.conversation.id:
+            if any(getattr(current.conversation, k) != v for k, v in fields.items()):
+                write = StoreWrite((conv_id,), what, _setting(conv_id, fields), aspects)
+                current.apply(Changes(conv_id, fields=fields, also=aspects, writes=(write,)))
+            return current.conversation
+        write = StoreWrite((conv_id,), what, reading, aspects)
+        (row,) = current.apply(Changes(conv_id, also=aspects, writes=(write,)))
+        return row if row is not None else self._as_stored(conv_id, fields)
 
-    def set_tags(self, conv_id: str, tags: list[str]) -> Conversation:
-        """Replace a conversation's tags (each normalized; raises on a bad one)."""
-        self.store.set_tags(conv_id, normalize_tags(tags))
+    def _many(
+        self,
+        conv_ids: list[str],
+        aspect: str,
+        what: str,
+        reading: Callable[[Store], list[Conversation]],
+        told: Callable[[str], bool] = lambda _: True,
+    ) -> list[Conversation]:
+        """Change several conversations in one store call (one transaction); each of
+        them ``told`` gets a ``Changed`` of its own."""
+        aspects = frozenset({aspect})
+        ids = list(dict.fromkeys(conv_ids))
+        write = StoreWrite(tuple(ids), what, reading, aspects)
+        changes = [Changes(i, also=aspects if told(i) else frozenset()) for i in ids]
+        first, *others = changes or [Changes("", writes=(write,))]
+        first = Changes(first.conversation_id, also=first.also, writes=(write,))
+        (rows,) = self.current.apply(dataclasses.replace(first, others=tuple(others)))
+        return list(rows) if rows is not None else [self._as_stored(i) for i in ids]
+
+    def _as_stored(self, conv_id: str, fields: dict[str, Any] | None = None) -> Conversation:
+        """A conversation whose change waits in the queue, as it will be stored."""
+        if conv_id == self.current.conversation.id:
+            return self.current.conversation
         conv = self.store.get_conversation(conv_id)
         if conv is None:
             raise NotFoundError(f"Conversation not found: {conv_id}")
-        return self.current.adopt(conv)
+        return dataclasses.replace(conv, **fields) if fields else conv
+
+    def rename(self, conv_id: str, title: str) -> Conversation:
+        fields = user_title_fields(title)
+        return self._one(
+            conv_id,
+            "title",
+            f"title: {fields['title'] or ''}",
+            lambda store: library.rename(store, conv_id, title),
+            fields,
+        )
+
+    def set_tags(self, conv_id: str, tags: list[str]) -> Conversation:
+        """Replace a conversation's tags (each normalized; raises on a bad one)."""
+        clean = normalize_tags(tags)
+
+        def reading(store: Store) -> Conversation:
+            store.set_tags(conv_id, clean)
+            conv = store.get_conversation(conv_id)
+            if conv is None:
+                raise NotFoundError(f"Conversation not found: {conv_id}")
+            return conv
+
+        return self._one(conv_id, "tags", f"tags: {' '.join(clean)}", reading)
 
     def retag(self, conv_id: str, changes: list[str]) -> Conversation:
         """Apply ``+a -b`` changes atomically (see
         :func:`ikgui.domain.library.conversations.retag`)."""
-        return self.current.adopt(library.retag(self.store, conv_id, changes))
+        library.apply_tag_changes((), changes)  # a bad tag is refused before anything
+        what = f"tags: {' '.join(changes)}"
+        return self._one(
+            conv_id, "tags", what, lambda store: library.retag(store, conv_id, changes)
+        )
 
     def retag_many(self, conv_ids: list[str], changes: list[str]) -> list[Conversation]:
         """``+a -b`` changes to several conversations at once (one transaction)."""
-        changed = library.retag_many(self.store, conv_ids, changes)
-        return [self.current.adopt(conv) for conv in changed]
+        library.apply_tag_changes((), changes)
+        return self._many(
+            conv_ids,
+            "tags",
+            f"tags: {' '.join(changes)}",
+            lambda store: library.retag_many(store, conv_ids, changes),
+        )
 
     def trash_many(self, conv_ids: list[str]) -> list[Conversation]:
         """Move several conversations to the Trash at once (one transaction). Only the one
-        on screen is announced: the caller reloads its list once, not row by row."""
-        changed = library.trash_many(self.store, conv_ids, self.current.clock())
-        for conv in changed:
-            if conv.id == self.current.conversation.id:
-                self.current.adopt(conv)
-        return changed
+        on screen is told: the caller reloads its list once, not row by row."""
+        now = self.current.clock()
+        here = self.current.conversation.id
+        return self._many(
+            conv_ids,
+            "trash",
+            "moved to the Trash",
+            lambda store: library.trash_many(store, conv_ids, now),
+            lambda conv_id: conv_id == here,
+        )
 
     def pin(self, conv_ids: list[str]) -> list[Conversation]:
         """Pin several conversations at once (one transaction)."""
-        return [self.current.adopt(conv) for conv in library.pin(self.store, conv_ids)]
+        return self._many(conv_ids, "pinned", "pinned", lambda store: library.pin(store, conv_ids))
 
     def unpin(self, conv_ids: list[str]) -> list[Conversation]:
         """Unpin several conversations at once (one transaction)."""
-        return [self.current.adopt(conv) for conv in library.unpin(self.store, conv_ids)]
+        return self._many(
+            conv_ids, "pinned", "unpinned", lambda store: library.unpin(store, conv_ids)
+        )
 
     def rename_tag(self, old: str, new: str) -> library.TagEdit:
         """Rename (or merge) a tag everywhere (see
-        :func:`ikgui.domain.library.conversations.rename_tag`);
-        the conversation on screen takes its new tags. Returns what changed."""
-        changed = library.rename_tag(self.store, old, new)
-        self._reread_current()
-        return changed
+        :func:`ikgui.domain.library.conversations.rename_tag`), in one store call; the
+        conversation on screen takes its new tags. Returns what changed."""
+        source, target = normalize_tag(old), normalize_tag(new)
+        return self._tag_edit(
+            lambda store: library.rename_tag(store, old, new),
+            lambda tags: {target if t == source else t for t in tags},
+        )
 
     def delete_tag(self, name: str) -> library.TagEdit:
         """Remove a tag everywhere (see :func:`ikgui.domain.library.conversations.delete_tag`)."""
-        changed = library.delete_tag(self.store, name)
-        self._reread_current()
-        return changed
+        tag = normalize_tag(name)
+        return self._tag_edit(
+            lambda store: library.delete_tag(store, name), lambda tags: set(tags) - {tag}
+        )
 
     def undo_tag_edit(self, edit: library.TagEdit) -> int:
         """Reverse a rename, merge or delete (see
         :func:`ikgui.domain.library.conversations.undo_tag_edit`)."""
-        restored = library.undo_tag_edit(self.store, edit)
-        self._reread_current()
-        return restored
+        here = self.current.conversation.id
 
-    def _reread_current(self) -> None:
-        conv = self.store.get_conversation(self.current.conversation.id)
-        if conv is not None:
-            self.current.adopt(conv)
+        def undone(tags: tuple[str, ...]) -> set[str]:
+            if here in edit.moved:
+                return (set(tags) - {edit.new} if edit.new != edit.old else set(tags)) | {edit.old}
+            return set(tags) | {edit.old} if here in edit.merged else set(tags)
+
+        return self._tag_edit(lambda store: library.undo_tag_edit(store, edit), undone)
+
+    def _tag_edit(self, call: Callable[[Store], T], tags: Callable[[tuple[str, ...]], Any]) -> T:
+        """A tag edit across every conversation is one store call (one transaction); of
+        them, the conversation on screen is told its new tags (the window reloads its
+        list once for the rest). It never waits in the queue: its answer (who had the
+        tag) is what Undo gives back, so a store that refuses it refuses the edit."""
+        current = self.current
+        conv_id = current.conversation.id
+        new = tuple(sorted(tags(current.conversation.tags)))
+        here = current.saved and new != current.conversation.tags
+        fields: dict[str, Any] = {"tags": new} if here else {}
+        ids = (conv_id,) if here else ()
+        write = StoreWrite(ids, "tags", call, frozenset({"tags"}), may_wait=False)
+        (result,) = current.apply(Changes(conv_id, fields=fields, writes=(write,)))
+        return cast("T", result)
 
     def trash(self, conv_id: str) -> Conversation:
-        return self.current.adopt(library.trash(self.store, conv_id, self.current.clock()))
+        now = self.current.clock()
+        return self._one(
+            conv_id,
+            "trash",
+            "moved to the Trash",
+            lambda store: library.trash(store, conv_id, now),
+        )
 
     def restore(self, conv_id: str) -> Conversation:
-        return self.current.adopt(library.restore(self.store, conv_id))
+        return self._one(
+            conv_id,
+            "trash",
+            "restored from the Trash",
+            lambda store: library.restore(store, conv_id),
+        )
 
     def restore_all(self, conv_ids: list[str]) -> list[Conversation]:
         """Restore a selection from the Trash, in one transaction."""
-        return [self.current.adopt(c) for c in library.restore_all(self.store, conv_ids)]
+        return self._many(
+            conv_ids,
+            "trash",
+            "restored from the Trash",
+            lambda store: library.restore_all(store, conv_ids),
+        )
 
     def clean(
         self, older_than: float = 0.0, with_forks: bool = False
@@ -106,7 +237,7 @@ class Library:
         """Remove Trash entries for good (see :func:`ikgui.domain.library.conversations.clean`)."""
         removed = library.clean(self.store, self.current.clock(), older_than, with_forks)
         for conv_id in removed[0]:  # (gone: no fields to carry)
-            self.current.apply(Changes(conv_id, conversation_changed=True, fields_known=False))
+            self.current.apply(Changes(conv_id, also=LISTED, fields_known=False))
         return removed
 
     def export(self, conv_id: str, fmt: str, path: Path) -> Path:
@@ -115,5 +246,5 @@ class Library:
     def import_document(self, document: Any) -> ImportResult:
         result = exchange.import_document(self.store, document, self.current.clock())
         for conv_id in result.ids:
-            self.current.apply(Changes(conv_id, conversation_changed=True, fields_known=False))
+            self.current.apply(Changes(conv_id, also=LISTED, fields_known=False))
         return result

@@ -12,9 +12,10 @@ from contextlib import aclosing
 
 from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.ports import Store
 from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.session.reply import ProviderFactory, provider_named
-from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.changes import Changes, StoreWrite
 from ikgui.domain.state.ids import auto_title
 from ikgui.domain.streaming import ChatRequest, TextDelta
 from ikgui.domain.text.safe import one_line
@@ -104,12 +105,16 @@ async def _title(
     now = current.store.get_conversation(conv_id)
     if title is None or now is None or now.title_by_user or now.title != before:
         return None  # the user renamed it meanwhile (or it is gone)
-    try:
-        current.store.update_conversation(conv_id, title=title)
-    except IkguiError as exc:  # a locked or full store: the first words stay
+
+    def setting(store: Store) -> None:
+        store.update_conversation(conv_id, title=title)
+
+    write = StoreWrite((conv_id,), f"title: {title}", setting, frozenset({"title"}))
+    try:  # (a full store: it waits with the rest)
+        current.apply(Changes(conv_id, fields={"title": title}, writes=(write,)))
+    except IkguiError as exc:  # gone meanwhile: the first words stay
         log.warning("could not store the model's title for %s: %s", conv_id, exc)
         return None
-    current.apply(Changes(conv_id, fields={"title": title}, conversation_changed=True))
     return title
 
 

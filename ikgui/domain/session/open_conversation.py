@@ -1,10 +1,12 @@
 """The open conversation: which one is on screen, its replayed state, and every change
 to it (append + fold, the working prompt, marks, rewind, clear, fork, kill).
 
-Each change is appended to the log, committed, folded into the live state with the
-same fold that replay uses, and announced to listeners as a fact
-(:mod:`ikgui.domain.state.facts`). Writes the store refuses wait in ``writes``
-(:mod:`ikgui.domain.session.writes`).
+Every operation ends in :meth:`OpenConversation.apply` with a
+:class:`~ikgui.domain.state.changes.Changes`: apply writes its events and fields through
+the one writer (:mod:`ikgui.domain.session.writes`: now, or queued in ``writes`` when
+the store refuses), folds its events into the live state with the same fold replay
+uses, and tells the listeners one :class:`~ikgui.domain.state.facts.Changed` per
+conversation. Nothing else assigns this state, except the switches.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, Event, Kind
@@ -24,17 +26,16 @@ from ikgui.domain.session.pending import PendingWrites
 from ikgui.domain.session.prompt_edits import PromptEditing
 from ikgui.domain.session.read_only import ReadOnly, read_only, refuse
 from ikgui.domain.settings import AgentSettings, Settings
-from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.changes import Changes, Growth, NewEvent, StoreWrite
 from ikgui.domain.state.context import Message, build_context
 from ikgui.domain.state.facts import (
-    ConversationChanged,
+    Changed,
     ConversationSwitched,
     DeltaReceived,
-    EventAppended,
-    EventUpdated,
     Fact,
     StateReplaced,
     TranscriptChange,
+    aspects_of,
 )
 from ikgui.domain.state.ids import new_id, resolve_ref
 from ikgui.domain.state.replay import ReplayState, fold, set_prompt
@@ -48,6 +49,16 @@ from ikgui.domain.state.tally import is_message as counts_as_message
 from ikgui.domain.state.transcript import replace_event
 
 Listener = Callable[[Fact], None]
+
+
+def _rows(results: tuple[Any, ...]) -> dict[str, Conversation]:
+    """The conversations' rows among what writes returned (one, or a list of them)."""
+    rows: dict[str, Conversation] = {}
+    for result in results:
+        for item in result if isinstance(result, list) else [result]:
+            if isinstance(item, Conversation):
+                rows[item.id] = item
+    return rows
 
 
 class OpenConversation(PromptEditing):
@@ -111,16 +122,65 @@ class OpenConversation(PromptEditing):
         for listener in list(self._listeners):
             listener(fact)
 
-    def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]:
-        """Take in what one operation wrote (:class:`~ikgui.domain.state.changes.Changes`): the
-        one place that folds events into the live state, takes the conversation's new
-        fields and announces the facts. Returns how the transcript changed per appended
-        event (``None``: another conversation's)."""
+    def apply(self, changes: Changes) -> tuple[Any, ...]:
+        """Take in one operation (:class:`~ikgui.domain.state.changes.Changes`): the one
+        place that writes its events and changes of fields (now, or queued when the store
+        refuses them), folds its events into the live state, takes the conversation's new
+        fields and tells the listeners, in one :class:`~ikgui.domain.state.facts.Changed`
+        per conversation. Returns what each of ``changes.writes`` gave: the event written
+        (under a provisional id while it waits), the reply grown, or a ``StoreWrite``'s
+        answer (``None``: it waits)."""
+        results: list[Any] = []
+        conv_id = changes.conversation_id
+        appended, updated = list(changes.appended), list(changes.updated)
+        for write in changes.writes:
+            if isinstance(write, NewEvent):
+                data = dict(write.data) if write.data is not None else None
+                event = write_ops.append(
+                    self,
+                    conv_id,
+                    write.kind,
+                    write.content,
+                    data,
+                    title=write.title,
+                    materialize=write.materialize,
+                    fields=write.fields,
+                    new=write.new,
+                )
+                conv_id = event.conversation_id  # (a taken id is replaced when stored)
+                appended.append(event)
+                results.append(event)
+            elif isinstance(write, Growth):
+                grown = write_ops.update(self, write.event, write.content, dict(write.data))
+                updated.append((write.event, grown))
+                results.append(grown)
+            else:
+                results.append(write_ops.store(self, write))
+        if changes.writes:
+            changes = dataclasses.replace(
+                changes, conversation_id=conv_id, appended=tuple(appended), updated=tuple(updated)
+            )
+        rows = _rows(tuple(results))
+        for each in (changes, *changes.others):
+            row = rows.get(each.conversation_id)
+            if row is not None:  # the store's answer: the row as written
+                each = dataclasses.replace(each, fields=self._differs(row), conversation=row)
+            fact = self._take(each)
+            if fact is not None:
+                self.announce(fact)
+        return tuple(results)
+
+    def _take(self, changes: Changes) -> Changed | None:
+        """Fold ``changes`` into the live state; the fact that tells them (``None``:
+        nothing changed)."""
         conv_id = changes.conversation_id
         here = conv_id == self.conversation.id
         if here and changes.fields:
             self.conversation = dataclasses.replace(self.conversation, **changes.fields)
-        folded: list[TranscriptChange | None] = []
+        if here and changes.replayed:  # (folded from the store: its rows, what waits)
+            self.state = write_ops.replayed(self, conv_id)
+            self.show_live_text()
+        appended: list[tuple[Event, TranscriptChange | None]] = []
         for event in changes.appended:
             change = None
             if here:
@@ -131,16 +191,16 @@ class OpenConversation(PromptEditing):
                     updated_at=event.created_at,
                     message_count=self.conversation.message_count + step,
                 )
-            folded.append(change)
-            self.announce(EventAppended(conv_id, event, change, self._summary(changes)))
+            appended.append((event, change))
         for before, event in changes.updated:
             if here:
                 self._patch(before, event)
-            fact = EventUpdated(conv_id, event, changes.elsewhere, self._summary(changes))
-            self.announce(fact)
-        if changes.conversation_changed:
-            self.announce(ConversationChanged(conv_id, self._summary(changes)))
-        return tuple(folded)
+        aspects = changes.aspects()
+        if not aspects:
+            return None
+        updated = tuple(event for _, event in changes.updated)
+        summary = self._summary(changes)
+        return Changed(conv_id, summary, tuple(appended), updated, changes.elsewhere, aspects)
 
     def _patch(self, before: Event, after: Event) -> None:
         """Put a grown event into the state; a reply's first text counts as a message, as
@@ -153,10 +213,13 @@ class OpenConversation(PromptEditing):
             self.conversation = dataclasses.replace(self.conversation, message_count=count)
 
     def _summary(self, changes: Changes) -> Conversation | None:
-        """The open conversation as the store holds it now, when the changes are its own,
-        made here and all written (``None``: a reader must read the row)."""
+        """The conversation as the store holds it now: the open one when the changes are
+        its own, made here and all written; another when the operation knows its row
+        (``None``: a reader must read the row)."""
         conv_id = changes.conversation_id
-        if conv_id != self.conversation.id or changes.elsewhere or not changes.fields_known:
+        if conv_id != self.conversation.id:
+            return changes.conversation if not self.writes.touches(conv_id) else None
+        if changes.elsewhere or not changes.fields_known:
             return None
         if not self.saved or self.writes.touches(conv_id):
             return None
@@ -261,23 +324,31 @@ class OpenConversation(PromptEditing):
 
     def replay_again(self) -> None:
         """Replay the current conversation from the store (another process wrote to it)."""
-        if not self.writes.touches(self.conversation.id):
-            self.state = write_ops.replayed(self, self.conversation.id)
-            self.refresh_conversation()
-            self.announce(StateReplaced(self.conversation.id))
+        conv_id = self.conversation.id
+        if not self.writes.touches(conv_id):
+            row = self.store.get_conversation(conv_id) if self.saved else None
+            fields = self._differs(row) if row is not None else {}
+            self.apply(Changes(conv_id, fields=fields, replayed=True, fields_known=False))
 
     def refresh_conversation(self) -> Conversation:
+        """Re-read the open conversation's row, telling no one (whoever changed it told)."""
         if self.saved:
             conv = self.store.get_conversation(self.conversation.id)
             if conv is not None:
-                self.conversation = conv
+                self._take(Changes(conv.id, fields=self._differs(conv)))
         return self.conversation
 
-    def adopt(self, conv: Conversation) -> Conversation:
-        """A library change to ``conv``: take its fields if it is on screen, and say so."""
-        fields = {f.name: getattr(conv, f.name) for f in dataclasses.fields(conv)}
-        self.apply(Changes(conv.id, fields=fields, conversation_changed=True))
-        return conv
+    def _differs(self, conv: Conversation) -> dict[str, Any]:
+        """The fields in which ``conv`` differs from the open conversation (none: it is
+        another)."""
+        if conv.id != self.conversation.id:
+            return {}
+        shown = self.conversation
+        return {
+            f.name: getattr(conv, f.name)
+            for f in dataclasses.fields(conv)
+            if getattr(shown, f.name) != getattr(conv, f.name)
+        }
 
     # -- derived values ------------------------------------------------------------
     @property
@@ -335,9 +406,7 @@ class OpenConversation(PromptEditing):
     def replay_written(self) -> None:
         """Everything of the open conversation that waited is written: its state is a
         fresh replay again (the provisional ids are gone)."""
-        self.state = write_ops.replayed(self, self.conversation.id)
-        self.show_live_text()
-        self.announce(StateReplaced(self.conversation.id))
+        self.apply(Changes(self.conversation.id, replayed=True, fields_known=False))
 
     def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
         """Commit one event to the current conversation and fold it into the state
@@ -346,12 +415,10 @@ class OpenConversation(PromptEditing):
         if self.saved:
             closing.refuse_closed(self.conversation, kind)
         title = title_for_first_message(self.conversation, kind, content)
-        event = write_ops.append(
-            self, self.conversation.id, kind, content, data, title=title, materialize=True
-        )
+        write = NewEvent(kind, content, data, title=title, materialize=True)
         fields = {"title": title} if title else {}
-        self.apply(Changes(self.conversation.id, appended=(event,), fields=fields))
-        return event
+        (event,) = self.apply(Changes(self.conversation.id, fields=fields, writes=(write,)))
+        return cast(Event, event)
 
     def append_to(
         self, conv_id: str, kind: str, content: str = "", data: dict[str, Any] | None = None
@@ -359,27 +426,32 @@ class OpenConversation(PromptEditing):
         """Append to any conversation; folded into the state only if it is on screen."""
         if conv_id == self.conversation.id:
             return self.append(kind, content, data)
-        event = write_ops.append(self, conv_id, kind, content, data)
-        self.apply(Changes(conv_id, appended=(event,)))
-        return event
+        (event,) = self.apply(Changes(conv_id, writes=(NewEvent(kind, content, data),)))
+        return cast(Event, event)
 
     def update_event(self, event: Event, content: str, data: dict[str, Any]) -> Event:
         """Grow a streaming event in place (the one row that changes)."""
-        updated = write_ops.update(self, event, content, data)
-        self.apply(Changes(event.conversation_id, updated=((event, updated),)))
-        return updated
+        grown = Growth(event, content, data)
+        (updated,) = self.apply(Changes(event.conversation_id, writes=(grown,)))
+        return cast(Event, updated)
 
     def add_usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
         """Count a reply's tokens and cost (also in the fields shown, if on screen)."""
-        write_ops.add_usage(self, conv_id, input_tokens, output_tokens, cost)
+
+        def adding(store: Store) -> None:
+            store.add_usage(conv_id, input_tokens, output_tokens, cost)
+
+        fields: dict[str, Any] = {}
         if conv_id == self.conversation.id:
             conv = self.conversation
-            self.conversation = dataclasses.replace(
-                conv,
-                tokens_input=conv.tokens_input + input_tokens,
-                tokens_output=conv.tokens_output + output_tokens,
-                cost=conv.cost + cost,
-            )
+            fields = {
+                "tokens_input": conv.tokens_input + input_tokens,
+                "tokens_output": conv.tokens_output + output_tokens,
+                "cost": conv.cost + cost,
+            }
+        what = f"usage: +{input_tokens} tokens in, +{output_tokens} out, +{cost:g} cost"
+        write = StoreWrite((conv_id,), what, adding, frozenset({"usage"}))
+        self.apply(Changes(conv_id, fields=fields, also=write.aspects, writes=(write,)))
 
     def emit_delta(self, event: Event, text: str) -> None:
         real = self.writes.written.get(event.id)
@@ -394,18 +466,33 @@ class OpenConversation(PromptEditing):
         last = bool(context) and context[-1].id == reply.id
         if last and not any(m.event_id > reply.id for m in self.state.marks):
             set_prompt(self.state, reply, prompt)
-        else:
-            self.state = write_ops.replayed(self, self.conversation.id)
+        else:  # (replayed quietly: only the reply's draft is told, below)
+            self._take(Changes(self.conversation.id, replayed=True))
         if reply.id in self.state.prompt_before:  # the view shows the draft under it
-            self.announce(EventUpdated(reply.conversation_id, reply))
+            self.apply(Changes(reply.conversation_id, updated=((reply, reply),)))
 
     def update_fields(self, **changes: Any) -> None:
-        """Change stored conversation fields (title, tags via ``set_tags``...)."""
-        if not write_ops.fields_wait(self, changes):
+        """Change stored conversation fields (title, model...)."""
+        if write_ops.fields_wait(self, changes):  # drafts, while changes wait: in memory
+            self.apply(Changes(self.conversation.id, fields=changes))
+            return
+        self._store_first()
+        conv_id = self.conversation.id
+
+        def setting(store: Store) -> None:
+            store.update_conversation(conv_id, **changes)
+
+        aspects = aspects_of(changes)
+        what = "; ".join(f"{name}: {value}" for name, value in changes.items())
+        write = StoreWrite((conv_id,), what, setting, aspects)
+        self.apply(Changes(conv_id, fields=changes, writes=(write,)))
+
+    def _store_first(self) -> None:
+        """Store the conversation on screen before a change of its fields (its insert is
+        not queued: a store that refuses it refuses the change)."""
+        if not self.saved:
             with self.store.transaction():
                 self.materialize()
-                self.store.update_conversation(self.conversation.id, **changes)
-        self.apply(Changes(self.conversation.id, fields=changes, conversation_changed=True))
 
     def keep_drafts(self, conv_id: str, **drafts: str | None) -> None:
         """Store drafts of conversation ``conv_id`` (the open one, or one the window has
@@ -423,18 +510,21 @@ class OpenConversation(PromptEditing):
             raise UserError("This conversation is not saved yet; its drafts stay in the window")
         if not (here and write_ops.fields_wait(self, drafts)):
             self.store.update_conversation(conv_id, **drafts)
-        if here:  # (nothing announced: see above)
-            fields: dict[str, Any] = dict(drafts)
-            self.conversation = dataclasses.replace(self.conversation, **fields)
+        if here:  # (folded, and nothing told: see above)
+            self._take(Changes(conv_id, fields=drafts))
 
     def retag(self, changes: list[str]) -> tuple[str, ...]:
-        """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept."""
+        """Apply ``+a -b`` to the tags as stored now, atomically: others' tags are kept
+        (while the change waits in the queue, the tags shown are those known here)."""
         apply_tag_changes((), changes)  # a bad tag is refused before anything is written
-        with self.store.transaction():
-            self.materialize()
-            tags = retag(self.store, self.conversation.id, changes).tags
-        self.apply(Changes(self.conversation.id, fields={"tags": tags}, conversation_changed=True))
-        return tags
+        self._store_first()
+        conv_id = self.conversation.id
+        known = tuple(apply_tag_changes(self.conversation.tags, changes))
+        tags = frozenset({"tags"})
+        what = f"tags: {' '.join(changes)}"
+        write = StoreWrite((conv_id,), what, lambda store: retag(store, conv_id, changes), tags)
+        self.apply(Changes(conv_id, fields={"tags": known}, also=tags, writes=(write,)))
+        return self.conversation.tags
 
     # -- marks -----------------------------------------------------------------
     def mark(self, label: str | None) -> Event:
@@ -502,7 +592,8 @@ class OpenConversation(PromptEditing):
                 {"child_id": child.id, **role_data, "role": "parent"},
             )
             data = {"parent_id": parent.id, **role_data, "role": "child"}
-            write_ops.append(self, child.id, Kind.FORK, f"Forked from {parent.id}", data, new=child)
+            born = NewEvent(Kind.FORK, f"Forked from {parent.id}", data, new=child)
+            self.apply(Changes(child.id, writes=(born,)))
         self.open(child.id)
         return self.conversation
 
@@ -530,13 +621,11 @@ class OpenConversation(PromptEditing):
             "count": len(victims),
         }
         closing_fields = tuple((v.id, {"status": STATUS_KILLED}) for v in victims)
-        event = write_ops.append(
-            self, target.parent, Kind.AGENT_KILLED, content, data, fields=closing_fields
+        write = NewEvent(Kind.AGENT_KILLED, content, data, fields=closing_fields)
+        closed = tuple(
+            Changes(v.id, also=frozenset({"status"}), fields_known=False) for v in victims
         )
-        closed_ids = {v.id for v in victims}
-        if self.conversation.id in closed_ids:
+        self.apply(Changes(target.parent, writes=(write,), others=closed))
+        if self.conversation.id in {v.id for v in victims}:
             self.open(target.parent)
-        elif self.conversation.id == target.parent:
-            self.apply(Changes(target.parent, appended=(event,)))
-        self.apply(Changes(self.conversation.id, conversation_changed=True))
         return target, len(victims)

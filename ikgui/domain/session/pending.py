@@ -3,9 +3,10 @@
 SPEC §11: when a write fails the session keeps working in memory. Each change it could
 not commit is queued here: a new event gets a provisional id (above every real id, so
 "later" still compares as greater), a growing reply's saves merge into its queued row,
-and nothing is written ahead of an earlier queued change. :meth:`PendingWrites.flush`
-writes the queue in order (the retry loop calls it with back-off, or at once on
-"Retry now") and returns which provisional ids became which real ones.
+a change of fields (a rename, tags, the Trash, usage: a ``StoreWrite``) waits as the
+one store call it is, and nothing is written ahead of an earlier queued change.
+:meth:`PendingWrites.flush` writes the queue in order (the retry loop calls it with
+back-off, or at once on "Retry now") and returns which provisional ids became which real ones.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
+from ikgui.domain.state.changes import StoreWrite
+from ikgui.domain.state.facts import aspects_of
 
 #: Provisional event ids start here: above any real id, still exact as a JSON number.
 PROVISIONAL_BASE = 1 << 52
@@ -60,15 +63,7 @@ class Update:
     data: dict[str, Any]
 
 
-@dataclass
-class Usage:
-    conv_id: str
-    input_tokens: int
-    output_tokens: int
-    cost: float
-
-
-Write = Append | Update | Usage
+Write = Append | Update | StoreWrite
 
 
 class PendingWrites:
@@ -86,8 +81,8 @@ class PendingWrites:
         self.reason = ""
         #: When the retry loop tries next (``time.monotonic()``), while it waits.
         self.next_retry: float | None = None
-        #: The conversations that got events in the last ``flush``.
-        self.just_saved: set[str] = set()
+        #: The conversations changed by the last ``flush``, with what changed.
+        self.just_saved: dict[str, set[str]] = {}
         self._next_id = PROVISIONAL_BASE
         self._task: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None
@@ -100,7 +95,10 @@ class PendingWrites:
 
     # -- what waits ----------------------------------------------------------------
     def touches(self, conv_id: str) -> bool:
-        return any(w.conv_id == conv_id for w in self.queue)
+        return any(
+            conv_id in w.conv_ids if isinstance(w, StoreWrite) else w.conv_id == conv_id
+            for w in self.queue
+        )
 
     def conversation(self, conv_id: str) -> Conversation | None:
         """A conversation whose insert still waits (it is not in the store yet)."""
@@ -122,14 +120,15 @@ class PendingWrites:
     def of(self, conv_id: str) -> Iterator[Append | Update]:
         """The queued events and updates of one conversation, in order."""
         for item in self.queue:
-            if item.conv_id == conv_id and not isinstance(item, Usage):
+            if item.conv_id == conv_id and isinstance(item, Append | Update):
                 yield item
 
     def real_id(self, event_id: int) -> int:
         return self.written.get(event_id, event_id)
 
     def events(self) -> list[Event]:
-        """Every queued event and reply text as it stands now (for a recovery file)."""
+        """Every queued event and reply text as it stands now, and each change of fields
+        in words (kind ``change``), for a recovery file."""
         found: list[Event] = []
         for item in self.queue:
             if isinstance(item, Append):
@@ -138,6 +137,9 @@ class PendingWrites:
                 found.append(
                     Event(item.event_id, item.conv_id, "assistant", item.content, item.data, 0)
                 )
+            else:  # a change of fields: what it was, in words
+                for conv_id in item.conv_ids or ("ikgui",):
+                    found.append(Event(0, conv_id, "change", item.what, None, 0))
         return found
 
     # -- queueing --------------------------------------------------------------------
@@ -172,8 +174,9 @@ class PendingWrites:
                 return
         self.queue.append(Update(conv_id, event_id, content, data))
 
-    def usage(self, conv_id: str, input_tokens: int, output_tokens: int, cost: float) -> None:
-        self.queue.append(Usage(conv_id, input_tokens, output_tokens, cost))
+    def later(self, write: StoreWrite) -> None:
+        """Queue a change of fields, after what waits already."""
+        self.queue.append(write)
 
     # -- writing -----------------------------------------------------------------------
     def _data(self, data: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -209,12 +212,13 @@ class PendingWrites:
         elif isinstance(item, Update):
             store.update_event(self.real_id(item.event_id), item.content, self._data(item.data))
         else:
-            store.add_usage(item.conv_id, item.input_tokens, item.output_tokens, item.cost)
+            with store.transaction():
+                item.call(store)
 
     def flush(self) -> bool:
         """Write what waits, in order, until the store refuses; ``True`` when all is written."""
         done: dict[int, int] = {}
-        self.just_saved = set()
+        self.just_saved = {}
         while self.queue:
             item = self.queue[0]
             try:
@@ -226,13 +230,20 @@ class PendingWrites:
                 self.error = self.reason = exc.message
             if isinstance(item, Append) and item.event.id in self.written:
                 done[item.event.id] = self.written[item.event.id]
-                self.just_saved.add(item.conv_id)
-                self.just_saved.update(conv_id for conv_id, _ in item.fields)
+                self._saved(item.conv_id, "listed")
+                for conv_id, fields in item.fields:
+                    self._saved(conv_id, *aspects_of(fields))
+            elif isinstance(item, StoreWrite):
+                for conv_id in item.conv_ids:
+                    self._saved(conv_id, *item.aspects)
             self.queue.pop(0)
         if not self.queue:
             self.error = self.reason = ""
         self.on_flushed(done)
         return not self.queue
+
+    def _saved(self, conv_id: str, *aspects: str) -> None:
+        self.just_saved.setdefault(conv_id, set()).update(aspects)
 
     def failed(self, exc: StorageError) -> None:
         """A direct write failed: remember why, and start retrying (if a loop runs)."""

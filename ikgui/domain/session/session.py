@@ -211,9 +211,6 @@ class Session:
     def subscribe(self, listener: Listener) -> None:
         self.current.subscribe(listener)
 
-    def announce(self, fact: SessionEvent) -> None:
-        self.current.announce(fact)
-
     # -- the open conversation ---------------------------------------------------------
     def new_conversation(self, agent: str | None = None) -> Conversation:
         return self.current.new_conversation(agent)

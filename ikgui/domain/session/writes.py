@@ -5,7 +5,7 @@ A write goes straight to the store while nothing waits; when the store raises
 (:mod:`ikgui.domain.session.pending`) instead, the live state is folded as usual, and the
 listeners hear ``writes_pending``. Once nothing waits, the queue's conversations are
 replayed from the store again (so the live state equals a fresh replay) and
-``state_replaced`` is announced: provisional ids are gone from the state.
+a ``Changed`` says it was ``replayed``: provisional ids are gone from the state.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
 from ikgui.domain.session.pending import Append, PendingWrites, is_provisional
-from ikgui.domain.state.facts import ConversationChanged, Fact, WritesPending
+from ikgui.domain.state.changes import Changes, StoreWrite
+from ikgui.domain.state.facts import Fact, TranscriptChange, WritesPending
 from ikgui.domain.state.reading import failed_before_text
 from ikgui.domain.state.replay import ReplayState, apply, replay_conversation
 from ikgui.domain.state.transcript import replace_event
@@ -41,6 +42,7 @@ class Writer(Protocol):
     def mark_stored(self, saved: bool) -> None: ...
     def replay_written(self) -> None: ...
     def announce(self, fact: Fact) -> None: ...
+    def apply(self, changes: Changes) -> tuple[TranscriptChange | None, ...]: ...
     def here(self) -> str: ...
     def show_live_text(self) -> None: ...
 
@@ -106,8 +108,7 @@ def append(
         title=title,
         fields=fields,
     )
-    writes.schedule()
-    session.announce(WritesPending(conv_id))
+    _waits(session, conv_id)
     return event
 
 
@@ -127,25 +128,34 @@ def update(session: Writer, event: Event, content: str, data: dict[str, Any]) ->
             queued = True
     if queued:
         writes.update(event.conversation_id, event_id, content, data)
-        writes.schedule()
-        session.announce(WritesPending(event.conversation_id))
+        _waits(session, event.conversation_id)
     return Event(event_id, event.conversation_id, event.kind, content, data, event.created_at)
 
 
-def add_usage(
-    session: Writer, conv_id: str, input_tokens: int, output_tokens: int, cost: float
-) -> None:
+def store(session: Writer, write: StoreWrite) -> Any:
+    """Make a change of conversations' fields now, in one transaction, or queue it when
+    the store refuses it (or earlier changes wait). Returns what ``write.call``
+    returned (``None``: it waits in the queue)."""
     writes = session.writes
+    if writes and not write.may_wait:
+        raise UserError(f"Cannot change {write.what} until the changes not saved yet are written")
     if not writes:
         try:
-            session.store.add_usage(conv_id, input_tokens, output_tokens, cost)
-            return
+            with session.store.transaction():
+                return write.call(session.store)
         except StorageError as exc:
-            if not session.keep_pending:
+            if not (session.keep_pending and write.may_wait):
                 raise
             writes.failed(exc)
-    writes.usage(conv_id, input_tokens, output_tokens, cost)
-    writes.schedule()
+    writes.later(write)
+    _waits(session, write.conv_id)
+    return None
+
+
+def _waits(session: Writer, conv_id: str) -> None:
+    """A change waits in the queue: retry it, and say the queue changed."""
+    session.writes.schedule()
+    session.announce(WritesPending(conv_id))
 
 
 #: A conversation's drafts: session state kept with it (the message typed and not sent,
@@ -182,11 +192,17 @@ def patch(state: ReplayState, ids: tuple[int, int], updated: Event) -> None:
     if ids[1] != ids[0] and not top:
         top = replace_event(state.transcript, ids[1], None if gone else updated)
     if gone:  # marks set after it counted it; replay never saw it
-        for mark in state.marks:
-            if mark.event_id > updated.id:
-                mark.context_len -= 1
-                mark.scrollback_len -= 1
-                mark.transcript_len -= top
+        state.marks[:] = [
+            dataclasses.replace(
+                mark,
+                context_len=mark.context_len - 1,
+                scrollback_len=mark.scrollback_len - 1,
+                transcript_len=mark.transcript_len - top,
+            )
+            if mark.event_id > updated.id
+            else mark
+            for mark in state.marks
+        ]
 
 
 def replayed(session: Writer, conv_id: str) -> ReplayState:
@@ -213,7 +229,7 @@ def flushed(session: Writer, done: dict[int, int]) -> None:
             session.live_text[real] = text
     if done and not session.writes.touches(session.conversation.id):
         session.replay_written()
-    saved, session.writes.just_saved = session.writes.just_saved, set()
-    for conv_id in sorted(saved):  # e.g. a new one: listed now
-        session.announce(ConversationChanged(conv_id))
+    saved, session.writes.just_saved = session.writes.just_saved, {}
+    for conv_id, aspects in sorted(saved.items()):  # e.g. a new one: listed now
+        session.apply(Changes(conv_id, also=frozenset(aspects), fields_known=False))
     session.announce(WritesPending(session.here()))

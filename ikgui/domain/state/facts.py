@@ -5,10 +5,16 @@ Listeners (the Qt bridge, ``ikgui run``'s printer) dispatch on the type
 readers that only log facts. A change to the transcript of the conversation on screen
 comes with a :class:`TranscriptChange` saying what the fold did, so no view has to
 re-derive it.
+
+A change of a conversation is one fact, :class:`Changed`, whatever the operation
+(anki's ``OpChanges`` is the model): it carries the conversation's new fields when they
+are known, the transcript's change and the aspects that changed, so each view takes what
+it shows from it and skips what did not change.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -39,35 +45,83 @@ class Fact:
     name: ClassVar[str] = ""
 
 
-@dataclass(frozen=True)
-class EventAppended(Fact):
-    """An event was committed (or queued) to a conversation (any, not just on screen)."""
+#: The aspects of a conversation a :class:`Changed` may name, and what each means.
+ASPECTS: dict[str, str] = {
+    "events": "events were appended or updated (the transcript, the counts, its time)",
+    "title": "its title",
+    "tags": "its tags",
+    "pinned": "pinned or not",
+    "trash": "moved to the Trash or restored",
+    "status": "closed (/kill) or reopened",
+    "usage": "tokens and cost",
+    "model": "its agent, provider or model",
+    "drafts": "the message typed and not sent, the working prompt's unsaved edits",
+    "listed": "its row appeared or went (stored at last, imported, removed for good)",
+    "fields": "another stored field (its parent, its fork point)",
+    "replayed": "its state was replayed from the store (written at last, or by another "
+    "process): show its transcript again",
+}
 
-    event: Event
-    #: How the scrollback on screen changed (``None``: another conversation's event).
-    change: TranscriptChange | None = None
+#: Which aspect a change of each ``Conversation`` field is (the rest: ``"fields"``).
+FIELD_ASPECTS: dict[str, str] = {
+    "title": "title",
+    "title_by_user": "title",
+    "tags": "tags",
+    "pinned": "pinned",
+    "trashed_at": "trash",
+    "status": "status",
+    "tokens_input": "usage",
+    "tokens_output": "usage",
+    "cost": "usage",
+    "agent": "model",
+    "provider": "model",
+    "model": "model",
+    "draft": "drafts",
+    "prompt_draft": "drafts",
+    "prompt_set_aside": "drafts",
+}
+#: Fields that follow the events (a change of them alone is no aspect of its own).
+_FOLLOW_EVENTS = frozenset({"updated_at", "message_count", "created_at", "id"})
+
+
+def aspects_of(fields: Iterable[str]) -> frozenset[str]:
+    """The aspects that a change of these ``Conversation`` fields is."""
+    return frozenset(
+        FIELD_ASPECTS.get(name, "fields") for name in fields if name not in _FOLLOW_EVENTS
+    )
+
+
+@dataclass(frozen=True)
+class Changed(Fact):
+    """What one operation changed in conversation ``conversation_id`` (any, not just
+    the one on screen): the one fact of a change, told once per operation and
+    conversation by :meth:`~ikgui.domain.session.open_conversation.OpenConversation.apply`.
+    """
+
     #: The conversation's fields as stored now (``None``: not known here; read them).
     conversation: Conversation | None = None
-    name: ClassVar[str] = "event_appended"
-
-
-@dataclass(frozen=True)
-class EventUpdated(Fact):
-    """A growing reply was saved or finished (``event`` is its new form)."""
-
-    event: Event
-    #: Written by another process (:mod:`ikgui.domain.session.elsewhere`): the view has not
-    #: seen its text yet, even while it grows.
+    #: Events appended (committed or queued), oldest first, each with how the
+    #: transcript on screen changed (``None``: not the conversation on screen).
+    appended: tuple[tuple[Event, TranscriptChange | None], ...] = ()
+    #: Events whose content changed, in their new form (a reply's growth or end).
+    updated: tuple[Event, ...] = ()
+    #: Written by another process (:mod:`ikgui.domain.session.elsewhere`): the view has
+    #: not seen the updated text yet, even while it grows.
     elsewhere: bool = False
-    #: The conversation's fields as stored now (``None``: not known here; read them).
-    conversation: Conversation | None = None
-    name: ClassVar[str] = "event_updated"
+    #: What changed: names from :data:`ASPECTS`.
+    aspects: frozenset[str] = frozenset()
+    name: ClassVar[str] = "changed"
 
     @property
-    def growing(self) -> bool:
-        """A periodic save of a streaming reply (the view already shows that text,
-        unless it was written ``elsewhere``)."""
-        return bool(self.event.data.get("streaming"))
+    def events(self) -> tuple[Event, ...]:
+        """The events appended, then those updated."""
+        return tuple(event for event, _ in self.appended) + self.updated
+
+    @staticmethod
+    def growing(event: Event) -> bool:
+        """Whether ``event`` is a periodic save of a streaming reply (the view already
+        shows that text, unless it was written ``elsewhere``)."""
+        return bool(event.data.get("streaming"))
 
 
 @dataclass(frozen=True)
@@ -97,15 +151,6 @@ class ConversationSwitched(Fact):
 
 
 @dataclass(frozen=True)
-class ConversationChanged(Fact):
-    """A conversation's fields changed: title, tags, status, trash, or it is listed now."""
-
-    #: The conversation's fields as stored now (``None``: not known here; read them).
-    conversation: Conversation | None = None
-    name: ClassVar[str] = "conversation_changed"
-
-
-@dataclass(frozen=True)
 class WritesPending(Fact):
     """The queue of changes not saved yet (``Session.writes``) changed."""
 
@@ -114,12 +159,12 @@ class WritesPending(Fact):
 
 @dataclass(frozen=True)
 class StateReplaced(Fact):
-    """The current state was replayed again (saved at last, or another process's reply
-    came first): show the scrollback again. ``deferred``: the first replay of a
-    conversation opened with its replay deferred (the window showed a preview)."""
+    """The first replay of a conversation opened with its replay deferred (the window
+    showed a preview, :mod:`ikgui.domain.session.tail_first`): show the scrollback.
+    Any later replay is a change, told as a ``Changed`` that was "replayed"."""
 
     name: ClassVar[str] = "state_replaced"
-    deferred: bool = False
+    deferred: bool = True
 
 
 @dataclass(frozen=True)

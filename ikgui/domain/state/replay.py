@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
 from ikgui.domain.ports import Store
@@ -40,7 +40,7 @@ from ikgui.domain.state.transcript import (
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(frozen=True)
 class MarkEntry:
     event_id: int
     label: str | None
@@ -253,6 +253,5 @@ def replay_conversation(store: Store, conv_id: str) -> ReplayState:
     group = cleared_group(store, segments)
     if group is not None:  # first, as the live fold has it: the marks count it too
         state.transcript.insert(0, group)
-        for mark in state.marks:
-            mark.transcript_len += 1
+        state.marks[:] = [replace(m, transcript_len=m.transcript_len + 1) for m in state.marks]
     return state

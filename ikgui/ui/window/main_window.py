@@ -24,7 +24,7 @@ from PySide6.QtCore import QByteArray, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
-from ikgui.domain.events import Event, Kind
+from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.session.read_only import Reason
 from ikgui.domain.state.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
@@ -282,10 +282,9 @@ class MainWindow(QMainWindow):
         self.scrollback.update_event(event)
         self.chrome.follow()
 
-    def on_conversation_changed(self, conv_id: str) -> None:
-        self.sidebar.refresh_conversation(conv_id)
-        if conv_id == self.current_id:
-            self.session.refresh_conversation()
+    def on_conversation_changed(self, conv_id: str, known: Conversation | None) -> None:
+        self.sidebar.refresh_conversation(conv_id, known)
+        if conv_id == self.current_id:  # (the session took the change already)
             self.chrome.follow()
 
     def on_stream_state(self, conv_id: str, streaming: bool) -> None:

@@ -27,11 +27,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ikgui.domain.events import Kind
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
-    ConversationChanged,
+    Changed,
     ConversationSwitched,
     DeltaReceived,
-    EventAppended,
-    EventUpdated,
     Fact,
     SendWaiting,
     StateReplaced,
@@ -196,15 +194,22 @@ def touched(fact: Fact | None, on_screen: str) -> frozenset[str]:
             return frozenset()  # (the status bar's message says it, for a while)
         case StreamStarted() | StreamFinished():
             return _STREAM if fact.conversation_id == on_screen else frozenset({"commands"})
-        case EventUpdated(conversation_id=conv_id):
-            if conv_id != on_screen:
-                return frozenset()
-            return _STREAM | {"newest", "strip"} if not fact.growing else frozenset({"status"})
-        case EventAppended(conversation_id=conv_id):
-            return EVERYTHING if conv_id == on_screen else frozenset()
-        case ConversationChanged(conversation_id=conv_id):
-            return _FIELDS if conv_id == on_screen else frozenset()
+        case Changed(conversation_id=conv_id):
+            return _changed(fact) if conv_id == on_screen else frozenset()
     return EVERYTHING
+
+
+def _changed(fact: Changed) -> frozenset[str]:
+    """The parts a change of the conversation on screen can change."""
+    if fact.appended or "replayed" in fact.aspects:
+        return EVERYTHING
+    parts: frozenset[str] = frozenset()
+    if fact.updated:
+        growing = not fact.elsewhere and all(Changed.growing(e) for e in fact.updated)
+        parts = frozenset({"status"}) if growing else _STREAM | {"newest", "strip"}
+    if fact.aspects - {"events", "drafts"}:
+        parts |= _FIELDS
+    return parts
 
 
 def reduce(
