@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ikgui.domain.events import Event, Kind
@@ -53,16 +53,65 @@ def choice_for(settings: Settings, agent: str | None) -> tuple[str, ...] | None:
     return settings.default_tools
 
 
+@dataclass
+class ToolMemory:
+    """What a conversation's log says about its tools, folded by replay: its own
+    ``/tools on|off`` switches and the grants standing in it (both outlive a clear: the
+    clear event carries them, as it carries the model)."""
+
+    switches: dict[str, bool] = field(default_factory=dict)
+    grants: set[str] = field(default_factory=set)
+    #: ``server.tool`` of each call, by call id (what a decision refers to).
+    calls: dict[str, str] = field(default_factory=dict)
+
+    def take(self, event: Event) -> None:
+        """Fold one event in."""
+        data = event.data
+        if event.kind == Kind.TOOL_CALL:
+            server, name = data.get("server"), data.get("name")
+            if isinstance(server, str) and isinstance(name, str):
+                self.calls[str(data.get("id"))] = f"{server}.{name}"
+        elif event.kind == Kind.TOOL_APPROVAL and data.get("decision") == CONVERSATION:
+            qualified = self.calls.get(str(data.get("tool_call_id")))
+            if qualified is not None:
+                self.grants.add(qualified)
+        elif event.kind == Kind.COMMAND and data.get("command") == "tools" and data.get("ok"):
+            name, on, revoke = data.get("name"), data.get("on"), data.get("revoke")
+            if isinstance(name, str) and isinstance(on, bool):
+                self.switches[name] = on
+            if isinstance(revoke, str):
+                self.grants = {
+                    g for g in self.grants if g != revoke and g.split(".", 1)[0] != revoke
+                }
+        elif event.kind == Kind.CLEAR:
+            switches, grants = data.get("tool_switches"), data.get("tool_grants")
+            if isinstance(switches, dict):
+                self.switches = {
+                    k: v for k, v in switches.items() if isinstance(k, str) and isinstance(v, bool)
+                }
+            if isinstance(grants, list):
+                self.grants = {g for g in grants if isinstance(g, str)}
+
+    def carried(self) -> dict[str, Any]:
+        """What a clear event carries so that replay, which starts there, keeps them."""
+        found: dict[str, Any] = {}
+        if self.switches:
+            found["tool_switches"] = dict(self.switches)
+        if self.grants:
+            found["tool_grants"] = sorted(self.grants)
+        return found
+
+
+def remembered(events: Iterable[Event]) -> ToolMemory:
+    memory = ToolMemory()
+    for event in events:
+        memory.take(event)
+    return memory
+
+
 def switched(events: Iterable[Event]) -> dict[str, bool]:
     """The conversation's own ``/tools on|off NAME`` commands, latest last: name → on."""
-    found: dict[str, bool] = {}
-    for event in events:
-        data = event.data
-        if event.kind == Kind.COMMAND and data.get("command") == "tools" and data.get("ok"):
-            name, on = data.get("name"), data.get("on")
-            if isinstance(name, str) and isinstance(on, bool):
-                found[name] = on
-    return found
+    return remembered(events).switches
 
 
 def chosen(
@@ -154,27 +203,7 @@ class Decision:
 def grants(events: Iterable[Event]) -> set[str]:
     """The grants standing in a conversation (``server.tool`` names): each "Allow in
     this conversation", until a ``/tools revoke`` of the tool or its server."""
-    calls: dict[str, str] = {}
-    held: set[str] = set()
-    for event in events:
-        data = event.data
-        if event.kind == Kind.TOOL_CALL:
-            server, name = data.get("server"), data.get("name")
-            if isinstance(server, str) and isinstance(name, str):
-                calls[str(data.get("id"))] = f"{server}.{name}"
-        elif event.kind == Kind.TOOL_APPROVAL and data.get("decision") == CONVERSATION:
-            qualified = calls.get(str(data.get("tool_call_id")))
-            if qualified is not None:
-                held.add(qualified)
-        elif (
-            event.kind == Kind.COMMAND
-            and data.get("command") == "tools"
-            and data.get("revoke")
-            and data.get("ok")
-        ):
-            gone = str(data["revoke"])
-            held = {g for g in held if g != gone and g.split(".", 1)[0] != gone}
-    return held
+    return remembered(events).grants
 
 
 def standing(
