@@ -14,6 +14,7 @@ from typing import Any
 from ikgui.config.file import Problems as _Problems
 from ikgui.config.file import read_config_text
 from ikgui.config.storage import load_storage
+from ikgui.config.tools import load_choice, load_servers
 from ikgui.domain.settings import (
     AUTO_TITLES,
     PROVIDER_KINDS,
@@ -62,6 +63,16 @@ base_url = "http://localhost:11434"
 # [limits]
 # reply_minutes = 30   # the longest one reply may stream
 # reply_mb = 20        # the most one reply may hold
+# tool_rounds = 10     # rounds of tool calls one message may run
+# tool_output_kb = 100 # how much of a tool's output the model reads (stored whole)
+
+# Tools from MCP servers (SPEC §12): started on first need, asked before each call.
+# [mcp.files]
+# command = "npx"
+# args = ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"]
+# timeout = 60             # seconds per call
+# always_allow = []        # tools that run without asking
+# secret_env = []          # variables from the keyring: ikgui keys set mcp.files.VAR
 """
 
 
@@ -113,12 +124,13 @@ def load_settings(path: Path) -> Settings:
     _load_providers(raw.get("providers", {}), settings, problems)
     if not settings.providers:
         settings.providers = default_providers()
+    settings.tool_servers = load_servers(raw.get("mcp", {}), problems)
     _load_agents(raw.get("agents", {}), settings, problems)
     _load_prices(raw.get("prices", {}), settings, problems)
     _load_defaults(raw.get("defaults", {}), settings, problems)
     _load_limits(raw.get("limits", {}), settings, problems)
     for key in raw:
-        if key not in ("defaults", "providers", "agents", "prices", "limits", "storage"):
+        if key not in ("defaults", "providers", "agents", "prices", "limits", "storage", "mcp"):
             problems.add(f"unknown section [{key}] (ignored)", key)
     settings.problems.extend(problems.summary())
     return settings
@@ -194,6 +206,7 @@ def _load_agents(section: Any, settings: Settings, problems: _Problems) -> None:
             _text(body, "model", problems, *where),
             mode,
             _auto_title(body, where, problems),
+            load_choice(body.get("tools"), problems, *where),
         )
 
 
@@ -254,6 +267,7 @@ def _load_defaults(section: Any, settings: Settings, problems: _Problems) -> Non
         )
     _load_text_size(section.get("text_size", TEXT_SIZE_DEFAULT), settings, problems)
     settings.default_model = _text(section, "model", problems, "defaults")
+    settings.default_tools = load_choice(section.get("tools"), problems, "defaults")
     agent = _text(section, "agent", problems, "defaults")
     if agent is not None:
         if agent in settings.agents:
@@ -276,13 +290,16 @@ def _load_text_size(value: Any, settings: Settings, problems: _Problems) -> None
 
 
 def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
-    """``[limits] reply_minutes, reply_mb``: numbers above 0 (fractions allowed)."""
+    """``[limits] reply_minutes, reply_mb``: numbers above 0 (fractions allowed);
+    ``tool_rounds``, ``tool_output_kb``: whole numbers above 0."""
     if not isinstance(section, dict):
         problems.add("[limits] must be a table", "limits")
         return
     for key, value in section.items():
         number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-        if key not in ("reply_minutes", "reply_mb"):
+        if key in ("tool_rounds", "tool_output_kb"):
+            _load_whole_limit(key, value, settings, problems)
+        elif key not in ("reply_minutes", "reply_mb"):
             problems.add(f"unknown setting limits.{key} (ignored)", "limits", key)
         elif number is None or not 0 < number < 1e9:
             problems.add(
@@ -292,6 +309,18 @@ def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
             settings.reply_seconds = float(number) * 60
         else:
             settings.reply_bytes = max(1, int(number * 1_000_000))
+
+
+def _load_whole_limit(key: str, value: Any, settings: Settings, problems: _Problems) -> None:
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if not (whole and 0 < value <= 1_000_000):
+        problems.add(
+            f"limits.{key} must be a whole number above 0 (got {_shown(value)})", "limits", key
+        )
+    elif key == "tool_rounds":
+        settings.tool_rounds = value
+    else:
+        settings.tool_output_kb = value
 
 
 def save_settings(settings: Settings, path: Path, before: Settings | None = None) -> None:

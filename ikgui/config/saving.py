@@ -25,10 +25,14 @@ from ikgui.domain.settings import (
     REPLY_BYTES,
     REPLY_SECONDS,
     TEXT_SIZE_DEFAULT,
+    TOOL_OUTPUT_KB,
+    TOOL_ROUNDS,
+    TOOL_TIMEOUT,
     AgentSettings,
     Price,
     ProviderSettings,
     Settings,
+    ToolServerSettings,
 )
 
 HEADER = (
@@ -57,6 +61,26 @@ def agent_fields(agent: AgentSettings) -> Fields:
         "model": agent.model,
         "prompt_mode": agent.prompt_mode,
         "auto_title": None if agent.auto_title == "words" else agent.auto_title,
+        "tools": _listed(agent.tools),
+    }
+
+
+def _listed(values: tuple[str, ...] | None) -> list[str] | None:
+    return None if values is None else list(values)
+
+
+def server_fields(server: ToolServerSettings) -> Fields:
+    """``[mcp.<name>]``: only what differs from a default is written."""
+    return {
+        "command": server.command,
+        "args": list(server.args) or None,
+        "env": dict(server.env) or None,
+        "cwd": server.cwd,
+        "url": server.url,
+        "enabled": None if server.enabled else False,
+        "timeout": None if server.timeout == TOOL_TIMEOUT else server.timeout,
+        "always_allow": list(server.always_allow) or None,
+        "secret_env": list(server.secret_env) or None,
     }
 
 
@@ -71,6 +95,7 @@ def _defaults_fields(settings: Settings) -> Fields:
         "agent": settings.default_agent,
         "theme": None if settings.theme == "system" else settings.theme,
         "text_size": None if settings.text_size == TEXT_SIZE_DEFAULT else settings.text_size,
+        "tools": _listed(settings.default_tools),
     }
 
 
@@ -80,6 +105,10 @@ def _limits_fields(settings: Settings) -> Fields:
     return {
         "reply_minutes": None if settings.reply_seconds == REPLY_SECONDS else minutes,
         "reply_mb": None if settings.reply_bytes == REPLY_BYTES else megabytes,
+        "tool_rounds": None if settings.tool_rounds == TOOL_ROUNDS else settings.tool_rounds,
+        "tool_output_kb": (
+            None if settings.tool_output_kb == TOOL_OUTPUT_KB else settings.tool_output_kb
+        ),
     }
 
 
@@ -100,6 +129,7 @@ def _collections(settings: Settings) -> dict[str, dict[str, Fields]]:
         "providers": {n: provider_fields(p) for n, p in settings.providers.items()},
         "agents": {n: agent_fields(a) for n, a in settings.agents.items()},
         "prices": {n: _price_fields(p) for n, p in settings.prices.items()},
+        "mcp": {n: server_fields(s) for n, s in settings.tool_servers.items()},
     }
 
 
@@ -133,9 +163,9 @@ def _edit(document: Container, before: Settings | None, settings: Settings) -> N
     old_collections = _collections(before) if before is not None else None
     new_tables = _tables(settings)
     new_collections = _collections(settings)
-    # The order of a new file: [defaults], providers, agents, prices, [limits], [storage].
+    # The order of a new file: [defaults], providers, agents, prices, mcp, [limits], [storage].
     _edit_table(document, "defaults", old_tables and old_tables["defaults"], new_tables)
-    for name in ("providers", "agents", "prices"):
+    for name in ("providers", "agents", "prices", "mcp"):
         old = old_collections[name] if old_collections is not None else None
         _edit_collection(document, name, old, new_collections[name])
     for name in ("limits", "storage"):
@@ -220,6 +250,10 @@ def _item(value: Any) -> Any:
     written); anything else as tomlkit writes it."""
     if isinstance(value, str) and "\n" in value:
         return tomlkit.string(value, multiline=True)
+    if isinstance(value, dict):  # a server's env: one line, as people write it
+        table = tomlkit.inline_table()
+        table.update(value)
+        return table
     return value
 
 

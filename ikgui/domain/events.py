@@ -25,6 +25,8 @@ class Kind(StrEnum):
     AGENT_KILLED = "agent_killed"
     AGENT_REOPENED = "agent_reopened"
     ERROR = "error"
+    #: A decision about a tool call (SPEC §12): shown on the call's card, never sent.
+    TOOL_APPROVAL = "tool_approval"
 
 
 #: Kinds that become part of the model's context (and the scrollback).

@@ -38,6 +38,41 @@ class AgentSettings:
     model: str | None = None
     prompt_mode: str = "off"
     auto_title: str = "words"
+    #: The tools its conversations offer (SPEC §12): server names or ``server.tool``;
+    #: empty: none; None: as ``[defaults] tools``.
+    tools: tuple[str, ...] | None = None
+
+
+#: A tool call's default time limit (seconds), and the rounds of tool calls one send may run.
+TOOL_TIMEOUT = 60.0
+TOOL_ROUNDS = 10
+#: How much of one tool's output goes into the context (KiB); it is stored whole.
+TOOL_OUTPUT_KB = 100
+
+
+@dataclass(frozen=True)
+class ToolServerSettings:
+    """``[mcp.<name>]``: an MCP server started with ``command`` (stdio) or reached at
+    ``url`` (Streamable HTTP). Secrets never sit here: ``secret_env`` names variables
+    whose values come from the keyring (``mcp.<name>.<VAR>``) or the environment."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    enabled: bool = True
+    timeout: float = TOOL_TIMEOUT
+    always_allow: tuple[str, ...] = ()
+    secret_env: tuple[str, ...] = ()
+
+    @property
+    def where(self) -> str:
+        """How it is reached, in words: its command line or its URL."""
+        if self.url is not None:
+            return self.url
+        return " ".join((self.command or "", *self.args)).strip()
 
 
 @dataclass(frozen=True)
@@ -74,6 +109,12 @@ class Settings:
     #: The longest one reply may stream, and the most it may hold ([limits]).
     reply_seconds: float = REPLY_SECONDS
     reply_bytes: int = REPLY_BYTES
+    #: MCP servers (``[mcp.<name>]``), the tools conversations offer by default
+    #: (``[defaults] tools``; None: every enabled server), and the tool loop's limits.
+    tool_servers: dict[str, ToolServerSettings] = field(default_factory=dict)
+    default_tools: tuple[str, ...] | None = None
+    tool_rounds: int = TOOL_ROUNDS
+    tool_output_kb: int = TOOL_OUTPUT_KB
     #: ``[storage] url``: a PostgreSQL URL (None: the SQLite file), and ``password_env``:
     #: the environment variable holding its password (the password is never stored here).
     storage_url: str | None = None

@@ -383,7 +383,7 @@ class OpenConversation(PromptEditing):
 
     def context(self) -> list[Message]:
         """Exactly what the model would receive next (SPEC §7)."""
-        return build_context(self.state, self.system_prompt)
+        return build_context(self.state, self.system_prompt, self.settings.tool_output_kb)
 
     # -- writing ---------------------------------------------------------------
     def materialize(self) -> None:
@@ -552,7 +552,8 @@ class OpenConversation(PromptEditing):
         edit = self.staged_prompt
         s = self.state  # the settings in force (replay starts at the newest clear)
         settings = {"model": s.model, "provider": s.provider, "system": s.system_override}
-        event = self.append(Kind.CLEAR, "", {k: v for k, v in settings.items() if v is not None})
+        data = {k: v for k, v in settings.items() if v is not None} | s.tools.carried()
+        event = self.append(Kind.CLEAR, "", data)
         self.set_aside(edit)
         return event
 

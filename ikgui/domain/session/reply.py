@@ -23,9 +23,11 @@ from typing import Any
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.open_conversation import OpenConversation
+from ikgui.domain.state.tool_use import wire_tools
 from ikgui.domain.state.working_prompt import extract
 from ikgui.domain.streaming import ChatRequest, Provider, StreamEnd, TextDelta, ToolCallDelta
 from ikgui.domain.text.advice import Advice
+from ikgui.domain.tools import ToolInfo
 
 #: Builds the provider configured under a name (raises ``ProviderError`` if it can't);
 #: a window's is a coroutine, which looks the API key up off its event loop's thread.
@@ -59,8 +61,14 @@ def _tool_summary(item: ToolCallDelta) -> str:
 
 class _Reply:
     def __init__(
-        self, session: OpenConversation, conv_id: str, provider_name: str, model: str
+        self,
+        session: OpenConversation,
+        conv_id: str,
+        provider_name: str,
+        model: str,
+        offer: dict[str, ToolInfo] | None = None,
     ) -> None:
+        self.offer = offer or {}
         self.session = session
         self.conv_id = conv_id
         self.base: dict[str, Any] = {"provider": provider_name, "model": model}
@@ -98,7 +106,10 @@ class _Reply:
 
     def tool_call(self, item: ToolCallDelta) -> None:
         self.save(self.session.clock())
-        data = {"id": item.id, "name": item.name, "arguments": item.arguments}
+        data: dict[str, Any] = {"id": item.id, "name": item.name, "arguments": item.arguments}
+        info = self.offer.get(item.name)
+        if info is not None:  # a tool ikgui offered: stored by its server and own name
+            data.update(name=info.name, server=info.server)
         self.session.append_to(self.conv_id, Kind.TOOL_CALL, _tool_summary(item), data)
 
     def finish(
@@ -142,9 +153,13 @@ class _Reply:
 
 
 async def stream_reply(
-    session: OpenConversation, conv_id: str, provider_factory: ProviderFactory
+    session: OpenConversation,
+    conv_id: str,
+    provider_factory: ProviderFactory,
+    offer: dict[str, ToolInfo] | None = None,
 ) -> Event | None:
-    """Stream the reply to the context of ``conv_id`` (the current conversation)."""
+    """Stream the reply to the context of ``conv_id`` (the current conversation),
+    offering the tools of ``offer`` (by the name the model sees)."""
     provider_name = session.provider
     reply: _Reply | None = None
     try:
@@ -159,8 +174,9 @@ async def stream_reply(
             if not models:
                 raise _no_model(provider_name)
             model = models[0]
-        request = ChatRequest(model, session.context())
-        reply = _Reply(session, conv_id, provider_name, model)
+        options = {"tools": wire_tools(offer)} if offer else {}
+        request = ChatRequest(model, session.context(), options)
+        reply = _Reply(session, conv_id, provider_name, model, offer)
         reply.open()
         end: StreamEnd | None = None
         try:

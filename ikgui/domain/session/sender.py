@@ -9,12 +9,13 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from ikgui.domain.errors import UsageError, UserError
+from ikgui.domain.errors import ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session import sendlock
 from ikgui.domain.session.model_title import title_after_first_reply
 from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.session.reply import ProviderFactory, stream_reply
+from ikgui.domain.session.tool_loop import ToolLoop
 from ikgui.domain.state.facts import StreamFinished, StreamStarted
 
 
@@ -24,8 +25,11 @@ class ReplyStreamer:
         current: OpenConversation,
         provider_factory: ProviderFactory | None = None,
         send_wait: float | None = None,
+        tools: ToolLoop | None = None,
     ) -> None:
         self.current = current
+        #: Runs the tool calls replies ask for (None: no tool is offered).
+        self.tools = tools
         self.provider_factory = provider_factory
         #: How long a send waits for another process's reply in the same conversation.
         self.send_wait = sendlock.default_wait() if send_wait is None else send_wait
@@ -97,13 +101,36 @@ class ReplyStreamer:
                 # Let a window paint what the message changed (its row, the transcript)
                 # before the reply's own work starts: one long step stalls its loop.
                 await asyncio.sleep(0)
-                reply = await stream_reply(current, conv_id, factory)
+                reply = await self._replies(conv_id, factory)
             finally:
                 self.streams.pop(conv_id, None)
                 current.announce(StreamFinished(conv_id))
         finally:
             lock.release()
         await title_after_first_reply(current, conv_id, reply, factory)  # if asked for
+        return reply
+
+    async def _replies(self, conv_id: str, factory: ProviderFactory) -> Event | None:
+        """The reply, and while it asks for tools, their calls and the next reply (at
+        most ``[limits] tool_rounds`` rounds)."""
+        current, tools = self.current, self.tools
+        offer = await tools.offer(current) if tools is not None else {}
+        before = tools.calls_in(current) if tools is not None else set()
+        reply = await stream_reply(current, conv_id, factory, offer)
+        rounds = 0
+        while tools is not None and (calls := tools.waiting(current, before)):
+            limit = current.settings.tool_rounds
+            if rounds >= limit:
+                error = ProviderError(
+                    f"Stopped after {limit} rounds of tool calls ([limits] tool_rounds).",
+                    "limit",
+                )
+                current.append_to(conv_id, Kind.ERROR, error.message, error.event_data())
+                raise error
+            rounds += 1
+            await tools.run_round(current, conv_id, calls, offer)
+            before = tools.calls_in(current)
+            reply = await stream_reply(current, conv_id, factory, offer)
         return reply
 
     def stop(self, conv_id: str | None = None) -> bool:

@@ -33,6 +33,7 @@ from ikgui.domain.session.pending import PendingWrites
 from ikgui.domain.session.read_only import ReadOnly, refusal, store_lock
 from ikgui.domain.session.reply import ProviderFactory
 from ikgui.domain.session.sender import ReplyStreamer
+from ikgui.domain.session.tool_loop import ToolLoop
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.domain.state.context import Message
 from ikgui.domain.state.context_diff import last_request
@@ -41,6 +42,7 @@ from ikgui.domain.state.context_diff import last_request
 from ikgui.domain.state.facts import SessionEvent as SessionEvent
 from ikgui.domain.state.prompt_history import RESTORED_FROM, PromptVersion, prompt_versions
 from ikgui.domain.state.replay import ReplayState, load_segments
+from ikgui.domain.tools import ToolHost
 
 __all__ = ["Listener", "ModelLister", "ProviderFactory", "Session", "SessionEvent"]
 
@@ -61,10 +63,14 @@ class Session:
         export_dir: Path | None = None,
         keep_pending: bool = True,
         send_wait: float | None = None,
+        tool_host: ToolHost | None = None,
     ) -> None:
         self.current = OpenConversation(store, settings, clock=clock, keep_pending=keep_pending)
         self.current.locked = store_lock(store)  # a full disk: nothing can be written
-        self.streamer = ReplyStreamer(self.current, provider_factory, send_wait)
+        #: The tool loop, when MCP servers can run (SPEC §12); its ``approver`` asks the
+        #: user (the window's card, ``ikgui run``'s terminal).
+        self.tools = ToolLoop(tool_host) if tool_host is not None else None
+        self.streamer = ReplyStreamer(self.current, provider_factory, send_wait, self.tools)
         self.library = Library(self.current)
         #: The commands (none unless the composition root hands them in).
         self.registry: Registry[Session] = registry or Registry([])

@@ -13,6 +13,7 @@ from typing import Any
 
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.state.replay import ReplayState
+from ikgui.domain.state.tool_use import capped, wire_name
 from ikgui.domain.state.working_prompt import current_prompt_line
 
 Message = dict[str, Any]
@@ -24,9 +25,21 @@ def _arguments(value: object) -> str:
     return json.dumps(value if value is not None else {}, ensure_ascii=False)
 
 
-def _tool_output(event: Event) -> str:
+def _tool_output(event: Event, kilobytes: int | None) -> str:
+    """A tool's output as the model reads it: capped at ``kilobytes`` KiB (None: whole;
+    the event keeps it whole either way)."""
     output = event.data.get("output", event.content)
-    return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+    return text if kilobytes is None else capped(text, kilobytes)
+
+
+def _tool_name(data: dict[str, Any]) -> str:
+    """The name the model knows a call by: a server's tool by its wire name (what ikgui
+    offered), an imported or older call by the name it was stored with."""
+    name, server = data.get("name"), data.get("server")
+    if isinstance(server, str) and isinstance(name, str):
+        return wire_name(server, name)
+    return str(name or "unknown")
 
 
 def _tool_call(event: Event) -> dict[str, Any]:
@@ -35,13 +48,13 @@ def _tool_call(event: Event) -> dict[str, Any]:
         "id": str(data.get("id") or f"call_{event.id}"),
         "type": "function",
         "function": {
-            "name": str(data.get("name") or "unknown"),
+            "name": _tool_name(data),
             "arguments": _arguments(data.get("arguments")),
         },
     }
 
 
-def context_messages(events: list[Event]) -> list[Message]:
+def context_messages(events: list[Event], tool_output_kb: int | None = None) -> list[Message]:
     """The replayed context events as chat messages (tool calls join their turn)."""
     messages: list[Message] = []
     for event in events:
@@ -66,18 +79,20 @@ def context_messages(events: list[Event]) -> list[Message]:
                 {
                     "role": "tool",
                     "tool_call_id": str(event.data.get("tool_call_id") or ""),
-                    "content": _tool_output(event),
+                    "content": _tool_output(event, tool_output_kb),
                 }
             )
     return messages
 
 
-def build_context(state: ReplayState, system_prompt: str | None) -> list[Message]:
+def build_context(
+    state: ReplayState, system_prompt: str | None, tool_output_kb: int | None = None
+) -> list[Message]:
     """Exactly what the next request carries (before the new user message)."""
     messages: list[Message] = []
     if system_prompt:
         messages.append({"role": "system", "content": system_prompt})
-    messages.extend(context_messages(state.context))
+    messages.extend(context_messages(state.context, tool_output_kb))
     if state.working_prompt:
         messages.append({"role": "system", "content": current_prompt_line(state.working_prompt)})
     return messages

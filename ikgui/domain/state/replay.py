@@ -27,6 +27,7 @@ from ikgui.domain.ports import Store
 from ikgui.domain.state.facts import TranscriptChange
 from ikgui.domain.state.history import load_segments as load_segments
 from ikgui.domain.state.reading import failed_before_text
+from ikgui.domain.state.tool_use import ToolMemory
 from ikgui.domain.state.transcript import (
     Entry,
     Group,
@@ -74,6 +75,8 @@ class ReplayState:
     #: The working prompt before each reply or edit that changed it, by event id (what
     #: the window's prompt cards show the change against).
     prompt_before: dict[int, str] = field(default_factory=dict)
+    #: The conversation's tool switches and standing grants (SPEC §12).
+    tools: ToolMemory = field(default_factory=ToolMemory)
 
     def find_mark(self, label: str | None) -> MarkEntry | None:
         """The newest live mark, or the newest with exactly ``label``."""
@@ -156,7 +159,9 @@ def apply(state: ReplayState, event: Event) -> None:
         state.context.append(event)
         state.scrollback.append(event)  # (inlined: replay runs this for every event)
         state.transcript.append(event)
-        if kind == Kind.ASSISTANT:
+        if kind == Kind.TOOL_CALL:
+            state.tools.take(event)
+        elif kind == Kind.ASSISTANT:
             prompt = event.data.get("prompt") if event.may_have("prompt") else None
             if isinstance(prompt, str):
                 set_prompt(state, event, prompt)
@@ -188,23 +193,32 @@ def apply(state: ReplayState, event: Event) -> None:
             state.provider = event.data["provider"]
         if event.may_have("system") and isinstance(event.data.get("system"), str):
             state.system_override = event.data["system"]
+        state.tools.take(event)
     elif kind == Kind.RETRY:
         _retry(state, event)
     elif kind == Kind.COMMAND:
         _show(state, event)
-        data = event.data
-        command = data.get("command")
-        if command == "model" and isinstance(data.get("model"), str):
-            state.model = data["model"]
-            if isinstance(data.get("provider"), str):
-                state.provider = data["provider"]
-        elif command == "system" and (
-            data.get("system") is None or isinstance(data["system"], str)
-        ):
-            state.system_override = data.get("system")
+        _command(state, event)
+    elif kind == Kind.TOOL_APPROVAL:
+        _show(state, event)
+        state.tools.take(event)
     else:
         # fork, agent_killed, error and kinds from newer versions: shown, not sent.
         _show(state, event)
+
+
+def _command(state: ReplayState, event: Event) -> None:
+    """What a command recorded for good: ``/model``, ``/system``, ``/tools``."""
+    data = event.data
+    command = data.get("command")
+    if command == "model" and isinstance(data.get("model"), str):
+        state.model = data["model"]
+        if isinstance(data.get("provider"), str):
+            state.provider = data["provider"]
+    elif command == "system" and (data.get("system") is None or isinstance(data["system"], str)):
+        state.system_override = data.get("system")
+    elif command == "tools":
+        state.tools.take(event)
 
 
 def fold(state: ReplayState, event: Event) -> TranscriptChange:

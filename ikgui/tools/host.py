@@ -1,0 +1,290 @@
+"""MCP servers through the official ``mcp`` SDK: started on first need, kept running,
+stopped on close (SPEC §12). Implements :class:`ikgui.domain.tools.ToolHost`.
+
+Everything MCP does — spawning a server, its handshake, parsing a 10 MB reply — runs on
+an event loop of its own in one thread, so no server can block the window's loop; the
+window's coroutines await futures of that loop (cancelling one cancels the call there).
+Each server lives in one task of that loop, which enters and leaves the SDK's client (its
+task groups must be left by the task that entered them).
+
+A server process gets only the environment it is configured with, on top of the few
+variables any program needs (the SDK's ``get_default_environment``: PATH, HOME…), never
+the user's own (their provider keys stay theirs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Coroutine, Sequence
+from typing import IO, Any, TypeVar
+
+from ikgui.domain.settings import ToolServerSettings
+from ikgui.domain.tools import FAILED, RUNNING, STARTING, STOPPED, ServerState, ToolInfo, ToolOutcome
+
+T = TypeVar("T")
+#: How long a server may take to start and answer the handshake (``npx`` may download).
+START_SECONDS = 120.0
+#: The lines of a failed server's standard error kept for the user.
+STDERR_LINES = 12
+#: Looks a secret up: (keyring entry, environment variable) → its value or None.
+SecretSource = Callable[[str, str], str | None]
+
+
+def _no_secrets(entry: str, variable: str) -> str | None:
+    return os.environ.get(variable)
+
+
+class _Server:
+    """One server's task, its client and what it is doing."""
+
+    def __init__(self, settings: ToolServerSettings) -> None:
+        self.settings = settings
+        self.state = ServerState(settings.name)
+        self.client: Any = None
+        self.ready: asyncio.Future[None] | None = None
+        self.stop: asyncio.Event | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.errlog: IO[str] | None = None
+
+    def stderr_tail(self) -> tuple[str, ...]:
+        if self.errlog is None:
+            return ()
+        with contextlib.suppress(OSError, ValueError):
+            self.errlog.flush()
+            self.errlog.seek(0, os.SEEK_END)
+            size = self.errlog.tell()
+            self.errlog.seek(max(0, size - 8192))
+            lines = self.errlog.read().splitlines()
+            return tuple(line[:300] for line in lines[-STDERR_LINES:] if line.strip())
+        return ()
+
+
+class McpHost:
+    """The configured servers (``[mcp.<name>]``), on a loop of their own."""
+
+    def __init__(
+        self,
+        servers: dict[str, ToolServerSettings],
+        secrets: SecretSource = _no_secrets,
+        start_seconds: float = START_SECONDS,
+    ) -> None:
+        self._servers = {name: _Server(s) for name, s in servers.items()}
+        self._secrets = secrets
+        self._start_seconds = start_seconds
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    # -- the host's own loop -----------------------------------------------------------
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="ikgui-tools", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    async def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
+        return await asyncio.wrap_future(future)
+
+    # -- the port ----------------------------------------------------------------------
+    def states(self) -> list[ServerState]:
+        return [server.state for server in self._servers.values()]
+
+    async def start(self, names: Sequence[str]) -> list[ServerState]:
+        wanted = [self._servers[n] for n in names if n in self._servers]
+        await self._run(self._start_all(wanted))
+        return [server.state for server in wanted]
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        found = self._servers.get(server)
+        if found is None:
+            return ToolOutcome(f"There is no tool server named {server}.", False)
+        return await self._run(self._call(found, tool, arguments))
+
+    async def close(self) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(Exception):
+            await self._run(self._stop_all())
+        loop.call_soon_threadsafe(loop.stop)
+        if self._thread is not None:
+            await asyncio.to_thread(self._thread.join, 10)
+        with contextlib.suppress(Exception):
+            loop.close()
+        self._loop = None
+
+    # -- on the host's loop --------------------------------------------------------------
+    async def _start_all(self, servers: list[_Server]) -> None:
+        await asyncio.gather(*(self._start(s) for s in servers))
+
+    async def _start(self, server: _Server) -> None:
+        if server.state.state == RUNNING and server.task is not None and not server.task.done():
+            return
+        if server.ready is not None and not server.ready.done():
+            await asyncio.shield(server.ready)  # another caller is starting it
+            return
+        if not server.settings.enabled:
+            server.state = ServerState(server.settings.name, FAILED, reason="It is turned off.")
+            return
+        server.state = ServerState(server.settings.name, STARTING)
+        loop = asyncio.get_running_loop()
+        server.ready = loop.create_future()
+        server.stop = asyncio.Event()
+        server.task = loop.create_task(self._serve(server), name=f"mcp:{server.settings.name}")
+        try:
+            await asyncio.wait_for(asyncio.shield(server.ready), self._start_seconds)
+        except TimeoutError:
+            server.task.cancel()
+            self._failed(server, f"It did not answer within {self._start_seconds:g} s.")
+        except Exception as exc:  # the task reported why it could not start
+            self._failed(server, _reason(exc))
+
+    def _failed(self, server: _Server, reason: str) -> None:
+        server.state = ServerState(
+            server.settings.name, FAILED, reason=reason, stderr=server.stderr_tail()
+        )
+
+    async def _serve(self, server: _Server) -> None:
+        """The server's life: enter the client, list the tools, wait for the stop."""
+        from mcp.client.client import Client
+
+        assert server.ready is not None and server.stop is not None
+        try:
+            transport = self._transport(server)
+            async with Client(transport, read_timeout_seconds=server.settings.timeout) as client:
+                listed = await client.list_tools()
+                tools = tuple(
+                    ToolInfo(
+                        server.settings.name,
+                        tool.name,
+                        tool.description or "",
+                        dict(tool.input_schema or {}),
+                    )
+                    for tool in listed.tools
+                )
+                server.client = client
+                server.state = ServerState(server.settings.name, RUNNING, tools)
+                server.ready.set_result(None)
+                await server.stop.wait()
+        except BaseException as exc:
+            if not server.ready.done():
+                server.ready.set_exception(
+                    exc if isinstance(exc, Exception) else RuntimeError("stopped")
+                )
+            elif server.state.state == RUNNING and not isinstance(exc, asyncio.CancelledError):
+                self._failed(server, f"It stopped: {_reason(exc)}")
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            server.client = None
+            if server.state.state == RUNNING:
+                server.state = ServerState(server.settings.name, STOPPED)
+
+    def _transport(self, server: _Server) -> Any:
+        settings = server.settings
+        if settings.url is not None:
+            return self._http_transport(settings)
+        from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+
+        env = {**get_default_environment(), **dict(settings.env)}
+        for variable in settings.secret_env:
+            value = self._secrets(f"mcp.{settings.name}.{variable}", variable)
+            if value is not None:
+                env[variable] = value
+        if server.errlog is None:
+            server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        params = StdioServerParameters(
+            command=settings.command or "", args=list(settings.args), env=env, cwd=settings.cwd
+        )
+        return stdio_client(params, errlog=server.errlog)
+
+    def _http_transport(self, settings: ToolServerSettings) -> Any:
+        from mcp.client.streamable_http import streamable_http_client
+
+        token = self._secrets(f"mcp.{settings.name}", "")
+        if not token:
+            return settings.url
+        import httpx2  # the SDK's HTTP client: its transport takes one
+
+        headers = {"Authorization": f"Bearer {token}"}
+        client = httpx2.AsyncClient(headers=headers, timeout=settings.timeout)
+        return streamable_http_client(settings.url or "", http_client=client)
+
+    async def _call(self, server: _Server, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        await self._start(server)
+        if server.client is None:
+            reason = server.state.reason or "It is not running."
+            return ToolOutcome(f"The tool server {server.settings.name} is not available: "
+                               f"{reason}", False)
+        limit = server.settings.timeout
+        try:
+            result = await asyncio.wait_for(server.client.call_tool(tool, arguments), limit)
+        except TimeoutError:
+            return ToolOutcome(f"Timed out after {limit:g} s", False)
+        except Exception as exc:
+            return ToolOutcome(_reason(exc), False)
+        return ToolOutcome(_text(result), not bool(getattr(result, "is_error", False)))
+
+    async def _stop_all(self) -> None:
+        tasks = []
+        for server in self._servers.values():
+            if server.stop is not None:
+                server.stop.set()
+            if server.task is not None and not server.task.done():
+                tasks.append(server.task)
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=5)
+            for task in pending:
+                task.cancel()
+        for server in self._servers.values():
+            if server.errlog is not None:
+                with contextlib.suppress(OSError):
+                    server.errlog.close()
+                server.errlog = None
+
+
+def _text(result: Any) -> str:
+    """A call's content as text: text parts as they are, other parts named."""
+    parts: list[str] = []
+    for block in getattr(result, "content", None) or []:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(str(getattr(block, "text", "")))
+        elif kind in ("image", "audio"):
+            parts.append(f"[{kind}: {getattr(block, 'mime_type', '') or 'data'}]")
+        elif kind == "resource_link":
+            parts.append(f"[resource: {getattr(block, 'uri', '')}]")
+        elif kind == "resource":
+            resource = getattr(block, "resource", None)
+            parts.append(str(getattr(resource, "text", "") or f"[resource: {kind}]"))
+        else:
+            parts.append(f"[{kind or 'content'}]")
+    structured = getattr(result, "structured_content", None)
+    if not parts and structured is not None:
+        parts.append(json.dumps(structured, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why, from an exception of the SDK, the process or the network."""
+    if isinstance(exc, BaseExceptionGroup):
+        return _reason(exc.exceptions[0]) if exc.exceptions else type(exc).__name__
+    if isinstance(exc, FileNotFoundError):
+        return f"Its program was not found ({exc.filename or exc})."
+    if isinstance(exc, PermissionError):
+        return f"Its program cannot be run ({exc.filename or exc})."
+    error = getattr(exc, "error", None)
+    message = getattr(error, "message", None) or str(exc) or type(exc).__name__
+    line = " ".join(str(message).split())
+    return line[:300]
