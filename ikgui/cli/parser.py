@@ -97,6 +97,7 @@ def _build(named: list[str]) -> tuple[argparse.ArgumentParser, bool]:
     _add_run_parser(sub)
     _add_conv_parser(sub, csub)
     add_db_parser(sub)
+    _add_tools_parser(sub)
     return parser, csub.found
 
 
@@ -141,6 +142,14 @@ def _add_conv_parser(sub: Any, csub: _Branch) -> None:
     export.add_argument("--format", choices=("json", "md"), default="json")
     export.add_argument("-o", "--output", help="write to this file instead of stdout")
     csub.add_parser("import", help="import an ikgui or orcx JSON file").add_argument("file")
+
+
+def _add_tools_parser(sub: Any) -> None:
+    tools = sub.add_parser(
+        "tools", help="start the MCP tool servers of config.toml and list their tools"
+    )
+    tools.add_argument("names", nargs="*", metavar="NAME", help="only these servers")
+    tools.add_argument("--json", action="store_true")
 
 
 def _add_run_parser(sub: Any) -> None:

@@ -162,7 +162,8 @@ class McpHost:
             self._failed(server, f"It did not answer within {self._start_seconds:g} s.")
         except Exception as exc:  # the task reported why it could not start
             await self._abandon(server)
-            self._failed(server, _reason(exc))
+            closed = _connection_closed(exc)
+            self._failed(server, "It ended before it answered." if closed else _reason(exc))
 
     async def _abandon(self, server: _Server) -> None:
         """End a server's task (and so its process) after a failed start."""
@@ -182,7 +183,9 @@ class McpHost:
 
         assert server.ready is not None and server.stop is not None
         try:
-            transport = self._transport(server)
+            # In a worker thread: a secret may wait for the keyring (seconds, if locked),
+            # which must not hold up the other servers on this loop.
+            transport = await asyncio.to_thread(self._transport, server)
 
             async def heard(message: Any) -> None:
                 # A line on the server's stdout that is not JSON-RPC: during the

@@ -1,11 +1,12 @@
 """An MCP server of the test suite, over stdio, made with the official ``mcp`` SDK: the
 failures real servers do not make on demand (issue 23 items 6 and 7).
 
-Run with ikgui's own Python: ``python mcp_faulty.py [--crash-at-start]``. Tools:
-``echo`` (its arguments back), ``variable`` (an environment variable's value, or
-``(unset)``), ``boom`` (raises), ``hang`` (writes ``started`` to a file, then waits for
-ever; ``cancelled`` when the client cancels it), ``flood`` (``megabytes`` MB of text),
-``die`` (the process exits in the middle of the call).
+Run with ikgui's own Python: ``python mcp_faulty.py [--crash-at-start | --garbage]``.
+Tools: ``echo`` (its arguments back), ``hostile`` (control characters in its
+description), ``variable`` (an environment variable's value, or ``(unset)``), ``boom``
+(raises), ``hang`` (writes ``started`` to a file, then waits for ever; ``cancelled`` when
+the client cancels it), ``flood`` (``megabytes`` MB of text), ``die`` (the process exits
+in the middle of the call).
 """
 
 from __future__ import annotations
@@ -35,6 +36,12 @@ def echo(text: str) -> str:
 def variable(name: str) -> str:
     """The value of one environment variable of this process."""
     return os.environ.get(name, "(unset)")
+
+
+@server.tool(description="Clears\x1b[2J the screen\nand sets the title \x1b]0;pwned\x07 too")
+def hostile() -> str:
+    """A tool whose description tries to drive the terminal."""
+    return "\x1b[2Jcleared"
 
 
 @server.tool()
@@ -72,7 +79,8 @@ def die() -> str:
 def main() -> None:
     if "--crash-at-start" in sys.argv:
         for number in range(1, 21):
-            sys.stderr.write(f"faulty: start-up line {number}\n")
+            trap = " \x1b]0;pwned\x07" if number == 15 else ""  # sets a terminal's title
+            sys.stderr.write(f"faulty: start-up line {number}{trap}\n")
         sys.stderr.write("faulty: cannot start: the configuration is broken\n")
         sys.stderr.flush()
         sys.exit(3)

@@ -15,6 +15,7 @@ server makes on demand) runs with ikgui's own Python.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -156,3 +157,22 @@ def children_of(pid: int = os.getpid()) -> set[int]:
                 found.add(child)
                 todo.append(child)
     return found
+
+
+def config_table(server: ToolServerSettings) -> str:
+    """``server`` as its ``[mcp.<name>]`` table of config.toml."""
+    lines = [f"[mcp.{server.name}]"]
+    if server.command is not None:
+        lines.append(f"command = {json.dumps(server.command)}")
+        lines.append(f"args = {json.dumps(list(server.args))}")
+    if server.url is not None:
+        lines.append(f"url = {json.dumps(server.url)}")
+    if server.env:
+        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in server.env)
+        lines.append(f"env = {{ {pairs} }}")
+    if server.secret_env:
+        lines.append(f"secret_env = {json.dumps(list(server.secret_env))}")
+    if not server.enabled:
+        lines.append("enabled = false")
+    lines.append(f"timeout = {server.timeout:g}")
+    return "\n".join(lines) + "\n"
