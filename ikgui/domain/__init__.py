@@ -7,8 +7,8 @@ declared in :mod:`ikgui.domain.ports`.
 
 The public surface is its parts, named in ``__all__``: the vocabulary every layer
 shares (:mod:`.events`, :mod:`.errors`, :mod:`.ports`, :mod:`.settings`,
-:mod:`.streaming`) and five packages, each a subject (:mod:`.state`, :mod:`.session`,
-:mod:`.commands`, :mod:`.library`, :mod:`.text`). Code outside the domain imports
+:mod:`.streaming`, :mod:`.tools`) and five packages, each a subject (:mod:`.state`,
+:mod:`.session`, :mod:`.commands`, :mod:`.library`, :mod:`.text`). Code outside the domain imports
 from these, never a private (``_``) name (``tests/test_architecture.py``).
 """
 
@@ -23,4 +23,5 @@ __all__ = [
     "state",
     "streaming",
     "text",
+    "tools",
 ]
