@@ -180,8 +180,11 @@ def _add_run_parser(sub: Any) -> None:
     )
     run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
 
-    keys = sub.add_parser("keys", help="API keys in the system keyring")
+    keys = sub.add_parser("keys", help="API keys and other secrets in the system keyring")
     keys.add_argument("action", choices=("set", "delete", "status"))
     keys.add_argument(
-        "provider", nargs="?", help="a provider's name in config.toml, or database (its password)"
+        "provider",
+        nargs="?",
+        help="a provider's name in config.toml, database (its password), mcp.SERVER.VARIABLE "
+        "(a tool server's secret_env) or mcp.SERVER (a tool server's token)",
     )

@@ -253,11 +253,19 @@ class McpHost:
         token = self._secrets(f"mcp.{settings.name}", "")
         if not token:
             return settings.url
-        import httpx2  # the SDK's HTTP client: its transport takes one
+        url = settings.url or ""
 
-        headers = {"Authorization": f"Bearer {token}"}
-        client = httpx2.AsyncClient(headers=headers, timeout=settings.timeout)
-        return streamable_http_client(settings.url or "", http_client=client)
+        @contextlib.asynccontextmanager
+        async def with_token() -> Any:
+            import httpx2  # the SDK's HTTP client: its transport takes one
+
+            # Closed with the transport (the SDK leaves a client it was given open).
+            headers = {"Authorization": f"Bearer {token}"}
+            client = httpx2.AsyncClient(headers=headers, timeout=settings.timeout)
+            async with client, streamable_http_client(url, http_client=client) as streams:
+                yield streams
+
+        return with_token()
 
     async def _call(self, server: _Server, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
         await self._start(server)

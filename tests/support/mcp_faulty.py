@@ -1,12 +1,13 @@
 """An MCP server of the test suite, over stdio, made with the official ``mcp`` SDK: the
 failures real servers do not make on demand (issue 23 items 6 and 7).
 
-Run with ikgui's own Python: ``python mcp_faulty.py [--crash-at-start | --garbage]``.
-Tools: ``echo`` (its arguments back), ``hostile`` (control characters in its
-description), ``variable`` (an environment variable's value, or ``(unset)``), ``boom``
-(raises), ``hang`` (writes ``started`` to a file, then waits for ever; ``cancelled`` when
-the client cancels it), ``flood`` (``megabytes`` MB of text), ``die`` (the process exits
-in the middle of the call).
+Run with ikgui's own Python: ``python mcp_faulty.py [--crash-at-start | --garbage |
+--http PORT]``. Tools: ``echo`` (its arguments back), ``authorization`` (the request's
+header, over HTTP), ``hostile`` (control characters in its description), ``variable``
+(an environment variable's value, or ``(unset)``), ``boom`` (raises), ``hang`` (writes
+``started`` to a file, then waits for ever; ``cancelled`` when the client cancels it),
+``flood`` (``megabytes`` MB of text), ``die`` (the process exits in the middle of the
+call).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 #: What ``flood`` repeats: a line of 64 bytes, so any size is whole lines.
@@ -42,6 +43,13 @@ def variable(name: str) -> str:
 def hostile() -> str:
     """A tool whose description tries to drive the terminal."""
     return "\x1b[2Jcleared"
+
+
+@server.tool()
+def authorization(ctx: Context) -> str:
+    """The Authorization header of this request (over HTTP), or ``(none)``."""
+    headers = ctx.headers or {}
+    return str(headers.get("authorization", "(none)"))
 
 
 @server.tool()
@@ -88,6 +96,10 @@ def main() -> None:
         sys.stdout.write('this is not JSON-RPC\n{"jsonrpc": oops}\n')
         sys.stdout.flush()
         sys.stdin.read()
+        return
+    if "--http" in sys.argv:  # Streamable HTTP on 127.0.0.1:PORT/mcp
+        port = int(sys.argv[sys.argv.index("--http") + 1])
+        server.run("streamable-http", host="127.0.0.1", port=port)
         return
     server.run("stdio")
 
