@@ -207,6 +207,8 @@ class McpHost:
                     )
                     for tool in listed.tools
                 )
+                if server.ready.done():  # it failed meanwhile (what it wrote was not MCP)
+                    return
                 server.client = client
                 server.state = ServerState(server.settings.name, RUNNING, tools)
                 server.ready.set_result(None)
@@ -242,6 +244,10 @@ class McpHost:
             server.errlog = tempfile.TemporaryFile(  # noqa: SIM115
                 "w+", encoding="utf-8", errors="replace"
             )
+        else:  # started again: the last lines are this start's
+            with contextlib.suppress(OSError, ValueError):
+                server.errlog.seek(0)
+                server.errlog.truncate()
         params = StdioServerParameters(
             command=settings.command or "", args=list(settings.args), env=env, cwd=settings.cwd
         )
