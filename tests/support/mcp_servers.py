@@ -116,6 +116,15 @@ def everything_server(name: str = "everything", **extra: object) -> ToolServerSe
     return ToolServerSettings(name, command, ("stdio",), **extra)  # type: ignore[arg-type]
 
 
+def everything_through_npm(name: str = "everything-npm") -> ToolServerSettings:
+    """server-everything started as users start npm servers (``npx``): through npm,
+    which runs a shell, which runs node — a tree of processes, not one."""
+    node_servers()
+    npm = shutil.which("npm") or "npm"
+    args = ("exec", "--prefix", str(NODE_DIR), "--offline", "--", "mcp-server-everything")
+    return ToolServerSettings(name, npm, (*args, "stdio"))
+
+
 def filesystem_server(folder: Path, name: str = "files", **extra: object) -> ToolServerSettings:
     command = str(node_servers() / "mcp-server-filesystem")
     return ToolServerSettings(name, command, (str(folder),), **extra)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ from tests.support.mcp_faulty import FLOOD_LINE
 from tests.support.mcp_servers import (
     children_of,
     everything_server,
+    everything_through_npm,
     faulty_server,
     filesystem_server,
     git_server,
@@ -200,14 +201,15 @@ async def test_cancelling_the_awaiting_task_ends_the_call(
 
 async def test_close_stops_every_server_process(make_host: HostMaker, tmp_path: Path) -> None:
     before = children_of()
-    host = make_host(time_server(), everything_server(), faulty_server())
-    states = await host.start(["time", "everything", "faulty"])
+    npm = everything_through_npm()
+    host = make_host(time_server(), everything_server(), faulty_server(), npm)
+    states = await host.start(["time", "everything", "faulty", npm.name])
     assert all(s.state == RUNNING for s in states), states
     started = children_of() - before
-    assert len(started) >= 3
+    assert len(started) >= 6  # npm's server is npm, a shell and node
     await host.close()
     await wait_until(lambda: not any(process_alive(pid) for pid in started), 30)
-    assert [s.state for s in host.states()] == [STOPPED, STOPPED, STOPPED]
+    assert [s.state for s in host.states()] == [STOPPED] * 4
 
 
 async def test_a_server_gets_only_its_own_environment(
