@@ -2,7 +2,7 @@
 failures real servers do not make on demand (issue 23 items 6 and 7).
 
 Run with ikgui's own Python: ``python mcp_faulty.py [--crash-at-start | --garbage |
---http PORT]``. Tools: ``echo`` (its arguments back), ``authorization`` (the request's
+--mute | --http PORT]``. Tools: ``echo`` (its arguments back), ``authorization`` (the request's
 header, over HTTP), ``hostile`` (control characters in its description), ``variable``
 (an environment variable's value, or ``(unset)``), ``boom`` (raises), ``hang`` (writes
 ``started`` to a file, then waits for ever; ``cancelled`` when the client cancels it),
@@ -92,6 +92,9 @@ def main() -> None:
         sys.stderr.write("faulty: cannot start: the configuration is broken\n")
         sys.stderr.flush()
         sys.exit(3)
+    if "--mute" in sys.argv:  # never answers the handshake
+        sys.stdin.read()
+        return
     if "--garbage" in sys.argv:  # not JSON-RPC at all on stdout
         sys.stdout.write('this is not JSON-RPC\n{"jsonrpc": oops}\n')
         sys.stdout.flush()

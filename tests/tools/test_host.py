@@ -147,6 +147,27 @@ async def test_a_server_speaking_no_json_rpc_fails_with_a_reason(make_host: Host
     )
 
 
+async def test_a_server_that_never_answers_fails_at_the_start_limit(make_host: HostMaker) -> None:
+    before = children_of()
+    host = make_host(faulty_server("faulty", "--mute"), start_seconds=2)
+    [state] = await host.start(["faulty"])
+    assert (state.state, state.reason) == (FAILED, "It did not answer within 2 s.")
+    # Its process is not left behind.
+    await wait_until(lambda: not [p for p in children_of() - before if process_alive(p)], 30)
+
+
+async def test_callers_at_once_share_one_start(make_host: HostMaker) -> None:
+    before = children_of()
+    host = make_host(faulty_server())
+    states, first, second = await asyncio.gather(
+        host.start(["faulty"]),
+        host.call("faulty", "echo", {"text": "one"}),
+        host.call("faulty", "echo", {"text": "two"}),
+    )
+    assert states[0].state == RUNNING and first.success and second.success
+    assert len([p for p in children_of() - before if process_alive(p)]) == 1
+
+
 async def test_a_hang_past_the_timeout_fails_in_those_words(
     make_host: HostMaker, tmp_path: Path
 ) -> None:
