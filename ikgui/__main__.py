@@ -1,4 +1,4 @@
-"""Entry point: ``ikgui`` opens the window; ``ikgui run|conv|c …`` is the command line.
+"""Entry point: ``ikgui`` opens the window; ``ikgui run|conv|c|tools …`` is the command line.
 
 The command line never imports Qt: the window's modules load only when it opens.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import gc
 import sys
 
-CLI_WORDS = {"run", "conv", "c", "keys", "db", "-h", "--help", "--version", "--paths"}
+CLI_WORDS = {"run", "conv", "c", "keys", "db", "tools", "-h", "--help", "--version", "--paths"}
 #: Commands that read or change a few rows and exit (``ikgui conv list``).
 SHORT_WORDS = {"conv", "c"}
 

@@ -18,9 +18,10 @@ def test_core_packages_and_cli_load_no_qt() -> None:
     code = (
         "import sys, ikgui.domain.session.session, ikgui.domain.commands.handlers, ikgui.storage, "
         "ikgui.cli.main, ikgui.cli.run, ikgui.cli.view, ikgui.cli.output, ikgui.config.loading, "
-        "ikgui.app.wiring, ikgui.local.keys, ikgui.local.paths, ikgui.local.recovery; "
+        "ikgui.app.wiring, ikgui.local.keys, ikgui.local.paths, ikgui.local.recovery, "
+        "ikgui.cli.tools, ikgui.tools; "
         "bad = sorted(m for m in sys.modules "
-        "if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'httpx', 'keyring')); "
+        "if m.split('.')[0] in ('PySide6', 'shiboken6', 'qasync', 'httpx', 'keyring', 'mcp')); "
         "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -32,7 +33,8 @@ def test_domain_loads_no_adapter_libraries() -> None:
         "import sys, ikgui.domain.session.session, ikgui.domain.commands.handlers, "
         "ikgui.domain.library.exchange; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('PySide6', 'qasync', 'peewee', 'playhouse', 'httpx', 'keyring')); print(','.join(bad))"
+        "('PySide6', 'qasync', 'peewee', 'playhouse', 'httpx', 'keyring', 'mcp')); "
+        "print(','.join(bad))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
@@ -61,6 +63,11 @@ VIOLATIONS = [
     ("storage/__init__.py", "import ikgui.app.wiring", "Layers"),
     ("domain/state/ids.py", "import tomlkit", "The domain is pure Python"),
     ("domain/text/safe.py", "import ikgui.domain.state.replay", "The domain: commands"),
+    ("tools/host.py", "import ikgui.storage", "ikgui.tools is an adapter"),
+    ("tools/host.py", "import PySide6", "ikgui.tools is an adapter"),
+    ("cli/tools.py", "import mcp", "Only ikgui.tools imports the mcp SDK"),
+    ("domain/tools.py", "import ikgui.tools", "Layers"),
+    ("providers/__init__.py", "import ikgui.tools", "Adapters are independent"),
     ("domain/state/replay.py", "import ikgui.domain.session.session", "The domain: commands"),
 ]
 
@@ -117,6 +124,7 @@ TOP_LEVEL = {
     "domain",
     "storage",
     "providers",
+    "tools",
     "ui",
 }
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ikgui.domain.settings import ProviderSettings
     from ikgui.domain.streaming import Provider
     from ikgui.providers import ClientPool
+    from ikgui.tools import McpHost, SecretSource
 
 
 def process_alive(pid: int) -> bool:
@@ -186,3 +187,21 @@ class Providers:
             await provider.aclose()
         self.models[name] = models
         return models
+
+
+def secret_source(keys: KeyStore) -> SecretSource:
+    """Where a tool server's secrets come from (SPEC §12): the environment variable of
+    that name, else the keyring entry (``mcp.<name>.<VAR>``; ``mcp.<name>`` for an HTTP
+    server's bearer token, which has no variable)."""
+
+    def lookup(entry: str, variable: str) -> str | None:
+        return keys.get(entry, variable or None)
+
+    return lookup
+
+
+def tool_host(settings: Settings, keys: KeyStore) -> McpHost:
+    """The configured MCP servers (none started yet), with secrets from ``keys``."""
+    from ikgui.tools import McpHost  # the mcp SDK: only where tools are wanted
+
+    return McpHost(settings.tool_servers, secret_source(keys))

@@ -248,6 +248,10 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
             return (cmd_run if args.command == "run" else cmd_keys)(env, args)
         if args.command == "db":
             return cmd_db(env, args)
+        if args.command == "tools":
+            from ikgui.cli.tools import cmd_tools  # asyncio, and mcp when a server starts
+
+            return cmd_tools(env, args)
         return CONV_COMMANDS[args.conv_command or "list"](env, _with_list_defaults(args))
     except IkguiError as exc:
         error(exc.line)

@@ -97,6 +97,7 @@ def _build(named: list[str]) -> tuple[argparse.ArgumentParser, bool]:
     _add_run_parser(sub)
     _add_conv_parser(sub, csub)
     add_db_parser(sub)
+    _add_tools_parser(sub)
     return parser, csub.found
 
 
@@ -143,6 +144,14 @@ def _add_conv_parser(sub: Any, csub: _Branch) -> None:
     csub.add_parser("import", help="import an ikgui or orcx JSON file").add_argument("file")
 
 
+def _add_tools_parser(sub: Any) -> None:
+    tools = sub.add_parser(
+        "tools", help="start the MCP tool servers of config.toml and list their tools"
+    )
+    tools.add_argument("names", nargs="*", metavar="NAME", help="only these servers")
+    tools.add_argument("--json", action="store_true")
+
+
 def _add_run_parser(sub: Any) -> None:
     run = sub.add_parser("run", help="send a message or run a slash command")
     run.add_argument(
@@ -171,8 +180,11 @@ def _add_run_parser(sub: Any) -> None:
     )
     run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
 
-    keys = sub.add_parser("keys", help="API keys in the system keyring")
+    keys = sub.add_parser("keys", help="API keys and other secrets in the system keyring")
     keys.add_argument("action", choices=("set", "delete", "status"))
     keys.add_argument(
-        "provider", nargs="?", help="a provider's name in config.toml, or database (its password)"
+        "provider",
+        nargs="?",
+        help="a provider's name in config.toml, database (its password), mcp.SERVER.VARIABLE "
+        "(a tool server's secret_env) or mcp.SERVER (a tool server's token)",
     )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ikgui.app.store import KEY_NAME
 from ikgui.cli import output as out
 from ikgui.cli.db import database_password, database_status
+from ikgui.cli.tools import KEY_PREFIX, cmd_tool_key, key_entries
 from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.library import exchange
@@ -385,6 +386,8 @@ def _print_json(
 def cmd_keys(env: Env, args: argparse.Namespace) -> int:
     if args.provider == KEY_NAME:
         return database_password(env, args.action)
+    if args.provider and args.provider.startswith(KEY_PREFIX):
+        return cmd_tool_key(env, args.action, args.provider)
     keys = env.providers.keys
     names = [args.provider] if args.provider else sorted(env.settings.providers)
     if args.action == "status":
@@ -396,6 +399,9 @@ def cmd_keys(env: Env, args: argparse.Namespace) -> int:
                 status = "not set (a local Ollama needs none)"
             out.say(f"{name}: {status}")
         database_status(env)
+        if not args.provider:
+            for entry, secret_variable in key_entries(env.settings):
+                out.say(f"{entry}: {keys.status(entry, secret_variable)}")
         if keys.notice:
             out.say(f"Note: {keys.notice}")
         return 0

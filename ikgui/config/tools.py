@@ -32,7 +32,7 @@ def load_servers(section: Any, problems: Problems) -> dict[str, ToolServerSettin
         return {}
     servers: dict[str, ToolServerSettings] = {}
     for name, body in section.items():
-        where = ("mcp", name)
+        where = (_table(name),)
         if not NAME.match(name):
             problems.add(
                 f"mcp.{name[:40]}: a server's name is letters, digits, - and _ (ignored)", *where
@@ -46,14 +46,22 @@ def load_servers(section: Any, problems: Problems) -> dict[str, ToolServerSettin
     return servers
 
 
+def _table(name: str) -> str:
+    """The table's name as :meth:`Problems.line_of` finds its ``[mcp.<name>]`` header."""
+    return f"mcp.{name}".replace(" ", "")
+
+
 def _server(name: str, body: dict[str, Any], problems: Problems) -> ToolServerSettings | None:
     where = ("mcp", name)
     for key in body:
         if key not in _KEYS:
             problems.add(f"unknown setting mcp.{name}.{key} (ignored)", *where, key)
     command, url = body.get("command"), body.get("url")
-    if (command is None) == (url is None):
-        problems.add(f"mcp.{name} needs either command or url (ignored)", *where)
+    if command is None and url is None:
+        problems.add(f"mcp.{name} needs a command (or a url) (ignored)", _table(name))
+        return None
+    if command is not None and url is not None:
+        problems.add(f"mcp.{name} has both command and url: give one (ignored)", *where, "url")
         return None
     if command is not None and not (isinstance(command, str) and command.strip()):
         problems.add(f"mcp.{name}.command must be text in quotes (ignored)", *where, "command")
@@ -103,7 +111,9 @@ def _env(value: Any, name: str, problems: Problems) -> tuple[tuple[str, str], ..
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and _variable(k) and isinstance(v, str) for k, v in value.items()
     ):
-        problems.add(f'mcp.{name}.env must be a table of NAME = "text" (ignored)', "mcp", name)
+        problems.add(
+            f'mcp.{name}.env must be a table of NAME = "text" (ignored)', "mcp", name, "env"
+        )
         return ()
     for key in value:
         if _SECRET.search(key):

@@ -17,14 +17,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Sequence
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TextIO, TypeVar, cast
 
 from ikgui.domain.settings import ToolServerSettings
-from ikgui.domain.tools import FAILED, RUNNING, STARTING, STOPPED, ServerState, ToolInfo, ToolOutcome
+from ikgui.domain.tools import (
+    FAILED,
+    RUNNING,
+    STARTING,
+    STOPPED,
+    ServerState,
+    ToolInfo,
+    ToolOutcome,
+)
 
 T = TypeVar("T")
 #: How long a server may take to start and answer the handshake (``npx`` may download).
@@ -33,6 +42,12 @@ START_SECONDS = 120.0
 STDERR_LINES = 12
 #: Looks a secret up: (keyring entry, environment variable) → its value or None.
 SecretSource = Callable[[str, str], str | None]
+
+
+# The SDK logs a server's unreadable output with its traceback; with no handler of the
+# application's (the command line has none) Python would print it to stderr. The log
+# file, when one is open, still gets it.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 
 def _no_secrets(entry: str, variable: str) -> str | None:
@@ -85,9 +100,7 @@ class McpHost:
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
-                thread = threading.Thread(
-                    target=loop.run_forever, name="ikgui-tools", daemon=True
-                )
+                thread = threading.Thread(target=loop.run_forever, name="ikgui-tools", daemon=True)
                 thread.start()
                 self._loop, self._thread = loop, thread
             return self._loop
@@ -132,7 +145,7 @@ class McpHost:
         if server.state.state == RUNNING and server.task is not None and not server.task.done():
             return
         if server.ready is not None and not server.ready.done():
-            await asyncio.shield(server.ready)  # another caller is starting it
+            await asyncio.wait([server.ready])  # another caller is starting it
             return
         if not server.settings.enabled:
             server.state = ServerState(server.settings.name, FAILED, reason="It is turned off.")
@@ -145,10 +158,19 @@ class McpHost:
         try:
             await asyncio.wait_for(asyncio.shield(server.ready), self._start_seconds)
         except TimeoutError:
-            server.task.cancel()
+            await self._abandon(server)
             self._failed(server, f"It did not answer within {self._start_seconds:g} s.")
         except Exception as exc:  # the task reported why it could not start
-            self._failed(server, _reason(exc))
+            await self._abandon(server)
+            closed = _connection_closed(exc)
+            self._failed(server, "It ended before it answered." if closed else _reason(exc))
+
+    async def _abandon(self, server: _Server) -> None:
+        """End a server's task (and so its process) after a failed start."""
+        task = server.task
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait([task])
 
     def _failed(self, server: _Server, reason: str) -> None:
         server.state = ServerState(
@@ -161,8 +183,20 @@ class McpHost:
 
         assert server.ready is not None and server.stop is not None
         try:
-            transport = self._transport(server)
-            async with Client(transport, read_timeout_seconds=server.settings.timeout) as client:
+            # In a worker thread: a secret may wait for the keyring (seconds, if locked),
+            # which must not hold up the other servers on this loop.
+            transport = await asyncio.to_thread(self._transport, server)
+
+            async def heard(message: Any) -> None:
+                # A line on the server's stdout that is not JSON-RPC: during the
+                # handshake, the start fails at once with it (rather than at the time
+                # limit); later the SDK skips it.
+                if isinstance(message, Exception) and not server.ready.done():  # type: ignore[union-attr]
+                    server.ready.set_exception(_NotMcp(_unreadable(message)))  # type: ignore[union-attr]
+
+            # No read time limit of the SDK's: the handshake has start_seconds (a first
+            # ``npx`` downloads), each call its server's ``timeout`` (see _call).
+            async with Client(transport, message_handler=heard) as client:
                 listed = await client.list_tools()
                 tools = tuple(
                     ToolInfo(
@@ -173,15 +207,18 @@ class McpHost:
                     )
                     for tool in listed.tools
                 )
+                if server.ready.done():  # it failed meanwhile (what it wrote was not MCP)
+                    return
                 server.client = client
                 server.state = ServerState(server.settings.name, RUNNING, tools)
                 server.ready.set_result(None)
                 await server.stop.wait()
         except BaseException as exc:
             if not server.ready.done():
-                server.ready.set_exception(
-                    exc if isinstance(exc, Exception) else RuntimeError("stopped")
-                )
+                if isinstance(exc, Exception):
+                    server.ready.set_exception(exc)
+                else:  # cancelled: whoever cancelled it is not waiting for it
+                    server.ready.cancel()
             elif server.state.state == RUNNING and not isinstance(exc, asyncio.CancelledError):
                 self._failed(server, f"It stopped: {_reason(exc)}")
             if not isinstance(exc, Exception):
@@ -203,11 +240,18 @@ class McpHost:
             if value is not None:
                 env[variable] = value
         if server.errlog is None:
-            server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            # Kept open for the server's life (closed by _stop_all): its stderr tail.
+            server.errlog = tempfile.TemporaryFile(  # noqa: SIM115
+                "w+", encoding="utf-8", errors="replace"
+            )
+        else:  # started again: the last lines are this start's
+            with contextlib.suppress(OSError, ValueError):
+                server.errlog.seek(0)
+                server.errlog.truncate()
         params = StdioServerParameters(
             command=settings.command or "", args=list(settings.args), env=env, cwd=settings.cwd
         )
-        return stdio_client(params, errlog=server.errlog)
+        return stdio_client(params, errlog=cast(TextIO, server.errlog))
 
     def _http_transport(self, settings: ToolServerSettings) -> Any:
         from mcp.client.streamable_http import streamable_http_client
@@ -215,26 +259,53 @@ class McpHost:
         token = self._secrets(f"mcp.{settings.name}", "")
         if not token:
             return settings.url
-        import httpx2  # the SDK's HTTP client: its transport takes one
+        url = settings.url or ""
 
-        headers = {"Authorization": f"Bearer {token}"}
-        client = httpx2.AsyncClient(headers=headers, timeout=settings.timeout)
-        return streamable_http_client(settings.url or "", http_client=client)
+        @contextlib.asynccontextmanager
+        async def with_token() -> Any:
+            import httpx2  # the SDK's HTTP client: its transport takes one
+
+            # Closed with the transport (the SDK leaves a client it was given open).
+            headers = {"Authorization": f"Bearer {token}"}
+            client = httpx2.AsyncClient(headers=headers, timeout=settings.timeout)
+            async with client, streamable_http_client(url, http_client=client) as streams:
+                yield streams
+
+        return with_token()
 
     async def _call(self, server: _Server, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
         await self._start(server)
         if server.client is None:
             reason = server.state.reason or "It is not running."
-            return ToolOutcome(f"The tool server {server.settings.name} is not available: "
-                               f"{reason}", False)
+            return ToolOutcome(
+                f"The tool server {server.settings.name} is not available: {reason}", False
+            )
         limit = server.settings.timeout
         try:
             result = await asyncio.wait_for(server.client.call_tool(tool, arguments), limit)
         except TimeoutError:
             return ToolOutcome(f"Timed out after {limit:g} s", False)
         except Exception as exc:
-            return ToolOutcome(_reason(exc), False)
+            if not _connection_closed(exc):
+                return ToolOutcome(_reason(exc), False)
+            # The process ended (or its pipes closed): the server failed, with its last
+            # stderr lines; the next call starts it again.
+            await self._lost(server)
+            return ToolOutcome(
+                f"The tool server {server.settings.name} stopped during the call.", False
+            )
         return ToolOutcome(_text(result), not bool(getattr(result, "is_error", False)))
+
+    async def _lost(self, server: _Server) -> None:
+        self._failed(server, "It stopped.")
+        if server.stop is not None:
+            server.stop.set()
+        task = server.task
+        if task is not None and not task.done():
+            done, _pending = await asyncio.wait([task], timeout=10)
+            if not done:
+                await self._abandon(server)
+        self._failed(server, "It stopped.")  # its stderr, now complete
 
     async def _stop_all(self) -> None:
         tasks = []
@@ -252,6 +323,29 @@ class McpHost:
                 with contextlib.suppress(OSError):
                     server.errlog.close()
                 server.errlog = None
+
+
+class _NotMcp(Exception):
+    """The server wrote something that is not MCP on its standard output."""
+
+
+def _unreadable(exc: Exception) -> str:
+    shown = ""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            shown = " ".join(str(errors()[0].get("input", "")).split())[:80]
+    line = "It wrote something that is not MCP (JSON-RPC) on its standard output"
+    return f"{line}: {shown}" if shown else f"{line}."
+
+
+def _connection_closed(exc: BaseException) -> bool:
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import CONNECTION_CLOSED
+
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_connection_closed(e) for e in exc.exceptions)
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
 
 
 def _text(result: Any) -> str:

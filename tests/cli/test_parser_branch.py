@@ -24,6 +24,9 @@ LINES = [
     ["conv"],
     ["run", "-c", "hello", "world"],
     ["keys", "status"],
+    ["keys", "set", "mcp.files.TOKEN"],
+    ["tools"],
+    ["tools", "files", "time", "--json"],
     ["db", "copy", "--to", "postgresql://u@h/db"],
     ["--paths"],
 ]
@@ -57,6 +60,6 @@ def test_a_lines_parser_parses_and_speaks_as_the_full_one(line: list[str]) -> No
 
 def test_the_line_of_one_subcommand_builds_only_its_parser() -> None:
     sub = build_parser(["conv", "list"])._subparsers._group_actions[0]  # type: ignore[union-attr]
-    assert list(sub.choices) == ["run", "keys", "conv", "c", "db"]
+    assert list(sub.choices) == ["run", "keys", "conv", "c", "db", "tools"]
     conv = sub.choices["conv"]._subparsers._group_actions[0]
     assert list(conv.choices) == ["list"]
