@@ -93,6 +93,7 @@ def assemble(window: MainWindow) -> None:
     )
     window.startup = TailFirstStart(window)
     connect(window)
+    connect_approvals(window)
     window.unsaved = UnsavedIndicator(session, feedback, window)
     connect_writes(window)
     window.restore_layout()
@@ -134,6 +135,20 @@ def connect(window: MainWindow) -> None:
     window.keys = WindowKeys(
         panes, window.session, window.text_zoom.actions.values(), window.show_context
     )
+
+
+def connect_approvals(window: MainWindow) -> None:
+    """Tool calls are asked about on cards under the transcript (SPEC §12): the tool
+    loop's approver, announced, and "Waiting for your approval" in the status bar."""
+    approvals, chrome = window.pane.approvals, window.chrome
+    approvals.current = lambda: window.current_id
+    approvals.say = lambda text: chrome.announcer.say(text, approvals, urgent=True)
+    chrome.reading.approvals = lambda: bool(approvals.waiting(window.current_id))
+    approvals.changed.connect(chrome.refresh)
+    window.bridge.conversation_switched.connect(lambda *_: approvals.refresh())
+    tools = window.session.tools
+    if tools is not None:
+        tools.approver = approvals.ask
 
 
 def connect_writes(window: MainWindow) -> None:
