@@ -94,7 +94,11 @@ class ToolCallCard(QFrame):
         self.arguments.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.arguments.setTabChangesFocus(True)
         lines = min(max(self.original.count("\n") + 1, 2), _MOST_LINES)
-        height = self.arguments.fontMetrics().lineSpacing() * lines + 14
+        margins = (
+            round(self.arguments.document().documentMargin()) * 2 + 2 * self.arguments.frameWidth()
+        )
+        spacing = self.arguments.fontMetrics().lineSpacing()
+        height = spacing * lines + margins + spacing // 2 + 4
         self.arguments.setFixedHeight(height)
         self.problem = make_plain(QLabel())
         self.problem.setObjectName("toolArgumentsProblem")
@@ -135,9 +139,12 @@ class ToolCallCard(QFrame):
         for button in (self.once, self.conversation, self.always):
             row.addWidget(button)
         row.addStretch(1)
-        row.addWidget(self.note, 1)
-        row.addWidget(self.deny)
         column.addLayout(row)
+        refuse = QHBoxLayout()  # the note goes with Deny: the model reads it
+        refuse.setSpacing(6)
+        refuse.addWidget(self.note, 1)
+        refuse.addWidget(self.deny)
+        column.addLayout(refuse)
         for child in (
             self.arguments,
             self.note,

@@ -37,6 +37,8 @@ ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
 #: Pixels kept under a message's frame for its action row (``action_row``).
 ACTION_ROOM = 30
 BADGE = "(stopped)"
+#: A reply that said nothing and only asked for tools.
+ASKED_FOR_TOOLS = "(asked to use a tool)"
 PLACEHOLDER = "…"
 #: A reply's label while another process (``ikgui run``, another machine) writes it.
 ELSEWHERE = "being written elsewhere…"
@@ -142,6 +144,8 @@ def display_for(event: Event, text: str | None = None, source: bool = False) -> 
         streaming = bool(data.get("streaming"))
         if not source and text is None and not streaming and not badge:
             shown = _before_prompt(event, shown)
+            if not shown.strip() and data.get("finish_reason") == "tool_calls":
+                shown = ASKED_FOR_TOOLS  # (said nothing: asked for its calls, shown next)
         model = data.get("model")
         detail = model if isinstance(model, str) else ""
         if streaming and written_elsewhere(event):  # another process writes it
