@@ -98,6 +98,46 @@ def always_keeper(session: Session, save: Callable[[Settings], None]) -> Callabl
     return keep
 
 
+def _servers(settings: Settings) -> dict[str, ToolServerSettings]:
+    """The servers as a host runs them (grants are the session's business, not the host's)."""
+    return {n: replace(s, always_allow=()) for n, s in settings.tool_servers.items()}
+
+
+def tools_following(
+    session: Session, save: Callable[[Settings], None], keys: KeyStore, shown: list[Window]
+) -> Callable[[Settings], None]:
+    """``save``, and when the servers changed (Settings → Tools), a new host for them:
+    the old one's servers are stopped in the background."""
+
+    def save_and_follow(new: Settings) -> None:
+        before = _servers(session.settings)
+        save(new)
+        if _servers(new) == before:
+            return
+        replaced = session.use_tools(tool_host(new, keys))
+        assert session.tools is not None
+        session.tools.remember_always = always_keeper(session, save_and_follow)
+        if shown:
+            session.tools.approver = shown[0].pane.approvals.ask
+        if replaced is not None:
+            task = asyncio.ensure_future(replaced.close())
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
+
+    return save_and_follow
+
+
+#: Hosts being closed after a change of servers (kept until done).
+_closing: set[asyncio.Future[None]] = set()
+
+
+async def close_tools(session: Session) -> None:
+    if session.tools is not None:
+        await session.tools.host.close()
+    while _closing:
+        await asyncio.gather(*_closing, return_exceptions=True)
+
+
 def closer(*closings: Callable[[], Awaitable[None]] | None) -> Callable[[], Awaitable[None]]:
     """One shutdown step that closes each of ``closings`` in turn (a failure in one
     does not keep the others open)."""
@@ -143,7 +183,8 @@ def build_window(
     paths.config_dir.mkdir(parents=True, exist_ok=True)
     ui_state = QSettings(str(paths.config_dir / "window.ini"), QSettings.Format.IniFormat)
 
-    save = settings_saver(session, paths.config, providers)
+    shown: list[Window] = []  # (the window, once built: its cards ask new hosts' calls)
+    save = tools_following(session, settings_saver(session, paths.config, providers), keys, shown)
     if session.tools is not None:
         session.tools.remember_always = always_keeper(session, save)
     services = WindowServices(
@@ -156,11 +197,12 @@ def build_window(
         problems=list(settings.problems),
         check_timeout=check_timeout,
         on_closed=store.close,
-        close_providers=closer(providers.aclose, tools.close if tools is not None else None),
+        close_providers=closer(providers.aclose, lambda: close_tools(session)),
         test_tool_server=lambda config: try_tool_server(config, keys),
     )
     services.open_demo = open_demo
     window = open_window(services)
+    shown.append(window)
     if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)
         from ikgui.ui.reconnecting import watch_store
 

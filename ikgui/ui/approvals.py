@@ -77,6 +77,11 @@ class ToolCallCard(QFrame):
         self.setAccessibleDescription(
             "Enter allows it once, Escape denies it; the arguments can be edited first"
         )
+        self._build()
+        self._lay_out()
+
+    def _build(self) -> None:
+        call = self.call
         self.title = make_plain(QLabel(f"Run {line(call.tool)} on {line(call.server or '?')}?"))
         self.title.setObjectName("toolCallTitle")
         font = self.title.font()
@@ -127,6 +132,7 @@ class ToolCallCard(QFrame):
         self.deny.clicked.connect(lambda: self.choose(DENY))
         self.note.returnPressed.connect(lambda: self.choose(DENY))
 
+    def _lay_out(self) -> None:
         column = QVBoxLayout(self)
         column.setContentsMargins(10, 8, 10, 8)
         column.setSpacing(6)

@@ -18,6 +18,7 @@ from ikgui.domain.settings import AgentSettings
 from ikgui.local.keys import KeyStore
 from ikgui.ui.settings.agents import CONTROLS
 from ikgui.ui.settings.dialog import SettingsDialog
+from ikgui.ui.settings.drafts import tools_value
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.memkeyring import MemoryKeyring
 from tests.support.wire_server import WireServer
@@ -112,7 +113,7 @@ def test_every_agent_setting_of_the_config_has_a_control(
         '[providers.ollama]\nkind = "ollama"\nbase_url = "http://localhost:11434"\n\n'
         '[providers.other]\nkind = "openai"\nbase_url = "http://localhost:1234/v1"\n\n'
         '[agents.writer]\nsystem_prompt = "Write."\nprovider = "other"\nmodel = "m"\n'
-        'prompt_mode = "json"\nauto_title = "model"\n',
+        'prompt_mode = "json"\nauto_title = "model"\ntools = ["time", "files.read_file"]\n',
         "utf-8",
     )
     settings = load_settings(config)
@@ -131,6 +132,7 @@ def test_every_agent_setting_of_the_config_has_a_control(
         "model": page.model_edit.text(),
         "prompt_mode": page.mode_combo.currentData(),
         "auto_title": page.title_combo.currentData(),
+        "tools": tools_value(page.tools_edit.text()),
     }
     for key in keys:
         control = getattr(page, CONTROLS[key])

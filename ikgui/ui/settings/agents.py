@@ -11,7 +11,13 @@ from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit, QWidget
 
 from ikgui.domain.settings import AgentSettings, Settings
 from ikgui.ui.settings.common import Issue, add_row, form_layout, label, named
-from ikgui.ui.settings.drafts import AUTO_TITLE_LABELS, AgentDraft, ProviderDraft
+from ikgui.ui.settings.drafts import (
+    AUTO_TITLE_LABELS,
+    AgentDraft,
+    ProviderDraft,
+    tools_text,
+    tools_value,
+)
 from ikgui.ui.settings.entries import NamedEntries, beside
 
 PROMPT_MODE_LABELS = {
@@ -29,6 +35,7 @@ CONTROLS = {
     "model": "model_edit",
     "prompt_mode": "mode_combo",
     "auto_title": "title_combo",
+    "tools": "tools_edit",
 }
 
 
@@ -72,6 +79,7 @@ class AgentsPage(QWidget):
                 a.model or "",
                 a.prompt_mode,
                 a.auto_title,
+                tools=tools_text(a.tools),
             )
             for a in settings.agents.values()
         ]
@@ -92,6 +100,7 @@ class AgentsPage(QWidget):
         self.mode_combo.activated.connect(self._mode_chosen)
         self.title_combo.activated.connect(self._title_chosen)
         self.prompt_edit.textChanged.connect(self._prompt_edited)
+        self.tools_edit.textEdited.connect(self._tools_edited)
         self.refresh_providers()
         self.editor.fill()
 
@@ -106,6 +115,12 @@ class AgentsPage(QWidget):
         self.title_combo.setToolTip("How this agent's new conversations get their title")
         for value, text in AUTO_TITLE_LABELS.items():
             self.title_combo.addItem(text, value)
+        self.tools_edit = named(QLineEdit(), "agentTools", "Agent's tools")
+        self.tools_edit.setPlaceholderText("as the defaults (every enabled tool server)")
+        self.tools_edit.setToolTip(
+            "Tool servers (or server.tool) its conversations offer, e.g. time, files;"
+            " none: no tools"
+        )
         self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt", "System prompt")
         self.prompt_edit.setPlaceholderText("You are a careful senior engineer.")
         self.prompt_edit.setTabChangesFocus(True)
@@ -115,6 +130,7 @@ class AgentsPage(QWidget):
         add_row(form, "&Model", self.model_edit)
         add_row(form, "&Working prompt", self.mode_combo)
         add_row(form, "&Titles", self.title_combo)
+        add_row(form, "T&ools", self.tools_edit)
         add_row(form, "&System prompt", self.prompt_edit)
         form.addRow(
             "",
@@ -142,6 +158,7 @@ class AgentsPage(QWidget):
         if draft is None:
             self.name_edit.clear()
             self.model_edit.clear()
+            self.tools_edit.clear()
             self.prompt_edit.clear()
         else:
             self.name_edit.setText(draft.name)
@@ -150,6 +167,7 @@ class AgentsPage(QWidget):
             self.model_edit.setText(draft.model)
             self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(draft.prompt_mode)))
             self.title_combo.setCurrentIndex(max(0, self.title_combo.findData(draft.auto_title)))
+            self.tools_edit.setText(draft.tools)
             self.prompt_edit.setPlainText(draft.system_prompt)
         self._showing = False
 
@@ -169,6 +187,10 @@ class AgentsPage(QWidget):
     def _title_chosen(self, index: int) -> None:
         if self.current is not None:
             self.current.auto_title = str(self.title_combo.itemData(index))
+
+    def _tools_edited(self, text: str) -> None:
+        if self.current is not None:
+            self.current.tools = text
 
     def _prompt_edited(self) -> None:
         if self.current is not None and not self._showing:
@@ -205,6 +227,7 @@ class AgentsPage(QWidget):
                 draft.model.strip() or None,
                 draft.prompt_mode,
                 draft.auto_title,
+                tools_value(draft.tools),
             )
             for draft in self.drafts
         }

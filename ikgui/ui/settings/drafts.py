@@ -67,9 +67,29 @@ class AgentDraft:
     prompt_mode: str = "off"
     auto_title: str = "words"
     id: int = 0
+    #: The tools its conversations offer, as typed: ``time, files.read_file``; empty:
+    #: as ``[defaults] tools``; ``none``: no tools.
+    tools: str = ""
 
     def __post_init__(self) -> None:
         self.id = self.id or next(_ids)
+
+
+#: What the agents' Tools field says for "no tools at all".
+NO_TOOLS = "none"
+
+
+def tools_text(tools: tuple[str, ...] | None) -> str:
+    if tools is None:
+        return ""
+    return ", ".join(tools) if tools else NO_TOOLS
+
+
+def tools_value(text: str) -> tuple[str, ...] | None:
+    words = text.replace(",", " ").split()
+    if not words:
+        return None
+    return () if words == [NO_TOOLS] else tuple(words)
 
 
 def connected_text(models: list[str]) -> str:
