@@ -16,9 +16,10 @@ from pytestqt.qtbot import QtBot
 from ikgui.config.loading import load_settings
 from ikgui.domain.events import Kind
 from ikgui.ui.approvals import ToolCallCard
+from ikgui.ui.transcript.tool_items import INTERRUPTED
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
-from tests.support.mcp_servers import config_table, time_server
+from tests.support.mcp_servers import children_of, config_table, time_server
 from tests.support.waiting import wait_until
 from tests.support.wire_server import ReceivedRequest, Reply, WireServer, load_recording
 from tests.ui.test_window import closed, opened, quiet, reply, type_and_send, write_config
@@ -65,9 +66,11 @@ async def asked(win: MainWindow, qtbot: QtBot, text: str = "What time is it?") -
 
 
 async def test_allow_once_runs_the_call_and_the_answer_streams(home: Path, qtbot: QtBot) -> None:
+    processes = children_of()
     win = await opened(home)
     try:
         card = await asked(win, qtbot)
+        assert children_of() - processes  # the server started on first need
         # The call is in the transcript as soon as it streamed in, with its arguments.
         assert kinds(win)[-1] == Kind.TOOL_CALL
         assert '"timezone": "UTC"' in win.scrollback.item_texts()[-1]
@@ -95,6 +98,7 @@ async def test_allow_once_runs_the_call_and_the_answer_streams(home: Path, qtbot
         conv_id = win.session.conversation.id
     finally:
         await closed(win)
+    await wait_until(lambda: not children_of() - processes)  # stopped at shutdown
     # Replay after a restart shows the same items: call, decision, result, answer.
     again = await opened(home)
     try:
@@ -167,5 +171,62 @@ async def test_escape_denies_with_the_note_and_stop_cancels_a_waiting_card(
         after = [e.kind for e in win.session.state.scrollback][len(before) :]
         assert Kind.TOOL_APPROVAL not in after and Kind.TOOL_RESULT not in after
         assert win.status_stream.text() != "Waiting for your approval"
+    finally:
+        await closed(win)
+    # After a restart that call shows as interrupted, and nothing asks or runs it.
+    again = await opened(home)
+    try:
+        view = again.scrollback
+        kinds_texts = zip(view.item_kinds(), view.item_texts(), strict=True)
+        calls = [text for kind, text in kinds_texts if kind == Kind.TOOL_CALL]
+        assert len(calls) == 2 and not calls[0].endswith(INTERRUPTED)
+        assert calls[1].endswith(INTERRUPTED)
+        assert not cards(again)
+    finally:
+        await closed(again)
+
+
+def two_calls() -> bytes:
+    """One reply asking for two calls, in the recording's (OpenAI's) form."""
+    chunks = []
+    for index, zone in enumerate(("UTC", "Europe/Paris")):
+        call = {
+            "index": index,
+            "id": f"call_two_{index}",
+            "type": "function",
+            "function": {"name": "time__get_current_time", "arguments": ""},
+        }
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+        arguments = json.dumps({"timezone": zone})
+        piece = {"index": index, "function": {"arguments": arguments}}
+        chunks.append({"choices": [{"index": 0, "delta": {"tool_calls": [piece]}}]})
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    lines = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+    return (lines + "data: [DONE]\n\n").encode()
+
+
+async def test_several_waiting_calls_are_allowed_together(
+    home: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    def asks_twice(request: ReceivedRequest) -> Reply:
+        last = request.json()["messages"][-1]
+        if last.get("role") != "tool":
+            return Reply(body=two_calls(), headers=CALL.headers)
+        return reply("Both answered.")
+
+    wire_server.route("/v1/chat/completions", asks_twice)
+    win = await opened(home)
+    try:
+        await type_and_send(qtbot, win, "Time here and in Paris?")
+        await wait_until(lambda: len(cards(win)) == 2, timeout=60)
+        allow_all = win.pane.approvals.allow_all
+        assert allow_all.isVisible() and allow_all.text() == "Allow all once"
+        allow_all.click()
+        await wait_until(lambda: kinds(win)[-1] == Kind.ASSISTANT and not win.session.streaming)
+        await quiet(win)
+        results = [e for e in win.session.state.scrollback if e.kind == Kind.TOOL_RESULT]
+        assert [("Europe/Paris" in r.data["output"]) for r in results] == [False, True]
+        assert all(r.data["success"] for r in results)
+        assert not win.pane.approvals.isVisible()
     finally:
         await closed(win)
