@@ -229,6 +229,7 @@ class Approvals(QWidget):
         self.current: Callable[[], str] = lambda: ""
         self.say: Callable[[str], None] = lambda text: None
         self.cards: list[ToolCallCard] = []
+        self._shown = 0
         self.allow_all = _button(
             "Allow all once", "allowAllButton", "Run every call waiting here, once each"
         )
@@ -286,4 +287,6 @@ class Approvals(QWidget):
             shown += mine
         self.allow_all.setVisible(shown > 1)
         self.setVisible(shown > 0)
-        self.changed.emit()
+        if shown != self._shown:  # (a switch with none waiting changes nothing here)
+            self._shown = shown
+            self.changed.emit()

@@ -40,7 +40,10 @@ def call_detail(event: Event) -> str:
 
 
 def call_text(event: Event) -> str:
-    return arguments_text(event.data.get("arguments", {}))
+    """Its arguments; a call stored without them (imported, older) shows its summary."""
+    if event.data.get("arguments") is None:
+        return event.content
+    return arguments_text(event.data["arguments"])
 
 
 def approval_text(event: Event) -> str:
