@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, Qt
 
-from ikgui.app.wiring import Providers, recover
+from ikgui.app.wiring import Providers, recover, tool_host
 from ikgui.config.loading import load_settings, save_settings
 from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.domain.session.session import Session
-from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.settings import ProviderSettings, Settings, ToolServerSettings
+from ikgui.domain.tools import ServerState
 from ikgui.local.keys import KeyStore
 from ikgui.local.paths import resolve
 from ikgui.ui.bugs import install as install_bug_path
@@ -50,6 +53,17 @@ async def test_connection(config: ProviderSettings, key: str | None) -> list[str
         await provider.aclose()
 
 
+async def try_tool_server(config: ToolServerSettings, keys: KeyStore) -> ServerState:
+    """Start one server as configured (on a host of its own, stopped after) and say how
+    it is: Settings → Tools's "Test"."""
+    host = tool_host(Settings(tool_servers={config.name: replace(config, enabled=True)}), keys)
+    try:
+        [state] = await host.start([config.name])
+        return state
+    finally:
+        await host.close()
+
+
 def settings_saver(
     session: Session, config: Path | None = None, providers: Providers | None = None
 ) -> Callable[[Settings], None]:
@@ -68,6 +82,78 @@ def settings_saver(
     return save
 
 
+def always_keeper(session: Session, save: Callable[[Settings], None]) -> Callable[[str, str], None]:
+    """ "Always allow" kept for good: the tool joins its server's ``always_allow`` in the
+    settings in force, saved to config.toml through the one save path."""
+
+    def keep(server: str, tool: str) -> None:
+        settings = session.settings
+        config = settings.tool_servers.get(server)
+        if config is None or tool in config.always_allow:
+            return
+        servers = dict(settings.tool_servers)
+        servers[server] = replace(config, always_allow=(*config.always_allow, tool))
+        save(replace(settings, tool_servers=servers))
+
+    return keep
+
+
+def _servers(settings: Settings) -> dict[str, ToolServerSettings]:
+    """The servers as a host runs them (grants are the session's business, not the host's)."""
+    return {n: replace(s, always_allow=()) for n, s in settings.tool_servers.items()}
+
+
+def tools_following(
+    session: Session, save: Callable[[Settings], None], keys: KeyStore, shown: list[Window]
+) -> Callable[[Settings], None]:
+    """``save``, and when the servers changed (Settings → Tools), a new host for them:
+    the old one's servers are stopped in the background."""
+
+    def save_and_follow(new: Settings) -> None:
+        before = _servers(session.settings)
+        save(new)
+        if _servers(new) == before:
+            return
+        replaced = session.use_tools(tool_host(new, keys))
+        assert session.tools is not None
+        session.tools.remember_always = always_keeper(session, save_and_follow)
+        if shown:
+            session.tools.approver = shown[0].pane.approvals.ask
+        if replaced is not None:
+            task = asyncio.ensure_future(replaced.close())
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
+
+    return save_and_follow
+
+
+#: Hosts being closed after a change of servers (kept until done).
+_closing: set[asyncio.Future[None]] = set()
+
+
+async def close_tools(session: Session) -> None:
+    if session.tools is not None:
+        await session.tools.host.close()
+    while _closing:
+        await asyncio.gather(*_closing, return_exceptions=True)
+
+
+def closer(*closings: Callable[[], Awaitable[None]] | None) -> Callable[[], Awaitable[None]]:
+    """One shutdown step that closes each of ``closings`` in turn (a failure in one
+    does not keep the others open)."""
+
+    async def close() -> None:
+        for closing in closings:
+            if closing is None:
+                continue
+            try:
+                await closing()
+            except Exception:  # shutting down: what failed to close is logged, not shown
+                logging.getLogger(__name__).exception("closing at shutdown failed")
+
+    return close
+
+
 def build_window(
     home: Path | None = None, check_timeout: float = 4.0, store: PeeweeStore | None = None
 ) -> Window:
@@ -83,6 +169,8 @@ def build_window(
     if store.read_only is None:  # a full disk opens it read-only: nothing can be marked
         recover(store)
     providers = Providers(settings, keys, keep_clients=True)
+    # MCP servers: none starts before a conversation needs one (SPEC §12).
+    tools = tool_host(settings, keys) if settings.tool_servers else None
     session = Session(
         store,
         settings,
@@ -90,24 +178,31 @@ def build_window(
         provider_factory=providers.build,  # keys looked up off the GUI thread
         model_lister=providers.known_models,
         export_dir=paths.exports,
+        tool_host=tools,
     )
     paths.config_dir.mkdir(parents=True, exist_ok=True)
     ui_state = QSettings(str(paths.config_dir / "window.ini"), QSettings.Format.IniFormat)
 
+    shown: list[Window] = []  # (the window, once built: its cards ask new hosts' calls)
+    save = tools_following(session, settings_saver(session, paths.config, providers), keys, shown)
+    if session.tools is not None:
+        session.tools.remember_always = always_keeper(session, save)
     services = WindowServices(
         session=session,
         keys=keys,
         refresh_models=providers.refresh_models,
         test_connection=test_connection,
-        save_settings=settings_saver(session, paths.config, providers),
+        save_settings=save,
         ui_state=ui_state,
         problems=list(settings.problems),
         check_timeout=check_timeout,
         on_closed=store.close,
-        close_providers=providers.aclose,
+        close_providers=closer(providers.aclose, lambda: close_tools(session)),
+        test_tool_server=lambda config: try_tool_server(config, keys),
     )
     services.open_demo = open_demo
     window = open_window(services)
+    shown.append(window)
     if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)
         from ikgui.ui.reconnecting import watch_store
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.ui.approvals import Approvals
 from ikgui.ui.closed_strip import ClosedStrip
 from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
@@ -62,6 +63,7 @@ class ConversationPane(QWidget):
         self.feedback.setWordWrap(True)
         self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.feedback.hide()
+        self.approvals = Approvals(self)  # tool calls waiting for a decision
         self.closed_strip = ClosedStrip(self)  # a closed branch: Reopen (above the prompt)
         self.prompt = PromptEditor(self)
         self.send_button = _button("Send", "send", "sendButton", "Send (Enter)", True)
@@ -74,6 +76,7 @@ class ConversationPane(QWidget):
         column.addWidget(self.title_header)
         column.addWidget(self.banner)
         column.addWidget(self.stack, 1)
+        column.addWidget(self.approvals)
         column.addWidget(self.feedback)
         column.addWidget(self.closed_strip)
         row = QHBoxLayout()

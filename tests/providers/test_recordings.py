@@ -94,6 +94,10 @@ EXPECTED: dict[str, Expect] = {
     "llamacpp-py-openai-stream.txt": Expect(
         "Vf Q their findsj they toK as he", StreamEnd(None, None, "length", "tiny")
     ),
+    # Written by hand in OpenAI's documented form (see the folder's README): a call only.
+    "openai-docs-tool-call-stream.txt": Expect(
+        "", StreamEnd(82, 18, "tool_calls", "gpt-4o-mini-2024-07-18")
+    ),
     "llamacpp-py-slow-model-stream.txt": Expect(
         " to9h them number" + " from" * 15, StreamEnd(None, None, "length", "slow")
     ),

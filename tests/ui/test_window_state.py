@@ -55,6 +55,9 @@ class PlainReading:
         self.asked["models"] += 1
         return self.shown, ()
 
+    def waiting_for_approval(self) -> bool:
+        return False
+
     def typed(self) -> bool:
         return False
 

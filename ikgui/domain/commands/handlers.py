@@ -24,6 +24,7 @@ from ikgui.domain.commands.registry import (
     text_argument,
     unquote_argument,
 )
+from ikgui.domain.commands.tools import parse_tools, tools_command
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.library.conversations import build_tree
 from ikgui.domain.library.listing import format_tree
@@ -276,6 +277,13 @@ COMMANDS: list[C] = [
         "Set or clear this conversation's system message",
         _system,
         _unquoted("text"),
+    ),
+    C(
+        "tools",
+        "/tools [on|off|revoke NAME]",
+        "Show tool servers and grants, switch a server for this conversation, or revoke a grant",
+        tools_command,
+        parse_tools,
     ),
     C("title", "/title [text]", "Show or set the title", _title, _unquoted("title")),
     C("tag", "/tag [+t -t ...]", "Show, add or remove tags", _tag, _parse_tag),

@@ -359,6 +359,15 @@ class Session:
         ``ReplyStreamer.retry``)."""
         return await self.streamer.retry(event_id)
 
+    def use_tools(self, host: ToolHost) -> ToolHost | None:
+        """Run tools on ``host`` from now on (Settings changed the servers): the loop,
+        its approver and its grants stay; returns the host it replaces (to be closed)."""
+        if self.tools is None:
+            self.tools = self.streamer.tools = ToolLoop(host)
+            return None
+        old, self.tools.host = self.tools.host, host
+        return old
+
     def stop(self, conv_id: str | None = None) -> bool:
         return self.streamer.stop(conv_id)
 

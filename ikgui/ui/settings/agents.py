@@ -1,6 +1,6 @@
 """The Settings dialog's Agents page: a named persona's system prompt, provider, model,
-working-prompt mode, how its conversations are titled and the tools they offer: every
-key an ``[agents.NAME]`` table of config.toml accepts (:data:`CONTROLS`)."""
+working-prompt mode and how its conversations are titled: every key an ``[agents.NAME]``
+table of config.toml accepts (:data:`CONTROLS`)."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ class AgentsPage(QWidget):
                 a.model or "",
                 a.prompt_mode,
                 a.auto_title,
-                tools_text(a.tools),
+                tools=tools_text(a.tools),
             )
             for a in settings.agents.values()
         ]
@@ -99,8 +99,8 @@ class AgentsPage(QWidget):
         self.model_edit.textEdited.connect(self._model_edited)
         self.mode_combo.activated.connect(self._mode_chosen)
         self.title_combo.activated.connect(self._title_chosen)
-        self.tools_edit.textEdited.connect(self._tools_edited)
         self.prompt_edit.textChanged.connect(self._prompt_edited)
+        self.tools_edit.textEdited.connect(self._tools_edited)
         self.refresh_providers()
         self.editor.fill()
 
@@ -116,10 +116,10 @@ class AgentsPage(QWidget):
         for value, text in AUTO_TITLE_LABELS.items():
             self.title_combo.addItem(text, value)
         self.tools_edit = named(QLineEdit(), "agentTools", "Agent's tools")
-        self.tools_edit.setPlaceholderText("as the defaults (every tool server)")
+        self.tools_edit.setPlaceholderText("as the defaults (every enabled tool server)")
         self.tools_edit.setToolTip(
-            "Tool servers (or server.tool) its conversations offer, separated by commas; "
-            "none: no tool"
+            "Tool servers (or server.tool) its conversations offer, e.g. time, files;"
+            " none: no tools"
         )
         self.prompt_edit = named(QPlainTextEdit(), "agentSystemPrompt", "System prompt")
         self.prompt_edit.setPlaceholderText("You are a careful senior engineer.")

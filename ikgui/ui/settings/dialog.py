@@ -18,6 +18,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTabWidget, QVBoxLayout, QWidget
 
 from ikgui.domain.settings import Settings
+from ikgui.domain.tools import ServerState
 from ikgui.local.keys import KeyStore
 from ikgui.ui import icons
 from ikgui.ui.plain import block
@@ -26,8 +27,9 @@ from ikgui.ui.settings.common import Issue, label, named, set_invalid
 from ikgui.ui.settings.general import GeneralPage
 from ikgui.ui.settings.prices import PricesPage
 from ikgui.ui.settings.providers import ProvidersPage, TestConnection
+from ikgui.ui.settings.tools import TestServer, ToolsPage
 
-PAGES = ("providers", "agents", "prices", "general")
+PAGES = ("providers", "agents", "prices", "tools", "general")
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,8 @@ class SettingsDialog(QDialog):
         page: str = "providers",
         theme: str = "system",
         store: tuple[str, str | None] | None = None,
+        tool_states: Callable[[], list[ServerState]] | None = None,
+        test_tool_server: TestServer | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settingsDialog")
@@ -90,9 +94,35 @@ class SettingsDialog(QDialog):
         self._theme = theme
         self._storing = False
 
+        self._build_pages(settings, keys, test_connection, store, tool_states, test_tool_server)
+        self.error_label = label("", "error", "settingsError")
+        self.error_label.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.save)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 12, 12, 12)
+        layout.setSpacing(10)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.buttons)
+        self.open_page(page)
+
+    def _build_pages(
+        self,
+        settings: Settings,
+        keys: KeyStore,
+        test_connection: TestConnection,
+        store: tuple[str, str | None] | None,
+        tool_states: Callable[[], list[ServerState]] | None,
+        test_tool_server: TestServer | None,
+    ) -> None:
         self.providers_page = ProvidersPage(settings, keys, test_connection)
         self.agents_page = AgentsPage(settings, lambda: self.providers_page.drafts)
         self.prices_page = PricesPage(settings)
+        self.tools_page = ToolsPage(settings, tool_states, test_tool_server)
         self.general_page = GeneralPage(
             settings,
             lambda: self.providers_page.drafts,
@@ -108,21 +138,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.providers_page, "Providers")
         self.tabs.addTab(self.agents_page, "Agents")
         self.tabs.addTab(self.prices_page, "Prices")
+        self.tabs.addTab(self.tools_page, "Tools")
         self.tabs.addTab(self.general_page, "General")
-        self.error_label = label("", "error", "settingsError")
-        self.error_label.hide()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
-        )
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 12, 12, 12)
-        layout.setSpacing(10)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.error_label)
-        layout.addWidget(self.buttons)
-        self.open_page(page)
 
     # -- navigation ------------------------------------------------------------------
 
@@ -145,6 +162,7 @@ class SettingsDialog(QDialog):
             *self.providers_page.issues(),
             *self.agents_page.issues(),
             *self.prices_page.issues(),
+            *self.tools_page.issues(),
             *self.general_page.issues(),
         ]
 
@@ -158,6 +176,8 @@ class SettingsDialog(QDialog):
                 self.agents_page.editor.list.setCurrentRow(issue.row)
             elif page is self.prices_page:
                 self.prices_page.table.selectRow(issue.row)
+            elif page is self.tools_page:
+                self.tools_page.editor.list.setCurrentRow(issue.row)
         if issue.widget is not None:
             set_invalid(issue.widget, True)
             issue.widget.setFocus()
@@ -169,6 +189,7 @@ class SettingsDialog(QDialog):
 
     def settings(self) -> Settings:
         """The settings as edited (valid only when :meth:`issues` is empty)."""
+        before = self._settings
         return Settings(
             default_provider=self.general_page.default_provider(),
             default_model=self.general_page.default_model(),
@@ -183,6 +204,10 @@ class SettingsDialog(QDialog):
             reply_bytes=self._settings.reply_bytes,
             storage_url=self._settings.storage_url,
             storage_password_env=self._settings.storage_password_env,
+            tool_servers=self.tools_page.servers(),
+            default_tools=before.default_tools,
+            tool_rounds=before.tool_rounds,
+            tool_output_kb=before.tool_output_kb,
         )
 
     def save(self) -> None:
@@ -241,8 +266,10 @@ class SettingsDialog(QDialog):
 
     def done(self, result: int) -> None:
         self.providers_page.cancel_test()
+        self.tools_page.cancel_test()
         super().done(result)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.providers_page.cancel_test()
+        self.tools_page.cancel_test()
         super().closeEvent(event)

@@ -66,32 +66,30 @@ class AgentDraft:
     model: str = ""
     prompt_mode: str = "off"
     auto_title: str = "words"
-    #: Its tools as typed (``time, files.read_file``; empty: as ``[defaults] tools``;
-    #: ``none``: no tool).
-    tools: str = ""
     id: int = 0
+    #: The tools its conversations offer, as typed: ``time, files.read_file``; empty:
+    #: as ``[defaults] tools``; ``none``: no tools.
+    tools: str = ""
 
     def __post_init__(self) -> None:
         self.id = self.id or next(_ids)
 
 
-#: What the Tools line of an agent says for "no tool at all".
+#: What the agents' Tools field says for "no tools at all".
 NO_TOOLS = "none"
 
 
 def tools_text(tools: tuple[str, ...] | None) -> str:
-    """An agent's ``tools`` as its Tools line shows it."""
     if tools is None:
         return ""
     return ", ".join(tools) if tools else NO_TOOLS
 
 
 def tools_value(text: str) -> tuple[str, ...] | None:
-    """The Tools line as an agent's ``tools`` (see :func:`tools_text`)."""
-    words = tuple(w for w in text.replace(",", " ").split() if w)
+    words = text.replace(",", " ").split()
     if not words:
         return None
-    return () if words == (NO_TOOLS,) else words
+    return () if words == [NO_TOOLS] else tuple(words)
 
 
 def connected_text(models: list[str]) -> str:

@@ -55,6 +55,8 @@ def actions_for(event: Event) -> tuple[RowAction, ...]:
         return (COPY, EDIT, FORK)
     if event.kind == Kind.ASSISTANT:
         return (COPY,) if event.data.get("streaming") else (COPY, RETRY, FORK)
+    if event.kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
+        return (COPY,)  # the arguments, the whole output (plain text)
     if event.kind == Kind.ERROR:
         if settings_page(event.data) is not None:  # the cause is the configuration
             return (RETRY_CARD, SETTINGS, COPY)

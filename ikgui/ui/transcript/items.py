@@ -27,6 +27,7 @@ from ikgui.domain.session.elsewhere import written_elsewhere
 from ikgui.domain.state.reading import ROLE_LABELS
 from ikgui.domain.state.working_prompt import extract_line
 from ikgui.domain.text.advice import error_text, headline
+from ikgui.ui.transcript import tool_items
 from ikgui.ui.transcript.markdown import MarkdownStyle, monospace_family
 
 #: Frame properties: the event id and the role of an item (tests read the role too).
@@ -36,6 +37,8 @@ ROLE_PROPERTY = QTextFormat.Property.UserProperty + 2
 #: Pixels kept under a message's frame for its action row (``action_row``).
 ACTION_ROOM = 30
 BADGE = "(stopped)"
+#: A reply that said nothing and only asked for tools.
+ASKED_FOR_TOOLS = "(asked to use a tool)"
 PLACEHOLDER = "…"
 #: A reply's label while another process (``ikgui run``, another machine) writes it.
 ELSEWHERE = "being written elsewhere…"
@@ -54,6 +57,7 @@ NOTICE_KINDS = frozenset(
         Kind.AGENT_KILLED,
         Kind.AGENT_REOPENED,
         Kind.CLEAR,
+        Kind.TOOL_APPROVAL,
     }
 )
 #: Each kind's role: how its item looks (its label is the domain's, ``ROLE_LABELS``).
@@ -68,6 +72,8 @@ _ROLES: dict[Kind, str] = {
     Kind.PROMPT_EDIT: "prompt",  # a card (ui/transcript/prompt_cards.py), no label
 }
 _UNKNOWN = ("unknown", "")
+#: The kinds whose long text is folded ("Show all"): a command's output, a tool's.
+_FOLDED = frozenset({Kind.COMMAND, Kind.TOOL_RESULT})
 
 
 def _shown_as(kind: str) -> tuple[str, str]:
@@ -138,13 +144,18 @@ def display_for(event: Event, text: str | None = None, source: bool = False) -> 
         streaming = bool(data.get("streaming"))
         if not source and text is None and not streaming and not badge:
             shown = _before_prompt(event, shown)
+            if not shown.strip() and data.get("finish_reason") == "tool_calls":
+                shown = ASKED_FOR_TOOLS  # (said nothing: asked for its calls, shown next)
         model = data.get("model")
         detail = model if isinstance(model, str) else ""
         if streaming and written_elsewhere(event):  # another process writes it
             detail = f"{detail} · {ELSEWHERE}" if detail else ELSEWHERE
-    elif kind in (Kind.TOOL_CALL, Kind.TOOL_RESULT):
-        name = event.data.get("name")
-        detail = name if isinstance(name, str) else ""
+    elif kind == Kind.TOOL_CALL:  # its arguments, as readable JSON (plain text)
+        detail, shown = tool_items.call_detail(event), tool_items.call_text(event)
+    elif kind == Kind.TOOL_RESULT:  # its whole output, folded when long
+        detail, shown = tool_items.result_detail(event), tool_items.result_text(event)
+    elif kind == Kind.TOOL_APPROVAL:
+        shown = tool_items.approval_text(event)
     elif kind == Kind.ERROR:  # the window's words; the status is in the sentence
         detail = headline(event.data.get("category"), event.data.get("status"))
         shown = error_text(event.content, event.data, "window")
@@ -162,7 +173,7 @@ def display_for(event: Event, text: str | None = None, source: bool = False) -> 
         markdown=kind in (Kind.USER, Kind.ASSISTANT) and not streaming,
         badge=badge,
         streaming=streaming,
-        fold=folded(shown) if kind == Kind.COMMAND and text is None else None,
+        fold=folded(shown) if kind in _FOLDED and text is None else None,
     )
 
 
@@ -263,7 +274,7 @@ def frame_format(role: str, event_id: int, colors: Colors) -> QTextFrameFormat:
         fmt.setBorder(0)
         fmt.setPadding(2 if role in ("notice", "unknown") else 6)
     fmt.setTopMargin(4)
-    fmt.setBottomMargin(ACTION_ROOM if role in ("user", "assistant", "error") else 4)
+    fmt.setBottomMargin(ACTION_ROOM if role in ("user", "assistant", "error", "tool") else 4)
     if role == "user":
         fmt.setLeftMargin(56)
     elif role == "prompt":

@@ -42,6 +42,7 @@ from ikgui.ui.transcript.items import (
 from ikgui.ui.transcript.markdown import is_code_block
 from ikgui.ui.transcript.render_budget import STREAM_LIMIT
 from ikgui.ui.transcript.selection import fragment_text
+from ikgui.ui.transcript.tool_items import INTERRUPTED
 
 if TYPE_CHECKING:
     from ikgui.ui.transcript.branch_notices import TitleLookup
@@ -125,6 +126,8 @@ class ItemWriter:
         #: A conversation's title by id (fork and close notices name them; the view's
         #: owner sets it).
         self.titles: TitleLookup = lambda conv_id: None
+        #: Whether a tool call was left without a result by a stop or a crash.
+        self.interrupted: Callable[[Event], bool] = lambda event: False
 
     @property
     def stream_renderer(self) -> StreamRenderer:
@@ -395,6 +398,8 @@ class ItemWriter:
                 )
         if display.badge:
             self._badge(item.frame, display.badge)
+        elif item.event.kind == Kind.TOOL_CALL and self.interrupted(item.event):
+            self._badge(item.frame, INTERRUPTED)
         if display.role == "assistant" and not display.streaming:
             self._reply_footer(item)
 

@@ -103,6 +103,11 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         """How fork and close notices find a conversation's title (the store's)."""
         self._writer.titles = titles
 
+    def set_interrupted(self, interrupted: Callable[[Event], bool]) -> None:
+        """How a tool call is known to have no result and no loop left to give it one
+        (ikgui stopped before it ran or ended): it says so."""
+        self._writer.interrupted = interrupted
+
     def show_events(self, entries: Sequence[Entry]) -> None:
         """Replace everything: show the last page of the transcript ``entries`` (events
         and collapsed groups: ``ReplayState.transcript``) at the bottom."""

@@ -9,6 +9,8 @@ checks the imports)."""
 
 from __future__ import annotations
 
+from ikgui.domain.events import Event, Kind
+from ikgui.domain.session.session import Session
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.closed_strip import ClosedPresenter, Controls
 from ikgui.ui.prompt.panel_controller import PromptParts, WorkingPromptController
@@ -93,6 +95,7 @@ def assemble(window: MainWindow) -> None:
     )
     window.startup = TailFirstStart(window)
     connect(window)
+    connect_approvals(window)
     window.unsaved = UnsavedIndicator(session, feedback, window)
     connect_writes(window)
     window.restore_layout()
@@ -133,6 +136,33 @@ def connect(window: MainWindow) -> None:
     # F6, Ctrl+Shift+M, Ctrl+/, Ctrl+F, Ctrl+K...
     window.keys = WindowKeys(
         panes, window.session, window.text_zoom.actions.values(), window.show_context
+    )
+
+
+def connect_approvals(window: MainWindow) -> None:
+    """Tool calls are asked about on cards under the transcript (SPEC §12): the tool
+    loop's approver, announced, and "Waiting for your approval" in the status bar."""
+    approvals, chrome = window.pane.approvals, window.chrome
+    approvals.current = lambda: window.current_id
+    approvals.say = lambda text: chrome.announcer.say(text, approvals, urgent=True)
+    chrome.reading.approvals = lambda: bool(approvals.waiting(window.current_id))
+    approvals.changed.connect(chrome.refresh)
+    window.bridge.conversation_switched.connect(lambda *_: approvals.refresh())
+    window.scrollback.set_interrupted(lambda event: unanswered(window.session, event))
+    tools = window.session.tools
+    if tools is not None:
+        tools.approver = approvals.ask
+
+
+def unanswered(session: Session, call: Event) -> bool:
+    """Whether ``call`` has no result and no loop running that could still give it one
+    (ikgui was stopped or closed first: it is never run again by itself)."""
+    if session.streaming:
+        return False
+    call_id = str(call.data.get("id"))
+    return not any(
+        e.kind == Kind.TOOL_RESULT and str(e.data.get("tool_call_id")) == call_id
+        for e in session.state.scrollback
     )
 
 

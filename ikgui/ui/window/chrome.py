@@ -55,6 +55,8 @@ class WindowReading:
         self.policy = policy
         self.model_lists = model_lists
         self.new = new
+        #: Whether a tool call waits for a decision on screen (set by the window).
+        self.approvals: Callable[[], bool] = lambda: False
 
     @property
     def demo(self) -> bool:
@@ -80,6 +82,9 @@ class WindowReading:
 
     def typed(self) -> bool:
         return self.new.typed()
+
+    def waiting_for_approval(self) -> bool:
+        return self.approvals()
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ class WindowDialogs:
             page=page,
             theme=settings.theme,
             store=summary,
+            tool_states=window.session.tools.host.states if window.session.tools else None,
+            test_tool_server=window.services.test_tool_server,
         )
         if summary is not None and summary[1] is not None:
             # Where the database's password comes from: the keyring may not answer.

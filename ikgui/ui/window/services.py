@@ -10,7 +10,8 @@ from typing import Any
 from PySide6.QtCore import QSettings
 
 from ikgui.domain.session.session import Session
-from ikgui.domain.settings import ProviderSettings, Settings
+from ikgui.domain.settings import ProviderSettings, Settings, ToolServerSettings
+from ikgui.domain.tools import ServerState
 
 
 @dataclass
@@ -29,5 +30,7 @@ class WindowServices:
     on_closed: Callable[[], None] | None = None
     #: Closes what the providers keep open between sends (their HTTP clients).
     close_providers: Callable[[], Awaitable[None]] | None = None
+    #: Starts one tool server as configured and says how it is (Settings → Tools: Test).
+    test_tool_server: Callable[[ToolServerSettings], Awaitable[ServerState]] | None = None
     #: Opens the read-only demo (None: no demo from this window).
     open_demo: Callable[[], Any] | None = None

@@ -179,6 +179,10 @@ class Reading(Protocol):
         """Whether a new conversation's draft holds text."""
         ...
 
+    def waiting_for_approval(self) -> bool:
+        """Whether a tool call of the conversation on screen waits for the user."""
+        ...
+
 
 def touched(fact: Fact | None, on_screen: str) -> frozenset[str]:
     """The parts of the window's state ``fact`` can change (``None``: a change the
@@ -308,7 +312,13 @@ def _status(reading: Reading) -> Status:
     return Status(
         one_line(f"{session.provider} · {shown or NO_MODEL}"),
         usage_text(session.conversation, session.settings, session.model),
-        "Streaming…" if session.streaming else "Failed" if failed else "Ready",
+        "Waiting for your approval"
+        if reading.waiting_for_approval()
+        else "Streaming…"
+        if session.streaming
+        else "Failed"
+        if failed
+        else "Ready",
     )
 
 
