@@ -28,6 +28,7 @@ from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.library import exchange
 from ikgui.domain.library.listing import describe
+from ikgui.domain.ports import Store
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import parse_choice
 from ikgui.domain.state.facts import Changed, DeltaReceived, Fact
@@ -170,7 +171,7 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
         raise UserError(f"Unknown provider '{args.provider}'")
     target = _target(env, args)
     if not args.no_save:
-        return _exit_code(_run(env.session(), target, text, args, env))
+        return _exit_code(_run(_session(env, args), target, text, args, env))
     with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:
         from ikgui.storage import open_store
 
@@ -179,9 +180,23 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
-            return _exit_code(_run(env.session(scratch), target, text, args, env))
+            return _exit_code(_run(_session(env, args, scratch), target, text, args, env))
         finally:
             scratch.close()
+
+
+def _session(env: Env, args: argparse.Namespace, store: Store | None = None) -> Session:
+    """The session ``run`` works in: with the configured tool servers unless
+    ``--no-tools``; calls are asked about on a terminal, else denied unless ``--allow``."""
+    session = env.session(store, tools=not args.no_tools)
+    if session.tools is not None:
+        from ikgui.cli.approval import TerminalApprover, ToolLines, always_writer
+
+        session.tools.approver = TerminalApprover(args.allow, ask=out.is_terminal(sys.stdin))
+        session.tools.remember_always = always_writer(env.paths.config)
+        if not args.quiet:
+            session.subscribe(ToolLines())
+    return session
 
 
 def _exit_code(code: int) -> int:
@@ -321,6 +336,8 @@ async def _execute(session: Session, text: str, env: Env, printer: _Printer) -> 
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGTERM)
+        if session.tools is not None:  # its servers stop with the run
+            await asyncio.shield(session.tools.host.close())
 
 
 async def _line(session: Session, text: str, env: Env, printer: _Printer) -> str:

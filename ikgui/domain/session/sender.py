@@ -9,7 +9,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from ikgui.domain.errors import ProviderError, UsageError, UserError
+from ikgui.domain.errors import ToolRoundsError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session import sendlock
 from ikgui.domain.session.model_title import title_after_first_reply
@@ -121,10 +121,7 @@ class ReplyStreamer:
         while tools is not None and (calls := tools.waiting(current, before)):
             limit = current.settings.tool_rounds
             if rounds >= limit:
-                error = ProviderError(
-                    f"Stopped after {limit} rounds of tool calls ([limits] tool_rounds).",
-                    "limit",
-                )
+                error = ToolRoundsError(limit)
                 current.append_to(conv_id, Kind.ERROR, error.message, error.event_data())
                 raise error
             rounds += 1

@@ -120,7 +120,16 @@ class ToolLoop:
         run the allowed ones in order, recording each decision and result."""
         pending = [self._pending(conv_id, event, offer) for event in calls]
         grants = set(current.state.tools.grants)
-        decisions = await asyncio.gather(*(self._decide(current, call, grants) for call in pending))
+        try:
+            decisions = await asyncio.gather(
+                *(self._decide(current, call, grants) for call in pending)
+            )
+        except asyncio.CancelledError:
+            # Stopped while asked (Ctrl+C at the prompt): every call gets its result, so
+            # the next request is well-formed, and none runs.
+            for call in pending:
+                self._result(current, conv_id, call, ToolOutcome(CANCELLED, False))
+            raise
         for call, decision in zip(pending, decisions, strict=True):
             current.append_to(conv_id, Kind.TOOL_APPROVAL, "", decision.data(call.id))
             if decision.decision == ALWAYS and decision.by == tool_use.BY_USER and call.server:
