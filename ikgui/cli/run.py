@@ -120,7 +120,11 @@ class _Printer:
         if event.kind != Kind.ASSISTANT:
             return
         if self.reply is not None and self.reply.id != event.id:
-            self.gate, self.pieces, self.last = None, [], ""  # another reply (a command's)
+            # Another reply (a command's, or the model's again after its tool calls):
+            # it starts on a line of its own.
+            if self.stream and self.last and self.last != "\n" and not self.pipe_closed:
+                self.write("\n", event.conversation_id)
+            self.gate, self.pieces, self.last = None, [], ""
         self.reply = event
 
     def write(self, text: str, conv_id: str | None) -> None:

@@ -19,7 +19,12 @@ from tests.support.wire_server import CONTENT_TYPES, ReceivedRequest, Reply
 Call = tuple[str, str, str]
 
 
-def _sse(chunks: Sequence[Any], done: bool = True) -> bytes:
+#: What every chunk of an OpenAI stream carries beside its choices.
+_CHUNK = {"id": "chatcmpl-tools", "object": "chat.completion.chunk", "created": 1764201600}
+
+
+def _sse(chunks: Sequence[Any], done: bool = True, model: str = "mock-gpt") -> bytes:
+    chunks = [{**_CHUNK, "model": model, **chunk} for chunk in chunks]
     body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
     return (body + ("data: [DONE]\n\n" if done else "")).encode()
 
