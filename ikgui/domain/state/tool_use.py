@@ -71,7 +71,11 @@ class ToolMemory:
             server, name = data.get("server"), data.get("name")
             if isinstance(server, str) and isinstance(name, str):
                 self.calls[str(data.get("id"))] = f"{server}.{name}"
-        elif event.kind == Kind.TOOL_APPROVAL and data.get("decision") == CONVERSATION:
+        elif (
+            event.kind == Kind.TOOL_APPROVAL
+            and data.get("decision") == CONVERSATION
+            and not data.get("imported")  # a file's decision is a record, not a grant
+        ):
             qualified = self.calls.get(str(data.get("tool_call_id")))
             if qualified is not None:
                 self.grants.add(qualified)
