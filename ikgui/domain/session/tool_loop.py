@@ -158,9 +158,11 @@ class ToolLoop:
         self, current: OpenConversation, call: PendingCall, grants: set[str]
     ) -> Decision:
         if call.server is None:
-            return Decision(DENY, by="ikgui", note=f"no tool named {call.tool} was offered")
+            return Decision(
+                DENY, by=tool_use.BY_IKGUI, note=f"no tool named {call.tool} was offered"
+            )
         if not isinstance(call.arguments, dict):
-            return Decision(DENY, by="ikgui", note="its arguments are not a JSON object")
+            return Decision(DENY, by=tool_use.BY_IKGUI, note="its arguments are not a JSON object")
         standing = tool_use.standing(current.settings, grants, call.server, call.tool)
         if standing is not None:
             return standing

@@ -28,6 +28,10 @@ DECISIONS = (ONCE, CONVERSATION, ALWAYS, DENY)
 BY_USER, BY_CONVERSATION, BY_CONFIG = "user", "conversation", "config"
 #: What a denied call's result says to the model.
 DENIED = "Denied by the user"
+#: Who refuses a call the rules forbid (a tool not offered, arguments not an object),
+#: and what its result says.
+BY_IKGUI = "ikgui"
+REFUSED = "Refused by ikgui"
 #: The names providers accept for a tool: letters, digits, ``_`` and ``-``, at most 64.
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _NAME_MAX = 64
@@ -201,6 +205,8 @@ class Decision:
         return data
 
     def denied_output(self) -> str:
+        if self.by == BY_IKGUI:  # refused by rule: no user was asked
+            return f"{REFUSED}: {self.note}" if self.note else REFUSED
         return f"{DENIED}: {self.note}" if self.note else DENIED
 
 
