@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from tests.support.mcp_servers import (
     process_alive,
 )
 from tests.support.tool_streams import Model, openai_calls, openai_text
+from tests.support.waiting import wait_for
 from tests.support.wire_server import WireServer
 
 __all__ = ["wire_server", "wire_server_session"]
@@ -237,3 +239,57 @@ def test_on_a_terminal_always_is_written_to_config_and_no_with_a_note(
     conv = cli.ok("run", "again").err.strip().splitlines()[-1]
     approval = cli.ok("conv", "show", conv, "--json").json["scrollback"][3]["data"]
     assert approval == {"tool_call_id": "c3", "decision": "always", "by": "config"}
+
+
+def _started(cli: Cli, *args: str) -> subprocess.Popen[str]:
+    """``ikgui run ARGS`` in a new process on a terminal (a pty), stdin to be typed."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ikgui", "run", *args],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, IKGUI_HOME=str(cli.home)),
+        text=True,
+    )
+    os.close(terminal)
+    process.controller = controller  # type: ignore[attr-defined]
+    return process
+
+
+def test_ctrl_c_at_the_question_or_during_the_call_exits_130_and_keeps_the_log(
+    cli: Cli, wire_server: WireServer, tmp_path: Path, no_children: None
+) -> None:
+    configure(cli, wire_server, faulty_server())
+    marker = tmp_path / "marker"
+    wire_server.route(
+        CHAT,
+        Model("openai", openai_calls(("c1", "faulty__hang", json.dumps({"marker": str(marker)})))),
+    )
+    # At the question.
+    process = _started(cli, "wait")
+    assert process.stderr is not None
+    err = ""
+    while not err.endswith("[n]o: "):
+        char = process.stderr.read(1)
+        assert char, err
+        err += char
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=60)
+    os.close(process.controller)  # type: ignore[attr-defined]
+    assert process.returncode == 130, err + rest
+    assert "Traceback" not in rest and not marker.exists()
+    conv = cli.ok("conv", "list", "--json").json[0]["id"]
+    shown = cli.ok("conv", "show", conv, "--json").json["scrollback"]
+    assert [e["kind"] for e in shown][-2:] == ["tool_call", "tool_result"]
+    assert shown[-1]["data"]["output"] == "Cancelled"
+    # During the call: it is cancelled on the server too.
+    process = _started(cli, "--allow", "faulty.hang", "-c", conv, "again")
+    wait_for(lambda: marker.exists() and marker.read_text() == "started")
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=60)
+    os.close(process.controller)  # type: ignore[attr-defined]
+    assert process.returncode == 130, rest
+    assert "Traceback" not in rest
+    shown = cli.ok("conv", "show", conv, "--json").json["scrollback"]
+    assert shown[-1]["kind"] == "tool_result" and shown[-1]["data"]["output"] == "Cancelled"
