@@ -247,6 +247,7 @@ def _run(
         session.new_conversation(args.agent or env.settings.default_agent)
     else:
         session.open(target)
+        session.settle_interrupted_calls()  # a crash's calls: shown so, never run again
     _overrides(session, target, args)
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)

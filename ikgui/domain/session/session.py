@@ -227,14 +227,13 @@ class Session:
         return self.current.new_conversation(agent)
 
     def open(self, conv_id: str) -> Conversation:
-        conv = self.current.open(conv_id)
-        self._settle_interrupted_calls()
-        return conv
+        return self.current.open(conv_id)
 
-    def _settle_interrupted_calls(self) -> None:
-        """Tool calls a stopped process left without a result are shown as interrupted
-        (a result saying so), unless a process holds the conversation's send lock (it
-        may be running them now). None of them runs again."""
+    def settle_interrupted_calls(self) -> None:
+        """Tool calls a stopped process left without a result get one saying so (shown
+        as interrupted), unless a process holds the conversation's send lock (it may be
+        running them now). None of them runs again. Called by what opens a conversation
+        to act in it (``ikgui run``, the window), not by what only reads it."""
         current = self.current
         calls = unanswered(current.state.context)
         if not calls or self.read_only is not None or self.streaming:
