@@ -293,3 +293,26 @@ def test_ctrl_c_at_the_question_or_during_the_call_exits_130_and_keeps_the_log(
     assert "Traceback" not in rest
     shown = cli.ok("conv", "show", conv, "--json").json["scrollback"]
     assert shown[-1]["kind"] == "tool_result" and shown[-1]["data"]["output"] == "Cancelled"
+
+
+def test_on_a_terminal_conversation_grants_the_tool_in_that_conversation_only(
+    cli: Cli, wire_server: WireServer, no_children: None
+) -> None:
+    configure(cli, wire_server, faulty_server())
+    echo = openai_calls(("c1", "faulty__echo", '{"text": "one"}'))
+    wire_server.route(CHAT, Model("openai", echo, openai_text("One.")))
+    code, out, err = _on_a_terminal(cli, ["c"], "first")
+    assert code == 0 and out == "One.\n", err
+    conv = err.strip().splitlines()[-1]
+    # Continued without a terminal: the grant stands, nothing is asked.
+    again = openai_calls(("c2", "faulty__echo", '{"text": "two"}'))
+    wire_server.route(CHAT, Model("openai", again, openai_text("Two.")))
+    result = cli.ok("run", "-c", conv, "second")
+    assert "Tool result: faulty.echo ok" in result.err
+    decision = cli.ok("conv", "show", conv, "--json").json["scrollback"][-3]["data"]
+    assert (decision["decision"], decision["by"]) == ("conversation", "conversation")
+    # Another conversation has no such grant (and no terminal: denied).
+    wire_server.route(CHAT, Model("openai", again, openai_text("No.")))
+    other = cli.ok("run", "elsewhere")
+    assert "Tool result: faulty.echo failed: Denied by the user" in other.err
+    assert load_settings(cli.home / "config.toml").tool_servers["faulty"].always_allow == ()
