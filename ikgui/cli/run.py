@@ -114,6 +114,8 @@ class _Printer:
         elif isinstance(fact, Changed):
             for event in fact.events:
                 self.follow(event)
+                if event.kind == Kind.TOOL_CALL and self.last not in ("", "\n"):
+                    self.write("\n", event.conversation_id)  # its stderr line follows
 
     def follow(self, event: Event) -> None:
         """Keep the newest form of the reply being printed."""
@@ -194,12 +196,10 @@ def _session(env: Env, args: argparse.Namespace, store: Store | None = None) -> 
     ``--no-tools``; calls are asked about on a terminal, else denied unless ``--allow``."""
     session = env.session(store, tools=not args.no_tools)
     if session.tools is not None:
-        from ikgui.cli.approval import TerminalApprover, ToolLines, always_writer
+        from ikgui.cli.approval import TerminalApprover, always_writer
 
         session.tools.approver = TerminalApprover(args.allow, ask=out.is_terminal(sys.stdin))
         session.tools.remember_always = always_writer(env.paths.config)
-        if not args.quiet:
-            session.subscribe(ToolLines())
     return session
 
 
@@ -251,6 +251,10 @@ def _run(
     _overrides(session, target, args)
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
+    if session.tools is not None and not args.quiet:
+        from ikgui.cli.approval import ToolLines
+
+        session.subscribe(ToolLines())  # after the printer: it ends the reply's line first
     error: ProviderError | None = None
     #: What failed after the reply streamed (the store went away under the title's read).
     failure: IkguiError | None = None
