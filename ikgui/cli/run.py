@@ -4,7 +4,10 @@
 SIGTERM stops the stream and keeps the partial reply (a closed stdout, as in
 ``ikgui run … | head``, stops it too); a provider failure is saved as an ``error``
 event, printed as one ``Error: `` line, and exits 3. ``--no-save`` works on a scratch
-copy of the conversation that is thrown away afterwards.
+copy of the conversation that is thrown away afterwards. With MCP servers configured the
+model is offered their tools (not with ``--no-tools``): :mod:`ikgui.cli.approval` asks
+about each call on a terminal, or allows it by ``--allow``, and says each call and result
+on stderr; the servers stop when the run ends.
 """
 
 from __future__ import annotations
