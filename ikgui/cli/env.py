@@ -63,12 +63,20 @@ class Env:
             self._providers = Providers(self.settings, self.keys)
         return self._providers
 
-    def session(self, store: Store | None = None) -> Session:
+    def session(self, store: Store | None = None, *, tools: bool = False) -> Session:
         """A session on the store, for the commands that act as the window does (``run``,
-        ``conv reopen``): loaded only for them (it brings asyncio and the commands)."""
+        ``conv reopen``): loaded only for them (it brings asyncio and the commands).
+        ``tools``: with the configured MCP servers (none started yet; whoever asks for
+        them closes ``session.tools.host``)."""
         from ikgui.domain.commands.handlers import default_registry
         from ikgui.domain.session.session import Session
 
+        host = None
+        if tools and any(server.enabled for server in self.settings.tool_servers.values()):
+            from ikgui.app.wiring import tool_host
+            from ikgui.cli.approval import ReportedHost
+
+            host = ReportedHost(tool_host(self.settings, self.keys))
         return Session(
             store or self.store,
             self.settings,
@@ -76,6 +84,7 @@ class Env:
             provider_factory=self.providers,
             model_lister=self.providers.known_models,
             export_dir=self.paths.exports,
+            tool_host=host,
         )
 
     def close(self) -> None:

@@ -173,6 +173,14 @@ def _add_run_parser(sub: Any) -> None:
     run.add_argument("--json", action="store_true", help="print reply, usage and cost as JSON")
     run.add_argument("-q", "--quiet", action="store_true", help="print only the reply")
     run.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="run tool calls that match without asking: server.tool or server.* (repeat)",
+    )
+    run.add_argument("--no-tools", action="store_true", help="offer the model no tools")
+    run.add_argument(
         "-v",
         "--verbose",
         action="store_true",

@@ -4,7 +4,10 @@
 SIGTERM stops the stream and keeps the partial reply (a closed stdout, as in
 ``ikgui run … | head``, stops it too); a provider failure is saved as an ``error``
 event, printed as one ``Error: `` line, and exits 3. ``--no-save`` works on a scratch
-copy of the conversation that is thrown away afterwards.
+copy of the conversation that is thrown away afterwards. With MCP servers configured the
+model is offered their tools (not with ``--no-tools``): :mod:`ikgui.cli.approval` asks
+about each call on a terminal, or allows it by ``--allow``, and says each call and result
+on stderr; the servers stop when the run ends.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.library import exchange
 from ikgui.domain.library.listing import describe
+from ikgui.domain.ports import Store
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import parse_choice
 from ikgui.domain.state.facts import Changed, DeltaReceived, Fact
@@ -113,13 +117,19 @@ class _Printer:
         elif isinstance(fact, Changed):
             for event in fact.events:
                 self.follow(event)
+                if event.kind == Kind.TOOL_CALL and self.last not in ("", "\n"):
+                    self.write("\n", event.conversation_id)  # its stderr line follows
 
     def follow(self, event: Event) -> None:
         """Keep the newest form of the reply being printed."""
         if event.kind != Kind.ASSISTANT:
             return
         if self.reply is not None and self.reply.id != event.id:
-            self.gate, self.pieces, self.last = None, [], ""  # another reply (a command's)
+            # Another reply (a command's, or the model's again after its tool calls):
+            # it starts on a line of its own.
+            if self.stream and self.last and self.last != "\n" and not self.pipe_closed:
+                self.write("\n", event.conversation_id)
+            self.gate, self.pieces, self.last = None, [], ""
         self.reply = event
 
     def write(self, text: str, conv_id: str | None) -> None:
@@ -170,7 +180,7 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
         raise UserError(f"Unknown provider '{args.provider}'")
     target = _target(env, args)
     if not args.no_save:
-        return _exit_code(_run(env.session(), target, text, args, env))
+        return _exit_code(_run(_session(env, args), target, text, args, env))
     with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:
         from ikgui.storage import open_store
 
@@ -179,9 +189,21 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
-            return _exit_code(_run(env.session(scratch), target, text, args, env))
+            return _exit_code(_run(_session(env, args, scratch), target, text, args, env))
         finally:
             scratch.close()
+
+
+def _session(env: Env, args: argparse.Namespace, store: Store | None = None) -> Session:
+    """The session ``run`` works in: with the configured tool servers unless
+    ``--no-tools``; calls are asked about on a terminal, else denied unless ``--allow``."""
+    session = env.session(store, tools=not args.no_tools)
+    if session.tools is not None:
+        from ikgui.cli.approval import TerminalApprover, always_writer
+
+        session.tools.approver = TerminalApprover(args.allow, ask=out.is_terminal(sys.stdin))
+        session.tools.remember_always = always_writer(env.paths.config)
+    return session
 
 
 def _exit_code(code: int) -> int:
@@ -228,9 +250,14 @@ def _run(
         session.new_conversation(args.agent or env.settings.default_agent)
     else:
         session.open(target)
+        session.settle_interrupted_calls()  # a crash's calls: shown so, never run again
     _overrides(session, target, args)
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
+    if session.tools is not None and not args.quiet:
+        from ikgui.cli.approval import ToolLines
+
+        session.subscribe(ToolLines())  # after the printer: it ends the reply's line first
     error: ProviderError | None = None
     #: What failed after the reply streamed (the store went away under the title's read).
     failure: IkguiError | None = None
@@ -321,6 +348,8 @@ async def _execute(session: Session, text: str, env: Env, printer: _Printer) -> 
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGTERM)
+        if session.tools is not None:  # its servers stop with the run
+            await asyncio.shield(session.tools.host.close())
 
 
 async def _line(session: Session, text: str, env: Env, printer: _Printer) -> str:

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from ikgui.cli.output import print_json, reply_safe, say, width
 from ikgui.domain.errors import UsageError, UserError
-from ikgui.domain.events import Conversation, Kind
+from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.library import conversations as library
 from ikgui.domain.library.listing import cut, describe, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.settings import Settings
+from ikgui.domain.state import tool_record
 from ikgui.domain.state.ids import normalize_tag, resolve_ref
 from ikgui.domain.state.reading import labels, message_text
 from ikgui.domain.state.usage import known_cost, usage_text
@@ -91,7 +92,11 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
     details.append(conv.visible_status)
     say(one_line("  ".join(details)))
     say(usage_line(conv, env.settings))
+    calls = tool_record.calls_by_id(state.scrollback)
     for event in state.scrollback:
+        if event.kind in _TOOL_LABELS:
+            sys.stdout.write("\n" + terminal_safe(_tool_text(event, calls)) + "\n")
+            continue
         label = _LABELS.get(event.kind)
         text = describe(event)
         # A reply is the model's text (raw to a pipe); every other item is escaped.
@@ -102,6 +107,26 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
     if conv.prompt_draft is not None:  # typed in a window, not saved (issue 22, item 8)
         say(one_line(f"Unsaved working-prompt edit: {conv.prompt_draft or '(empty)'}"))
     return 0
+
+
+_TOOL_LABELS: dict[str, str] = {
+    Kind.TOOL_CALL: "tool call",
+    Kind.TOOL_APPROVAL: "decision",
+    Kind.TOOL_RESULT: "tool result",
+}
+
+
+def _tool_text(event: Event, calls: dict[str, Event]) -> str:
+    """A call (server.tool and its arguments), its decision, or its result (how it went,
+    then its first lines, each on a line of its own under it)."""
+    label = _TOOL_LABELS[event.kind]
+    if event.kind == Kind.TOOL_CALL:
+        return f"[{label}] {tool_record.call_line(event)}"
+    if event.kind == Kind.TOOL_APPROVAL:
+        call = calls.get(str(event.data.get("tool_call_id")))
+        return f"[{label}] {tool_record.decision_line(event, call)}"
+    lines = [f"  | {one_line(line)}" for line in tool_record.first_lines(event)]
+    return "\n".join([f"[{label}] {tool_record.result_head(event)}", *lines])
 
 
 def usage_line(conv: Conversation, settings: Settings) -> str:
@@ -131,8 +156,19 @@ def cmd_context(env: Env, args: argparse.Namespace) -> int:
             }
         )
         return 0
+    # What the model reads, and beside each call what the log says of it (server.tool,
+    # the decision), which the model never reads.
+    events = session.state.scrollback
+    calls, decisions = tool_record.calls_by_id(events), tool_record.decisions_by_call(events)
     for message in messages:
         body = message_text(message, arrow="->", gap=" ")
+        for call in message.get("tool_calls", []):
+            call_id = str(call.get("id"))
+            if call_id in calls:
+                said = tool_record.qualified(calls[call_id].data)
+                if call_id in decisions:
+                    said += f": {tool_record.decision_line(decisions[call_id])}"
+                body += f"\n   ({one_line(said)})"
         if message["role"] == "tool":
             body = f"[{message['tool_call_id']}] {body}"
         body = body.strip()

@@ -106,6 +106,17 @@ class ProviderError(IkguiError):
         return data
 
 
+class ToolRoundsError(ProviderError):
+    """The model kept asking for tools past ``[limits] tool_rounds`` (SPEC §12: exit 1)."""
+
+    exit_code = 1
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"Stopped after {limit} rounds of tool calls ([limits] tool_rounds).", "limit"
+        )
+
+
 class StorageError(IkguiError):
     """``reason`` is the cause in plain words without the database's name ("the disk is
     full: no room left in /home/me")."""

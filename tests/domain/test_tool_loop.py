@@ -234,3 +234,24 @@ async def test_without_tool_servers_nothing_is_offered() -> None:
     await session.send("hello")
     assert "tools" not in provider.requests[0].options
     assert TextDelta  # (the scripted replies are plain text)
+
+
+async def test_a_call_id_sent_again_is_a_new_call_with_an_id_of_its_own() -> None:
+    """A model that numbers its calls from 1 in each reply (or repeats one in a reply):
+    each call is run and answered, none is taken for an answered one."""
+    host = ClockHost()
+    session, provider = session_with(
+        host,
+        asks(("call_1", "clock__now", {"zone": "A"}), ("call_1", "clock__now", {"zone": "B"})),
+        asks(("call_1", "clock__now", {"zone": "C"})),
+        text_reply("Three times."),
+        always_allow=("now",),
+    )
+    await session.send("time?")
+    assert [c[2]["zone"] for c in host.calls] == ["A", "B", "C"]
+    ids = [e.data["id"] for e in session.state.context if e.kind == Kind.TOOL_CALL]
+    assert ids == ["call_1", "call_1_2", "call_1_3"]
+    answered = [e.data["tool_call_id"] for e in session.state.context if e.kind == Kind.TOOL_RESULT]
+    assert answered == ids
+    last = provider.requests[-1].messages
+    assert [m["tool_call_id"] for m in last if m["role"] == "tool"] == ids

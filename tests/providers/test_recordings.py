@@ -31,6 +31,14 @@ class Expect:
 
 
 EXPECTED: dict[str, Expect] = {
+    # Written by hand in each provider's documented form (tests/data/wire/README.md).
+    "docs-anthropic-tool-use-stream.txt": Expect(
+        "Let me check.", StreamEnd(20, 9, "tool_use", "tiny")
+    ),
+    "docs-ollama-tool-calls.ndjson": Expect("Let me check.", StreamEnd(20, 9, "stop", "tiny")),
+    "docs-openai-tool-calls-stream.txt": Expect(
+        "Let me check.", StreamEnd(20, 9, "tool_calls", "mock-gpt")
+    ),
     "lightrag-ollama-chat-stream.ndjson": Expect(
         HELLO, StreamEnd(1, 16, "stop", "lightrag:latest")
     ),

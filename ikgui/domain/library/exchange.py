@@ -24,6 +24,7 @@ from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.library.importing import FORMAT, VERSION, ImportResult, import_document
 from ikgui.domain.library.listing import describe
 from ikgui.domain.ports import Store
+from ikgui.domain.state import tool_record
 from ikgui.domain.state.history import lineage
 from ikgui.domain.state.reading import labels
 from ikgui.domain.state.replay import ReplayState, replay_conversation
@@ -106,22 +107,23 @@ def export_markdown(store: Store, conv_id: str) -> str:
     facts.append(f"- **Created:** {iso(conv.created_at)}")
     lines += [*facts, "", "---", ""]
     headings = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM)
+    calls = tool_record.calls_by_id(state.scrollback)
     for event in state.scrollback:
         text = describe(event)
         if event.kind in headings:
             lines += [f"### {headings[event.kind]}", "", text, ""]
         elif event.kind == Kind.TOOL_CALL:
-            args = json.dumps(event.data.get("arguments"), ensure_ascii=False)
-            lines += [f"**Tool call** `{event.data.get('name', '?')}` {args}", ""]
+            args = tool_record.arguments_text(event.data.get("arguments"), indent=2)
+            lines += [f"**Tool call** {_code(tool_record.qualified(event.data))}", ""]
+            lines += [*_block(args, "json"), ""]
+        elif event.kind == Kind.TOOL_APPROVAL:
+            call = calls.get(str(event.data.get("tool_call_id")))
+            lines += [f"*{_plain(tool_record.decision_line(event, call))}*", ""]
         elif event.kind == Kind.TOOL_RESULT:
-            lines += [
-                f"**Tool result** `{event.data.get('name', '?')}`",
-                "",
-                "```",
-                str(event.data.get("output", event.content)),
-                "```",
-                "",
-            ]
+            head = tool_record.result_head(event)
+            name = tool_record.qualified(event.data)
+            lines += [f"**Tool result** {_code(name)}{_plain(head[len(name) :])}", ""]
+            lines += [*_block(tool_record.output_text(event)), ""]
         elif event.kind == Kind.ERROR:
             lines += [f"> **Error:** {text}", ""]
         else:
@@ -129,6 +131,25 @@ def export_markdown(store: Store, conv_id: str) -> str:
     if state.working_prompt:
         lines += ["---", "", f"**Working prompt:** {state.working_prompt}", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _block(text: str, language: str = "") -> list[str]:
+    """``text`` as a fenced code block that nothing in it can close."""
+    mark = tool_record.fence(text)
+    return [f"{mark}{language}", *text.splitlines(), mark]
+
+
+def _code(text: str) -> str:
+    """``text`` as inline code, on one line, whatever backticks it holds."""
+    text = " ".join(text.split())
+    mark = "`" * (tool_record.backticks(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{mark}{pad}{text}{pad}{mark}"
+
+
+def _plain(text: str) -> str:
+    """``text`` shown as itself in Markdown (no emphasis, link or HTML of its own)."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+!|~])", r"\\\1", " ".join(text.split()))
 
 
 def default_export_path(conv_id: str, export_dir: Path, fmt: str) -> Path:

@@ -103,3 +103,64 @@ def tool_call_data(data: dict[str, Any]) -> dict[str, Any]:
         "name": text(function.get("name")) or "",
         "arguments": _arguments(function.get("arguments")),
     }
+
+
+#: Who may have decided about a call, as a log records it (``ikgui``: refused by rule).
+_DECIDERS = ("user", "conversation", "config", "ikgui")
+_DECISIONS = ("once", "conversation", "always", "deny")
+
+
+def _known(data: dict[str, Any], key: str) -> None:
+    """``data[key]`` as text, or gone when it is none."""
+    value = text(data.get(key)) if key in data else None
+    if value is None:
+        data.pop(key, None)
+    else:
+        data[key] = value
+
+
+def _name(data: dict[str, Any], key: str) -> None:
+    """``data[key]`` kept only when it is a name (text): a server named by anything
+    else names none."""
+    if not isinstance(data.get(key), str):
+        data.pop(key, None)
+
+
+def tool_event_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A ``tool_call``, ``tool_approval`` or ``tool_result``'s data from a file, as the log
+    may hold it: each field of the type the log gives it (ids, names and servers text;
+    a result's output text, its success true only when the file says ``true``; a
+    decision one of the four, else a denial).
+
+    A decision from a file is a record of what happened elsewhere, never a grant here:
+    it is marked ``imported``, and replay lets no imported "Allow in this
+    conversation" stand (a file must not allow a tool without the user)."""
+    data = dict(tool_call_data(data)) if kind == "tool_call" else dict(data)
+    if kind == "tool_call":
+        data["id"] = text(data.get("id")) or ""
+        data["name"] = text(data.get("name")) or ""
+        _name(data, "server")
+        _name(data, "wire")
+    elif kind == "tool_approval":
+        data["tool_call_id"] = text(data.get("tool_call_id")) or ""
+        if data.get("decision") not in _DECISIONS:
+            data["decision"] = "deny"
+        if data.get("by") not in _DECIDERS:
+            data["by"] = "user"
+        _known(data, "note")
+        data["imported"] = True
+    else:
+        data["tool_call_id"] = text(data.get("tool_call_id")) or ""
+        data["name"] = text(data.get("name")) or ""
+        _name(data, "server")
+        data["output"] = text(data.get("output")) or ""
+        data["success"] = data.get("success") is True
+        seconds = data.get("seconds")
+        if "seconds" in data and not (
+            isinstance(seconds, int | float)
+            and not isinstance(seconds, bool)
+            and math.isfinite(seconds)
+            and 0 <= seconds <= 10**9
+        ):
+            del data["seconds"]
+    return data

@@ -17,7 +17,14 @@ from typing import Any
 
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import BY_USER, Conversation, Kind
-from ikgui.domain.library.import_values import clean_strings, count, money, text, tool_call_data
+from ikgui.domain.library.import_values import (
+    clean_strings,
+    count,
+    money,
+    text,
+    tool_call_data,
+    tool_event_data,
+)
 from ikgui.domain.ports import Store
 from ikgui.domain.state.ids import TAG_LENGTH, new_id, normalize_tag, shown
 from ikgui.domain.text.safe import valid_id
@@ -100,6 +107,9 @@ def _orcx_to_ikgui(obj: dict[str, Any], offset: int) -> dict[str, Any]:
     }
 
 
+_TOOL_KINDS = (Kind.TOOL_CALL, Kind.TOOL_APPROVAL, Kind.TOOL_RESULT)
+
+
 def _check_conversation(conv: Any, index: int) -> dict[str, Any]:
     where = f"conversation {index + 1}"
     if not isinstance(conv, dict) or not isinstance(conv.get("id"), str) or not conv["id"]:
@@ -114,8 +124,11 @@ def _check_conversation(conv: Any, index: int) -> dict[str, Any]:
             raise UserError(f"Not a valid export: event {event['id']} has no kind")
         if event.get("data") is not None and not isinstance(event["data"], dict):
             raise UserError(f"Not a valid export: event {event['id']} has malformed data")
-        if event["kind"] == Kind.TOOL_CALL and isinstance(event.get("data"), dict):
-            event["data"] = tool_call_data(event["data"])
+        if event["kind"] in _TOOL_KINDS and isinstance(event.get("data"), dict):
+            event["data"] = tool_event_data(event["kind"], event["data"])
+        elif event["kind"] == Kind.CLEAR and isinstance(event.get("data"), dict):
+            # Grants carried by a clear are this log's own, never a file's.
+            event["data"].pop("tool_grants", None)
     raw_tokens = conv.get("tokens")
     tokens: dict[str, Any] = raw_tokens if isinstance(raw_tokens, dict) else {}
     conv["tokens"] = {

@@ -1,5 +1,6 @@
 """Start-up's crash recovery (SPEC §11): replies a crashed process left growing
-(``streaming: true``, see :mod:`ikgui.domain.session.reply`) are marked interrupted.
+(``streaming: true``, see :mod:`ikgui.domain.session.reply`) are marked interrupted, and
+tool calls it left without a result get one saying so (SPEC §12) — never run again.
 
 Apart from the streaming machinery (asyncio, the providers' protocol) because every
 start-up runs it: ``ikgui conv list`` opens the store and recovers, nothing more.
@@ -8,10 +9,11 @@ start-up runs it: ``ikgui conv list`` opens the store and recovers, nothing more
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ikgui.domain.errors import StorageError
-from ikgui.domain.events import Event
+from ikgui.domain.events import Event, Kind
 from ikgui.domain.ports import Store
 
 log = logging.getLogger(__name__)
@@ -61,3 +63,29 @@ def being_written(store: Store, conv_id: str) -> bool:
         return True  # cannot tell (no lock file can be made): leave the reply as it is
     lock.release()
     return False
+
+
+#: The result of a tool call that a process which stopped (a crash, a kill) left without
+#: one: the next request needs a result for every call, and the call never runs again.
+INTERRUPTED = "Interrupted: ikgui stopped before it finished"
+
+
+def unanswered(events: Iterable[Event]) -> list[Event]:
+    """The ``tool_call`` events of ``events`` with no ``tool_result`` among them."""
+    events = list(events)
+    answered = {str(e.data.get("tool_call_id")) for e in events if e.kind == Kind.TOOL_RESULT}
+    return [e for e in events if e.kind == Kind.TOOL_CALL and str(e.data.get("id")) not in answered]
+
+
+def interrupted_result(call: Event) -> dict[str, Any]:
+    """The data of the result an unanswered ``call`` gets."""
+    data: dict[str, Any] = {
+        "tool_call_id": str(call.data.get("id") or ""),
+        "name": str(call.data.get("name") or ""),
+        "output": INTERRUPTED,
+        "success": False,
+        "interrupted": True,
+    }
+    if isinstance(call.data.get("server"), str):
+        data["server"] = call.data["server"]
+    return data

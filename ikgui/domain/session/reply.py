@@ -106,11 +106,29 @@ class _Reply:
 
     def tool_call(self, item: ToolCallDelta) -> None:
         self.save(self.session.clock())
-        data: dict[str, Any] = {"id": item.id, "name": item.name, "arguments": item.arguments}
+        data: dict[str, Any] = {
+            "id": self._unique(item.id),
+            "name": item.name,
+            "arguments": item.arguments,
+        }
         info = self.offer.get(item.name)
         if info is not None:  # a tool ikgui offered: stored by its server and own name
             data.update(name=info.name, server=info.server)
         self.session.append_to(self.conv_id, Kind.TOOL_CALL, _tool_summary(item), data)
+
+    def _unique(self, call_id: str) -> str:
+        """The call's id, made unique in the conversation: a model that sends an id
+        again (a loop, a server that numbers from 1 each reply) must not have its new
+        call taken for the old one, which has its result already."""
+        state = self.session.state if self.conv_id == self.session.conversation.id else None
+        if state is None:
+            return call_id
+        taken = {str(e.data.get("id")) for e in state.context if e.kind == Kind.TOOL_CALL}
+        unique, number = call_id, 1
+        while unique in taken:
+            number += 1
+            unique = f"{call_id}_{number}"
+        return unique
 
     def finish(
         self, end: StreamEnd | None, interrupted: bool, keep_empty: bool = True

@@ -9,9 +9,10 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from ikgui.domain.errors import ProviderError, UsageError, UserError
+from ikgui.domain.errors import ToolRoundsError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session import sendlock
+from ikgui.domain.session.crashed import INTERRUPTED, interrupted_result, unanswered
 from ikgui.domain.session.model_title import title_after_first_reply
 from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.session.reply import ProviderFactory, stream_reply
@@ -90,6 +91,10 @@ class ReplyStreamer:
         # One reply at a time, across processes.
         lock = await sendlock.hold(current, conv_id, self.send_wait, lambda: self.streaming)
         try:
+            # Calls a stopped process left without a result (we hold the lock: nobody
+            # runs them) get one, so the request is well-formed; none runs again.
+            for call in unanswered(current.state.context):
+                current.append_to(conv_id, Kind.TOOL_RESULT, INTERRUPTED, interrupted_result(call))
             current.commit_prompt()
             prepare()
             conv_id = current.conversation.id  # (a new conversation's taken id is replaced)
@@ -121,10 +126,7 @@ class ReplyStreamer:
         while tools is not None and (calls := tools.waiting(current, before)):
             limit = current.settings.tool_rounds
             if rounds >= limit:
-                error = ProviderError(
-                    f"Stopped after {limit} rounds of tool calls ([limits] tool_rounds).",
-                    "limit",
-                )
+                error = ToolRoundsError(limit)
                 current.append_to(conv_id, Kind.ERROR, error.message, error.event_data())
                 raise error
             rounds += 1

@@ -24,9 +24,14 @@ from typing import Any
 
 from ikgui.domain.commands.registry import CommandResult, Registry
 from ikgui.domain.errors import UserError
-from ikgui.domain.events import Conversation, Event
+from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.ports import Store
-from ikgui.domain.session.crashed import being_written
+from ikgui.domain.session.crashed import (
+    INTERRUPTED,
+    being_written,
+    interrupted_result,
+    unanswered,
+)
 from ikgui.domain.session.library import Library
 from ikgui.domain.session.open_conversation import Listener, OpenConversation
 from ikgui.domain.session.pending import PendingWrites
@@ -223,6 +228,20 @@ class Session:
 
     def open(self, conv_id: str) -> Conversation:
         return self.current.open(conv_id)
+
+    def settle_interrupted_calls(self) -> None:
+        """Tool calls a stopped process left without a result get one saying so (shown
+        as interrupted), unless a process holds the conversation's send lock (it may be
+        running them now). None of them runs again. Called by what opens a conversation
+        to act in it (``ikgui run``, the window), not by what only reads it."""
+        current = self.current
+        calls = unanswered(current.state.context)
+        if not calls or self.read_only is not None or self.streaming:
+            return
+        if being_written(self.store, current.conversation.id):
+            return
+        for call in calls:
+            current.append(Kind.TOOL_RESULT, INTERRUPTED, interrupted_result(call))
 
     def open_ref(self, ref: str) -> Conversation:
         return self.current.open_ref(ref)

@@ -120,7 +120,16 @@ class ToolLoop:
         run the allowed ones in order, recording each decision and result."""
         pending = [self._pending(conv_id, event, offer) for event in calls]
         grants = set(current.state.tools.grants)
-        decisions = await asyncio.gather(*(self._decide(current, call, grants) for call in pending))
+        try:
+            decisions = await asyncio.gather(
+                *(self._decide(current, call, grants) for call in pending)
+            )
+        except asyncio.CancelledError:
+            # Stopped while asked (Ctrl+C at the prompt): every call gets its result, so
+            # the next request is well-formed, and none runs.
+            for call in pending:
+                self._result(current, conv_id, call, ToolOutcome(CANCELLED, False))
+            raise
         for call, decision in zip(pending, decisions, strict=True):
             current.append_to(conv_id, Kind.TOOL_APPROVAL, "", decision.data(call.id))
             if decision.decision == ALWAYS and decision.by == tool_use.BY_USER and call.server:
@@ -149,9 +158,11 @@ class ToolLoop:
         self, current: OpenConversation, call: PendingCall, grants: set[str]
     ) -> Decision:
         if call.server is None:
-            return Decision(DENY, by="ikgui", note=f"no tool named {call.tool} was offered")
+            return Decision(
+                DENY, by=tool_use.BY_IKGUI, note=f"no tool named {call.tool} was offered"
+            )
         if not isinstance(call.arguments, dict):
-            return Decision(DENY, by="ikgui", note="its arguments are not a JSON object")
+            return Decision(DENY, by=tool_use.BY_IKGUI, note="its arguments are not a JSON object")
         standing = tool_use.standing(current.settings, grants, call.server, call.tool)
         if standing is not None:
             return standing

@@ -28,6 +28,10 @@ DECISIONS = (ONCE, CONVERSATION, ALWAYS, DENY)
 BY_USER, BY_CONVERSATION, BY_CONFIG = "user", "conversation", "config"
 #: What a denied call's result says to the model.
 DENIED = "Denied by the user"
+#: Who refuses a call the rules forbid (a tool not offered, arguments not an object),
+#: and what its result says.
+BY_IKGUI = "ikgui"
+REFUSED = "Refused by ikgui"
 #: The names providers accept for a tool: letters, digits, ``_`` and ``-``, at most 64.
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 _NAME_MAX = 64
@@ -71,7 +75,11 @@ class ToolMemory:
             server, name = data.get("server"), data.get("name")
             if isinstance(server, str) and isinstance(name, str):
                 self.calls[str(data.get("id"))] = f"{server}.{name}"
-        elif event.kind == Kind.TOOL_APPROVAL and data.get("decision") == CONVERSATION:
+        elif (
+            event.kind == Kind.TOOL_APPROVAL
+            and data.get("decision") == CONVERSATION
+            and not data.get("imported")  # a file's decision is a record, not a grant
+        ):
             qualified = self.calls.get(str(data.get("tool_call_id")))
             if qualified is not None:
                 self.grants.add(qualified)
@@ -197,6 +205,8 @@ class Decision:
         return data
 
     def denied_output(self) -> str:
+        if self.by == BY_IKGUI:  # refused by rule: no user was asked
+            return f"{REFUSED}: {self.note}" if self.note else REFUSED
         return f"{DENIED}: {self.note}" if self.note else DENIED
 
 
