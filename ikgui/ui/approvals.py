@@ -82,7 +82,7 @@ class ToolCallCard(QFrame):
 
     def _build(self) -> None:
         call = self.call
-        self.title = make_plain(QLabel(f"Run {line(call.tool)} on {line(call.server or '?')}?"))
+        self.title = make_plain(QLabel(f"Run {line(call.server or '?')} · {line(call.tool)}?"))
         self.title.setObjectName("toolCallTitle")
         font = self.title.font()
         font.setBold(True)

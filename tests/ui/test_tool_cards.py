@@ -75,7 +75,7 @@ async def test_allow_once_runs_the_call_and_the_answer_streams(home: Path, qtbot
         assert kinds(win)[-1] == Kind.TOOL_CALL
         assert '"timezone": "UTC"' in win.scrollback.item_texts()[-1]
         assert win.status_stream.text() == "Waiting for your approval"
-        assert card.title.text() == "Run get_current_time on time?"
+        assert card.title.text() == "Run time · get_current_time?"
         assert card.title.textFormat() == Qt.TextFormat.PlainText
         assert json.loads(card.arguments.toPlainText()) == {"timezone": "UTC"}
         assert card.once.isDefault() and card.once.hasFocus()

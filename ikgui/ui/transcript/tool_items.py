@@ -65,9 +65,10 @@ def approval_text(event: Event) -> str:
 
 
 def result_detail(event: Event) -> str:
-    """``tool · 0.42 s`` (``· failed`` when it did not succeed)."""
+    """``server · tool · 0.42 s`` (``· failed`` when it did not succeed), as the call's
+    header names it."""
     data = event.data
-    parts = [str(data.get("name") or "")]
+    parts = [str(data.get("server") or ""), str(data.get("name") or "")]
     seconds = data.get("seconds")
     if isinstance(seconds, int | float) and not isinstance(seconds, bool):
         parts.append(f"{seconds:.2f} s")
