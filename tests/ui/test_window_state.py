@@ -19,6 +19,7 @@ from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
+    ASPECTS,
     Changed,
     DeltaReceived,
     Fact,
@@ -121,6 +122,41 @@ def test_a_rename_changes_the_title_and_nothing_else(session: Session) -> None:
     after = reduce(state, facts, reading)
     assert changed(state, after) == {"title"}
     assert after.title.window == "Sky photos — ikgui" and after.title.renamable
+
+
+def test_a_rename_asks_no_command_whether_it_can_run(session: Session) -> None:
+    session.append(Kind.USER, "hello")
+    reading = PlainReading(session)
+    state = reduce(None, [None], reading)
+    counted(session, reading.asked)
+    reading.asked.clear()
+    facts = collected(session)
+    session.rename(session.conversation.id, "Sky photos")
+    after = reduce(state, facts, reading)
+    assert after.title.header == "Sky photos"
+    assert reading.asked == Counter()  # no enablement check, no model list
+
+
+def test_usage_redraws_the_status_bar_only(session: Session) -> None:
+    session.append(Kind.USER, "hello")
+    reading = PlainReading(session)
+    state = reduce(None, [None], reading)
+    counted(session, reading.asked)
+    reading.asked.clear()
+    here = session.conversation.id
+    assert touched(Changed(here, aspects=frozenset({"usage"})), here) == {"status"}
+    assert touched(Changed(here, aspects=frozenset({"tags"})), here) == frozenset()
+    after = reduce(state, [Changed(here, aspects=frozenset({"usage"}))], reading)
+    assert after == state and reading.asked["can_run"] == 0
+
+
+def test_every_aspect_maps_to_parts_it_names() -> None:
+    here = "c-here"
+    for aspect in ASPECTS:
+        parts = touched(Changed(here, aspects=frozenset({aspect})), here)
+        assert parts <= EVERYTHING
+    closing = touched(Changed(here, aspects=frozenset({"status"})), here)
+    assert {"strip", "commands"} <= closing and "title" not in closing
 
 
 def test_a_trashed_conversation_shows_its_strip_and_says_why_commands_cannot_act(

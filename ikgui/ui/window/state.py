@@ -151,6 +151,22 @@ EVERYTHING = frozenset(f.name for f in fields(WindowState))
 _FIELDS = frozenset({"title", "strip", "commands", "status", "new_row", "read_only", "prompt"})
 #: What a reply starting or ending can change (the transcript itself is not chrome).
 _STREAM = frozenset({"streaming", "commands", "status", "newest", "models", "prompt", "title"})
+#: What each aspect of a :class:`Changed` (:data:`ikgui.domain.state.facts.ASPECTS`) can
+#: change of the chrome: a rename asks no command whether it can run.
+_ASPECT_PARTS: dict[str, frozenset[str]] = {
+    "events": frozenset(),  # (the events appended or updated say what they change)
+    "title": frozenset({"title"}),
+    "tags": frozenset(),  # (the sidebar shows them; the chrome does not)
+    "pinned": frozenset(),
+    "trash": frozenset({"strip", "commands", "prompt"}),
+    "status": frozenset({"strip", "commands", "prompt"}),
+    "usage": frozenset({"status"}),
+    "model": frozenset({"status", "models", "prompt", "new_row"}),
+    "drafts": frozenset(),  # (the prompt editors hold them; the chrome reads none)
+    "listed": _FIELDS | {"welcome"},
+    "fields": _FIELDS,
+    "replayed": EVERYTHING,
+}
 
 
 class Reading(Protocol):
@@ -207,8 +223,8 @@ def _changed(fact: Changed) -> frozenset[str]:
     if fact.updated:
         growing = not fact.elsewhere and all(Changed.growing(e) for e in fact.updated)
         parts = frozenset({"status"}) if growing else _STREAM | {"newest", "strip"}
-    if fact.aspects - {"events", "drafts"}:
-        parts |= _FIELDS
+    for aspect in fact.aspects:
+        parts |= _ASPECT_PARTS.get(aspect, _FIELDS)  # (an aspect not known: every field's)
     return parts
 
 
