@@ -18,15 +18,16 @@ from ikgui.ui.window.announce import Announcer
 from ikgui.ui.window.chrome import ChromeParts, ChromePresenter, WindowReading
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
-from ikgui.ui.window.dialogs import WindowDialogs
+from ikgui.ui.window.dialogs import DialogParts, WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import Panes, WindowKeys
 from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.new_conversation import NewConversationPresenter
+from ikgui.ui.window.policy import PolicyParts, policy_for
 from ikgui.ui.window.responsive import Layout, Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
-from ikgui.ui.window.startup import TailFirstStart
+from ikgui.ui.window.startup import StartParts, TailFirstStart
 from ikgui.ui.window.trash import empty_trash
 from ikgui.ui.window.watcher import ExternalChanges
 
@@ -50,9 +51,23 @@ def assemble(window: MainWindow) -> None:
     every controller exists)."""
     session = window.session
     window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
+    window.policy = policy = policy_for(
+        session.read_only,
+        PolicyParts(
+            session,
+            feedback,
+            window.prompt,
+            window.working.editor,
+            window.banner,
+            window.toolbar_actions,
+            window.send_button,
+            watch=lambda: window.watcher.start_polling(),
+            check_models=lambda: check_models(window),
+        ),
+    )
     window.bridge = SessionBridge(session, parent=window)
     window.runner = runner = CommandRunner(
-        session, feedback, window.spawn, window.prompt, lambda: window.policy.refuses(window)
+        session, feedback, window.spawn, window.prompt, policy.refuses
     )
     window.commands = WindowCommands(
         session,
@@ -86,12 +101,42 @@ def assemble(window: MainWindow) -> None:
         window,
     )
     window.chrome = build_chrome(window, runner)
-    window.dialogs = WindowDialogs(window)
+    window.dialogs = WindowDialogs(
+        DialogParts(
+            session,
+            window.services,
+            window,
+            window.model_lists,
+            window.scrollback,
+            redraw=window.chrome.refresh,
+            settings_saved=lambda: settings_saved(window),
+            open_conversation=window.open_conversation,
+        )
+    )
     window.scrollback.text_size_changed.connect(window.working.set_text_size)
     window.text_zoom = TextZoom(
         session, window.scrollback, window.services.save_settings, feedback, window
     )
-    window.startup = TailFirstStart(window)
+    window.startup = TailFirstStart(
+        StartParts(
+            session,
+            window.first_paint,
+            window.scrollback,
+            window.sidebar,
+            window.prompt_panel,
+            window.pane,
+            window.toolbar_actions,
+            policy,
+            feedback,
+            window.services.ui_state,
+            (window.status_model, window.status_usage, window.status_stream),
+            set_title=window.setWindowTitle,
+            show_draft=drafts.show_draft,
+            mark_seen=window.watcher.mark_seen,
+            redraw=window.chrome.refresh,
+        )
+    )
+    window.bridge.state_replayed.connect(window.startup.replayed)
     connect(window)
     window.unsaved = UnsavedIndicator(session, feedback, window)
     connect_writes(window)
@@ -174,7 +219,7 @@ def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
         status_usage=window.status_usage,
         status_stream=window.status_stream,
         set_title=lambda title: window.setWindowTitle(title),
-        restrict=lambda: window.policy.restrict(window),
+        restrict=window.policy.restrict,
         closed=ClosedPresenter(strip, session, controls, runner, read_only),
         new=new,
         announcer=Announcer(session, window.scrollback, window.status_stream),
@@ -243,6 +288,17 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
     v.conversation_link.connect(c.follow_link)
     v.set_titles(c.title_of)
+
+
+def check_models(window: MainWindow) -> None:
+    """Ask the model servers for their models, in the background."""
+    window.spawn(window.check_models(), "check-models")
+
+
+def settings_saved(window: MainWindow) -> None:
+    """New settings: the start-up banners step aside and the servers are asked again."""
+    window.banner.hide()
+    check_models(window)
 
 
 def writable(window: MainWindow) -> bool:

@@ -44,7 +44,7 @@ from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.model_lists import ModelLists
-from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.policy import WritablePolicy
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.splitter import MainSplitter
@@ -59,12 +59,10 @@ FIRST_ROWS = 40
 
 
 class MainWindow(QMainWindow):
-    #: The last Settings dialog, context viewer and demo window opened (set when shown).
-    settings_dialog: Any
-    context_dialog: Any
-    branches_view: Any
+    #: The last demo window opened (set when shown).
     demo_window: Any
     #: The controllers (built and connected by :func:`ikgui.ui.window.assembly.assemble`).
+    policy: WritablePolicy
     feedback_sink: Feedback
     bridge: SessionBridge
     runner: CommandRunner
@@ -84,7 +82,6 @@ class MainWindow(QMainWindow):
         self.services = services
         self.session = session = services.session
         self.store = session.store
-        self.policy = policy_for(session.read_only)
         self.setObjectName("mainWindow")
         self.setWindowTitle("ikgui")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -151,6 +148,19 @@ class MainWindow(QMainWindow):
     def welcome(self) -> WelcomePanel:
         return self.pane.welcome
 
+    # The last Settings dialog, context viewer and Branches view opened (``None``: none).
+    @property
+    def settings_dialog(self) -> Any:
+        return self.dialogs.settings_dialog
+
+    @property
+    def context_dialog(self) -> Any:
+        return self.dialogs.context_dialog
+
+    @property
+    def branches_view(self) -> Any:
+        return self.dialogs.branches_view
+
     # -- start-up --------------------------------------------------------------------
     def start(self) -> None:
         """Show the last open conversation and check the model server in the background."""
@@ -167,7 +177,7 @@ class MainWindow(QMainWindow):
             self.on_switched()
         for problem in self.services.problems:
             self.banner.show_message(f"config.toml: {problem} (defaults are used)")
-        self.policy.start(self)
+        self.policy.start()
         self._show_store_state()
 
     def _show_store_state(self) -> None:
