@@ -86,7 +86,6 @@ WRITES_LEFT: dict[tuple[str, str], str] = {
     "the conversation, not a change of it (they stay in memory while changes wait)",
     ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply, settled at "
     "start-up or when its process is gone (another process's row)",
-    ("domain/session/demo.py", "_fork_tree"): "the demo builds its own in-memory store",
 }
 
 

@@ -148,3 +148,19 @@ def test_a_kill_tells_the_parent_its_event_and_each_closed_branch_its_status() -
     assert told[root].aspects == {"events"}
     stored = store.get_conversation(grandchild.id)
     assert stored is not None and stored.status == STATUS_KILLED
+
+
+def test_the_demo_s_usage_goes_through_apply_and_shows_at_once() -> None:
+    """The demo is written through the session like everything else: its last
+    conversation's usage is told (``usage``) and the open conversation shows what the
+    store holds, without reading its row again."""
+    from ikgui.domain.session.demo import build_demo
+
+    store = MemoryStore()
+    session = Session(store)
+    heard = listen(session)
+    first = build_demo(session)
+    stored = store.get_conversation(first)
+    assert stored is not None and session.conversation.id == first
+    assert session.conversation.tokens_input == stored.tokens_input == 1236
+    assert any("usage" in f.aspects for f in changes_heard(heard))
