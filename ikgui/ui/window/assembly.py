@@ -28,6 +28,7 @@ from ikgui.ui.window.responsive import Layout, Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.startup import StartParts, TailFirstStart
+from ikgui.ui.window.state import Notes
 from ikgui.ui.window.trash import empty_trash
 from ikgui.ui.window.watcher import ExternalChanges
 
@@ -58,7 +59,6 @@ def assemble(window: MainWindow) -> None:
             feedback,
             window.prompt,
             window.working.editor,
-            window.banner,
             window.toolbar_actions,
             window.send_button,
             watch=lambda: window.watcher.start_polling(),
@@ -100,6 +100,7 @@ def assemble(window: MainWindow) -> None:
         window.read_only,
         window,
     )
+    window.unsaved = UnsavedIndicator(session, feedback, window)
     window.chrome = build_chrome(window, runner)
     window.dialogs = WindowDialogs(
         DialogParts(
@@ -138,7 +139,6 @@ def assemble(window: MainWindow) -> None:
     )
     window.bridge.state_replayed.connect(window.startup.replayed)
     connect(window)
-    window.unsaved = UnsavedIndicator(session, feedback, window)
     connect_writes(window)
     window.restore_layout()
 
@@ -153,7 +153,8 @@ def connect(window: MainWindow) -> None:
     commands.save_draft = window.drafts.save_draft
     commands.show_branches = window.dialogs.show_branches
     runner.after = chrome.refresh
-    runner.retire_banner = lambda: window.pane.retire_banner("server")
+    runner.retire_banner = lambda: chrome.note(lambda notes: notes.retired("server"))
+    window.banner.dismissed.connect(chrome.dismiss_banner)
     runner.close = window.close
 
     bridge.event_appended.connect(window.on_event_appended)
@@ -183,8 +184,9 @@ def connect(window: MainWindow) -> None:
 
 def connect_writes(window: MainWindow) -> None:
     """The changes waiting to be written: the indicator, its retries, the replay after."""
-    bridge, unsaved = window.bridge, window.unsaved
-    bridge.writes_changed.connect(unsaved.refresh)
+    bridge, unsaved, chrome = window.bridge, window.unsaved, window.chrome
+    bridge.writes_changed.connect(chrome.follow)  # (the chrome draws the indicator)
+    unsaved.redraw = lambda: chrome.redraw(frozenset({"writes"}))
     window.watcher.retry_writes = unsaved.retry_now
     bridge.state_replaced.connect(window.on_state_replaced)
     bridge.send_waiting.connect(unsaved.send_waiting)
@@ -223,6 +225,7 @@ def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
         closed=ClosedPresenter(strip, session, controls, runner, read_only),
         new=new,
         announcer=Announcer(session, window.scrollback, window.status_stream),
+        show_writes=window.unsaved.show_writes,
         responsive=Responsive(
             Layout(
                 window,
@@ -234,7 +237,8 @@ def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
             )
         ),
     )
-    reading = WindowReading(session, window.policy, window.model_lists, new)
+    notes = Notes(problems=tuple(window.services.problems))
+    reading = WindowReading(session, window.policy, window.model_lists, new, notes)
     return ChromePresenter(parts, reading)
 
 
@@ -297,7 +301,7 @@ def check_models(window: MainWindow) -> None:
 
 def settings_saved(window: MainWindow) -> None:
     """New settings: the start-up banners step aside and the servers are asked again."""
-    window.banner.hide()
+    window.chrome.note(Notes.settings_saved)
     check_models(window)
 
 

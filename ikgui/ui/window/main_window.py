@@ -25,7 +25,6 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from ikgui.domain.events import Conversation, Event, Kind
-from ikgui.domain.session.read_only import Reason
 from ikgui.domain.state.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.bugs import surface
@@ -116,7 +115,7 @@ class MainWindow(QMainWindow):
             self.spawn,
             self.services.refresh_models,
             self.services.check_timeout,
-            lambda: pane.retire_banner("server"),
+            lambda: self.chrome.note(lambda notes: notes.retired("server")),
         )
         self.working = WorkingPromptPanel(self)
 
@@ -175,22 +174,8 @@ class MainWindow(QMainWindow):
         if not opened:
             self.session.new_conversation(self.session.settings.default_agent)
             self.on_switched()
-        for problem in self.services.problems:
-            self.banner.show_message(f"config.toml: {problem} (defaults are used)")
         self.policy.start()
-        self._show_store_state()
-
-    def _show_store_state(self) -> None:
-        """A database opened read-only (its disk was full, or its folder cannot be
-        written) says so, above all else."""
-        answer = self.session.read_only
-        if answer is not None and answer.reason is Reason.STORE:
-            fix = "free some space" if "disk is full" in answer.detail else "make it writable"
-            self.banner.show_message(
-                f"{answer.message[:-1]}. Browsing, searching and "
-                f"exporting work; {fix} and restart ikgui to write again."
-            )
-            self.banner.button.hide()
+        self.chrome.redraw(frozenset({"banner"}))  # (config.toml's problems, a read-only store)
 
     async def check_models(self) -> None:
         """Ask every provider for its models (the selector lists them); the open
@@ -198,10 +183,8 @@ class MainWindow(QMainWindow):
         await self.first_paint.wait()
         await self.model_lists.ask_all()
         banner = self.model_lists.banners.get(self.session.provider)
-        answer = self.session.read_only
-        if banner is None or (answer is not None and answer.whole):
-            return  # (a read-only store's banner matters more: nothing could be sent)
-        self.pane.show_banner(banner, "server")
+        if banner is not None:  # (the window state says which banner matters most)
+            self.chrome.note(lambda notes: notes.heard(banner))
 
     # -- tasks and feedback ------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:

@@ -1,6 +1,7 @@
 """How a window shows the session's read-only answer (``Session.read_only``, enforced by
 the domain: :mod:`ikgui.domain.session.read_only`): the user's own window, the demo, or
-a store opened read-only (whose banner says why).
+a store opened read-only (their banners are the window state's:
+:func:`ikgui.ui.window.state.banner_of`).
 
 One policy object answers at each place they differ: whether a click that would write
 is refused (saying the domain's reason), what :meth:`MainWindow.start` starts, and what
@@ -19,14 +20,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QAbstractButton, QPlainTextEdit
 
     from ikgui.domain.session.session import Session
-    from ikgui.ui.panels import Banner
     from ikgui.ui.window.actions import WindowActions
     from ikgui.ui.window.collaborators import Feedback
-
-DEMO_BANNER = (
-    "This is a demo, generated for you and thrown away when you close this "
-    "window. It is read-only: browse, search, right-click, show the context."
-)
 
 
 @dataclass(frozen=True)
@@ -37,7 +32,6 @@ class PolicyParts:
     feedback: Feedback
     prompt: QPlainTextEdit
     working_editor: QPlainTextEdit
-    banner: Banner
     actions: WindowActions
     send_button: QAbstractButton
     #: Watch other processes' changes.
@@ -91,9 +85,7 @@ class ReadOnlyPolicy(WritablePolicy):
         parts = self.parts
         parts.prompt.setReadOnly(True)
         parts.prompt.setPlaceholderText("This demo is read-only.")
-        parts.working_editor.setReadOnly(True)
-        parts.banner.show_message(DEMO_BANNER)
-        parts.banner.button.hide()
+        parts.working_editor.setReadOnly(True)  # (its banner is the window state's)
 
     def restrict(self) -> None:
         actions = self.parts.actions
