@@ -84,8 +84,9 @@ WRITES_LEFT: dict[tuple[str, str], str] = {
     ("domain/session/model_title.py", "setting"): "a StoreWrite's call: run by the writer",
     ("domain/session/open_conversation.py", "keep_drafts"): "drafts: session state kept with "
     "the conversation, not a change of it (they stay in memory while changes wait)",
-    ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply, settled at "
-    "start-up or when its process is gone (another process's row)",
+    ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply: a StoreWrite's "
+    "call when the window settles it (elsewhere.settle_abandoned); at start-up, before any "
+    "session exists, the store's own (recover_unfinished: another helper adds tool results)",
 }
 
 
