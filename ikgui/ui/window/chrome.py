@@ -1,11 +1,14 @@
 """The window's chrome: the welcome or the transcript, the working prompt when it is not
-being edited, which actions can act, the status bar and the window title.
+being edited, which actions can act, the status bar, the window title, the banner above
+the transcript and the changes waiting to be written.
 
 They are drawn from one value, :class:`~ikgui.ui.window.state.WindowState`: after each
 fact the next value is reduced (only the parts the fact can change are read again) and
 compared with the last, and only the areas whose part differs are redrawn. The chrome
 gets the widgets it draws and the presenters of the areas it refreshes
-(:class:`ChromeParts`), not the window."""
+(:class:`ChromeParts`), not the window. What the window learns for its banner beside the
+session (a model server that did not answer, a banner dismissed) goes through
+:meth:`ChromePresenter.note`."""
 
 from __future__ import annotations
 
