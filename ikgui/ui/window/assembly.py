@@ -23,7 +23,7 @@ from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import Panes, WindowKeys
 from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.new_conversation import NewConversationPresenter
-from ikgui.ui.window.policy import PolicyParts, policy_for
+from ikgui.ui.window.policy import PolicyParts, WritablePolicy, policy_for
 from ikgui.ui.window.responsive import Layout, Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
@@ -52,19 +52,7 @@ def assemble(window: MainWindow) -> None:
     every controller exists)."""
     session = window.session
     window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
-    window.policy = policy = policy_for(
-        session.read_only,
-        PolicyParts(
-            session,
-            feedback,
-            window.prompt,
-            window.working.editor,
-            window.toolbar_actions,
-            window.send_button,
-            watch=lambda: window.watcher.start_polling(),
-            check_models=lambda: check_models(window),
-        ),
-    )
+    window.policy = policy = build_policy(window, feedback)
     window.bridge = SessionBridge(session, parent=window)
     window.runner = runner = CommandRunner(
         session, feedback, window.spawn, window.prompt, policy.refuses
@@ -102,9 +90,37 @@ def assemble(window: MainWindow) -> None:
     )
     window.unsaved = UnsavedIndicator(session, feedback, window)
     window.chrome = build_chrome(window, runner)
-    window.dialogs = WindowDialogs(
+    window.dialogs = build_dialogs(window)
+    window.scrollback.text_size_changed.connect(window.working.set_text_size)
+    window.text_zoom = TextZoom(
+        session, window.scrollback, window.services.save_settings, feedback, window
+    )
+    window.startup = build_start(window, feedback)
+    connect(window)
+    connect_writes(window)
+    window.restore_layout()
+
+
+def build_policy(window: MainWindow, feedback: Feedback) -> WritablePolicy:
+    """The policy that shows the session's read-only answer, over the widgets it restricts."""
+    parts = PolicyParts(
+        window.session,
+        feedback,
+        window.prompt,
+        window.working.editor,
+        window.toolbar_actions,
+        window.send_button,
+        watch=lambda: window.watcher.start_polling(),
+        check_models=lambda: check_models(window),
+    )
+    return policy_for(window.session.read_only, parts)
+
+
+def build_dialogs(window: MainWindow) -> WindowDialogs:
+    """Settings, the context viewer and the Branches view, over what they read and tell."""
+    return WindowDialogs(
         DialogParts(
-            session,
+            window.session,
             window.services,
             window,
             window.model_lists,
@@ -114,33 +130,31 @@ def assemble(window: MainWindow) -> None:
             open_conversation=window.open_conversation,
         )
     )
-    window.scrollback.text_size_changed.connect(window.working.set_text_size)
-    window.text_zoom = TextZoom(
-        session, window.scrollback, window.services.save_settings, feedback, window
-    )
-    window.startup = TailFirstStart(
+
+
+def build_start(window: MainWindow, feedback: Feedback) -> TailFirstStart:
+    """The tail-first start, over what shows its preview (told when the session replays)."""
+    start = TailFirstStart(
         StartParts(
-            session,
+            window.session,
             window.first_paint,
             window.scrollback,
             window.sidebar,
             window.prompt_panel,
             window.pane,
             window.toolbar_actions,
-            policy,
+            window.policy,
             feedback,
             window.services.ui_state,
             (window.status_model, window.status_usage, window.status_stream),
             set_title=window.setWindowTitle,
-            show_draft=drafts.show_draft,
+            show_draft=window.drafts.show_draft,
             mark_seen=window.watcher.mark_seen,
             redraw=window.chrome.refresh,
         )
     )
-    window.bridge.state_replayed.connect(window.startup.replayed)
-    connect(window)
-    connect_writes(window)
-    window.restore_layout()
+    window.bridge.state_replayed.connect(start.replayed)
+    return start
 
 
 def connect(window: MainWindow) -> None:
