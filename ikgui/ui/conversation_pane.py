@@ -49,8 +49,6 @@ class ConversationPane(QWidget):
         super().__init__(parent)
         self.title_header = TitleHeader(self)  # the open conversation's title: rename
         self.banner = Banner(self)
-        #: What the banner is about ("server": no model server configured or reachable).
-        self.banner_topic = ""
         self.scrollback = ScrollbackView(self)
         self._welcome: WelcomePanel | None = None
         self.stack = QStackedWidget(self)
@@ -88,18 +86,6 @@ class ConversationPane(QWidget):
         buttons.addStretch(1)
         row.addLayout(buttons)
         column.addLayout(row)
-
-    def show_banner(self, text: str, topic: str = "") -> None:
-        """The banner above the transcript, about ``topic`` (see :meth:`retire_banner`)."""
-        self.banner_topic = topic
-        self.banner.show_message(text)
-
-    def retire_banner(self, topic: str) -> None:
-        """Hide the banner if it is about ``topic``: an error card now says it (one error,
-        said once: issue 10, item 7)."""
-        if self.banner_topic == topic and self.banner.isVisible():
-            self.banner.hide()
-            self.banner_topic = ""
 
     def show_feedback(self, text: str, error: bool = False) -> None:
         """One line under the transcript (an error in the error colour); empty hides it."""

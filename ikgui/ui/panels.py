@@ -19,6 +19,8 @@ class Banner(QFrame):
     """A dismissable line above the conversation: what to start or configure."""
 
     settings_requested = Signal()
+    #: The user closed it.
+    dismissed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,6 +45,7 @@ class Banner(QFrame):
         close.setToolTip("Dismiss")
         close.setAccessibleName("Dismiss the notice")
         close.clicked.connect(self.hide)
+        close.clicked.connect(self.dismissed)
         layout.addWidget(close)
         self.hide()
 

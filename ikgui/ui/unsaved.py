@@ -3,8 +3,10 @@
 writes a reply in the same conversation (the status bar says so).
 
 A plain-text status-bar item shows it ("Not saved yet: the disk is full — retrying in
-8 s") with a "Retry now" button; it is never modal. Once everything is written the
-transcript is shown again from the replayed state (real event ids). Closing the window
+8 s") with a "Retry now" button; it is never modal. Its count and reason are the window
+state's (:attr:`ikgui.ui.window.state.WindowState.writes`): the chrome draws them. Once
+everything is written the transcript is shown again from the replayed state (real event
+ids). Closing the window
 while changes wait warns once; closing again (or any shutdown) tries a last time and
 puts what still waits in a recovery file next to the database.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +24,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ikgui.local import recovery
 from ikgui.ui.plain import tooltip
+from ikgui.ui.window.state import Writes
 
 if TYPE_CHECKING:
     from ikgui.domain.session.session import Session
@@ -57,27 +61,36 @@ class UnsavedIndicator(QWidget):
         row.addWidget(self.retry_button)
         self._tick = QTimer(self)
         self._tick.setInterval(1000)
-        self._tick.timeout.connect(self.refresh)
+        self._tick.timeout.connect(self._countdown)
         self._warned = False
         #: The ``Error:`` line of the last shutdown that needed a recovery file.
         self.rescued: str | None = None
+        #: The writes the window state holds (drawn by :meth:`show_writes`).
+        self.writes = Writes()
+        #: Reads the writes waiting into the window state again (the wiring sets it).
+        self.redraw: Callable[[], None] = lambda: self.show_writes(self.writes)
         feedback.bar.insertPermanentWidget(0, self)
         self.hide()
 
     def refresh(self) -> None:
-        writes = self.session.writes
-        if not writes:
+        """Read the writes waiting again (through the window state)."""
+        self.redraw()
+
+    def show_writes(self, writes: Writes) -> None:
+        """Show the window state's ``writes`` (and count down to the next retry)."""
+        self.writes = writes
+        if not writes.count:
             self._tick.stop()
             self._warned = False
             self.hide()
             return
-        wait = writes.seconds_to_retry()
+        wait = self.session.writes.seconds_to_retry()
         when = "retrying…" if wait is None else f"retrying in {math.ceil(wait)} s"
         reason = _summary(writes.reason)
         self.label.setText(
             f"Not saved yet: {reason} — {when}" if reason else f"Not saved yet — {when}"
         )
-        count = len(writes)
+        count = writes.count
         self.setToolTip(
             tooltip(
                 f"{count} change{'s' if count != 1 else ''} wait to be written to the "
@@ -88,6 +101,11 @@ class UnsavedIndicator(QWidget):
         if not self._tick.isActive():
             self._tick.start()
         self.show()
+
+    def _countdown(self) -> None:
+        self.redraw()  # (the chrome draws them if they changed)
+        if self.writes.count:
+            self.show_writes(self.writes)  # the seconds to the next retry
 
     def retry_now(self) -> None:
         self.session.writes.retry_now()

@@ -84,9 +84,9 @@ WRITES_LEFT: dict[tuple[str, str], str] = {
     ("domain/session/model_title.py", "setting"): "a StoreWrite's call: run by the writer",
     ("domain/session/open_conversation.py", "keep_drafts"): "drafts: session state kept with "
     "the conversation, not a change of it (they stay in memory while changes wait)",
-    ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply, settled at "
-    "start-up or when its process is gone (another process's row)",
-    ("domain/session/demo.py", "_fork_tree"): "the demo builds its own in-memory store",
+    ("domain/session/crashed.py", "mark_interrupted"): "a dead writer's reply: a StoreWrite's "
+    "call when the window settles it (elsewhere.settle_abandoned); at start-up, before any "
+    "session exists, the store's own (recover_unfinished: another helper adds tool results)",
 }
 
 
@@ -223,3 +223,41 @@ def test_the_one_writer_is_called_from_apply_alone() -> None:
                 ):
                     callers.add((module, f"{cls}.{name}"))
     assert callers == {(AGGREGATE[0], f"{AGGREGATE[1]}.apply")}
+
+
+#: (module, function) of the session calling a library rule on the store outside a
+#: ``StoreWrite``'s call (a lambda or a nested function the writer runs). May only shrink.
+LIBRARY_CALLS_LEFT: dict[tuple[str, str], str] = {
+    ("domain/session/library.py", "import_document"): "importing writes what it read, "
+    "in its own transaction (domain/library/importing.py: another helper's)",
+    ("domain/session/library.py", "export"): "reads only (an export writes a file)",
+}
+
+
+def test_the_library_s_rules_run_inside_a_store_write_only() -> None:
+    """The sidebar's and the Trash's operations (``library.clean`` included: Empty Trash,
+    ``conv clean``) reach the store through a ``StoreWrite`` that ``apply`` hands to the
+    writer, never directly."""
+    found: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "domain" / "session").rglob("*.py")):
+        module = path.relative_to(ROOT).as_posix()
+        for _, name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+            deferred = {
+                id(n)
+                for child in ast.iter_child_nodes(function)
+                for inner in ast.walk(child)
+                if isinstance(inner, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef)
+                for n in ast.walk(inner)
+            }
+            for node in ast.walk(function):
+                if (
+                    id(node) not in deferred
+                    and isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id in ("library", "exchange")
+                    and node.args
+                    and "store" in ast.unparse(node.args[0])
+                ):
+                    found.add((module, name))
+    assert found == set(LIBRARY_CALLS_LEFT)

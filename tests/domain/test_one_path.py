@@ -148,3 +148,49 @@ def test_a_kill_tells_the_parent_its_event_and_each_closed_branch_its_status() -
     assert told[root].aspects == {"events"}
     stored = store.get_conversation(grandchild.id)
     assert stored is not None and stored.status == STATUS_KILLED
+
+
+def test_the_demo_s_usage_goes_through_apply_and_shows_at_once() -> None:
+    """The demo is written through the session like everything else: its last
+    conversation's usage is told (``usage``) and the open conversation shows what the
+    store holds, without reading its row again."""
+    from ikgui.domain.session.demo import build_demo
+
+    store = MemoryStore()
+    session = Session(store)
+    heard = listen(session)
+    first = build_demo(session)
+    stored = store.get_conversation(first)
+    assert stored is not None and session.conversation.id == first
+    assert session.conversation.tokens_input == stored.tokens_input == 1236
+    assert any("usage" in f.aspects for f in changes_heard(heard))
+
+
+def test_a_dead_writer_s_reply_is_settled_by_the_one_writer_after_what_waits() -> None:
+    """A reply another process left growing is marked interrupted through ``apply``:
+    while this session's changes wait to be written (a full disk) it is left alone —
+    no error each time the window looks — and settled once they are written."""
+    from ikgui.domain.session import elsewhere
+
+    store = MemoryStore()
+    session = Session(store)
+    session.append(Kind.USER, "a question")
+    conv_id = session.conversation.id
+    seen = session.state.scrollback[-1].id
+    other = store.append_event(conv_id, "assistant", "half an", {"streaming": True, "owner": 1})
+    assert elsewhere.take_in(session.current, seen)
+    store.read_only = "the disk is full"
+    session.rename(conv_id, "waits")
+    assert len(session.writes) == 1
+
+    assert not elsewhere.settle_abandoned(session.current)  # (no StorageError either)
+
+    store.read_only = None
+    assert session.writes.flush()
+    heard = listen(session)
+    assert elsewhere.settle_abandoned(session.current)
+    stored = store.get_event(other.id)
+    assert stored is not None and stored.data.get("interrupted") is True
+    assert session.state.scrollback[-1].data.get("interrupted") is True
+    (fact,) = changes_heard(heard)
+    assert fact.elsewhere and [e.id for e in fact.updated] == [other.id]

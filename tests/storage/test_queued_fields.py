@@ -126,3 +126,35 @@ def test_a_rename_still_waiting_at_the_end_is_kept_in_the_recovery_file(
     text = path.read_text(encoding="utf-8")
     assert f"--- {conv_id} change" in text
     assert f"title: {LONG.strip()}" in text and "moved to the Trash" in text
+
+
+def test_empty_trash_goes_through_the_writer_and_waits_its_turn(store: SqliteStore) -> None:
+    """Emptying the Trash is written by the one writer: while a change waits (a rename of
+    a conversation in the Trash, on a full disk) it is refused in so many words instead
+    of running ahead of it; once the queue is written it removes, and each conversation
+    removed is told."""
+    session = Session(store)
+    session.append(Kind.USER, "an old one")
+    old = session.conversation.id
+    session.new_conversation()
+    session.append(Kind.USER, "here")
+    session.library.trash(old)
+    fill(store)
+    session.library.rename(old, LONG)
+    assert len(session.writes) == 1
+    heard = listen(session)
+
+    with pytest.raises(UserError, match="Cannot change the Trash until"):
+        session.library.clean()
+
+    assert store.get_conversation(old) is not None  # nothing ran ahead of the queue
+    assert not changes_heard(heard)
+    free(store)
+    assert session.writes.flush()
+    stored = store.get_conversation(old)
+    assert stored is not None and stored.title == LONG.strip()
+    heard.clear()
+    assert session.library.clean() == ([old], [])
+    assert store.get_conversation(old) is None
+    (fact,) = changes_heard(heard)
+    assert fact.conversation_id == old and fact.aspects == {"listed"}

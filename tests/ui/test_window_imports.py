@@ -15,11 +15,7 @@ WINDOW = "ikgui.ui.window.main_window"
 ALLOWED = frozenset({"ui/window/main_window.py", "ui/window/assembly.py"})
 
 #: Modules that still take the whole window, and why they are not narrowed yet.
-IMPORTERS_LEFT: dict[str, str] = {
-    "ui/window/startup.py": "the tail-first start (the boot helper's; constructor only)",
-    "ui/window/dialogs.py": "the dialogs (the boot helper's; constructor only)",
-    "ui/window/policy.py": "the read-only rules take the window per call (the boot helper's)",
-}
+IMPORTERS_LEFT: dict[str, str] = {}
 
 
 def imports_window(tree: ast.AST) -> bool:

@@ -38,10 +38,10 @@ async def test_the_demo_s_rules_are_one_policy_object(tmp_path: Path, qtbot: QtB
     win = await opened(tmp_path / "home", check_timeout=0.3)
     demo: MainWindow = open_demo()
     try:
-        assert not win.policy.read_only and not win.policy.refuses(win)
+        assert not win.policy.read_only and not win.policy.refuses()
         assert win.feedback.text() == ""
         assert demo.policy.read_only and demo.read_only
-        assert demo.policy.refuses(demo)
+        assert demo.policy.refuses()
         assert demo.feedback.text().startswith("The demo is read-only")
         demo.chrome.refresh()  # the policy disables what the demo may not do
         enabled = [n for n, a in demo.toolbar_actions.actions.items() if a.isEnabled()]

@@ -19,6 +19,7 @@ from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
+    ASPECTS,
     Changed,
     DeltaReceived,
     Fact,
@@ -27,13 +28,18 @@ from ikgui.domain.state.facts import (
 )
 from ikgui.storage import open_store
 from ikgui.ui.window.state import (
+    DEMO_BANNER,
     EVERYTHING,
+    Banner,
+    Notes,
     WindowState,
+    Writes,
     changed,
     compute,
     reduce,
     touched,
 )
+from tests.ui.test_read_only_store import opened_read_only
 
 
 class PlainReading:
@@ -45,6 +51,7 @@ class PlainReading:
         self.title_suffix = " (read-only demo)" if demo else ""
         self.asked: Counter[str] = Counter()
         self.shown: str | None = "mock-gpt"
+        self.noted = Notes()
 
     def first_run(self) -> bool:
         self.asked["first_run"] += 1
@@ -60,6 +67,9 @@ class PlainReading:
 
     def typed(self) -> bool:
         return False
+
+    def notes(self) -> Notes:
+        return self.noted
 
 
 @pytest.fixture
@@ -126,6 +136,41 @@ def test_a_rename_changes_the_title_and_nothing_else(session: Session) -> None:
     assert after.title.window == "Sky photos — ikgui" and after.title.renamable
 
 
+def test_a_rename_asks_no_command_whether_it_can_run(session: Session) -> None:
+    session.append(Kind.USER, "hello")
+    reading = PlainReading(session)
+    state = reduce(None, [None], reading)
+    counted(session, reading.asked)
+    reading.asked.clear()
+    facts = collected(session)
+    session.rename(session.conversation.id, "Sky photos")
+    after = reduce(state, facts, reading)
+    assert after.title.header == "Sky photos"
+    assert reading.asked == Counter()  # no enablement check, no model list
+
+
+def test_usage_redraws_the_status_bar_only(session: Session) -> None:
+    session.append(Kind.USER, "hello")
+    reading = PlainReading(session)
+    state = reduce(None, [None], reading)
+    counted(session, reading.asked)
+    reading.asked.clear()
+    here = session.conversation.id
+    assert touched(Changed(here, aspects=frozenset({"usage"})), here) == {"status"}
+    assert touched(Changed(here, aspects=frozenset({"tags"})), here) == frozenset()
+    after = reduce(state, [Changed(here, aspects=frozenset({"usage"}))], reading)
+    assert after == state and reading.asked["can_run"] == 0
+
+
+def test_every_aspect_maps_to_parts_it_names() -> None:
+    here = "c-here"
+    for aspect in ASPECTS:
+        parts = touched(Changed(here, aspects=frozenset({aspect})), here)
+        assert parts <= EVERYTHING
+    closing = touched(Changed(here, aspects=frozenset({"status"})), here)
+    assert {"strip", "commands"} <= closing and "title" not in closing
+
+
 def test_a_trashed_conversation_shows_its_strip_and_says_why_commands_cannot_act(
     session: Session,
 ) -> None:
@@ -163,6 +208,56 @@ def test_marks_and_writes_are_parts_of_the_state(session: Session) -> None:
     assert reduce(after, [WritesPending(None)], reading).writes == after.writes
 
 
+def test_config_problems_then_the_model_server_are_the_banner(session: Session) -> None:
+    reading = PlainReading(session)
+    reading.noted = Notes(problems=("defaults.text_size: not a number",))
+    state = reduce(None, [None], reading)
+    assert state.banner == Banner(
+        "config.toml: defaults.text_size: not a number (defaults are used)", "config"
+    )
+    reading.noted = reading.noted.heard("Could not connect to http://127.0.0.1:9.")
+    after = compute(state, {"banner"}, reading)
+    assert changed(state, after) == {"banner"}
+    assert after.banner == Banner("Could not connect to http://127.0.0.1:9.", "server")
+    reading.noted = reading.noted.retired("server")  # an error card says it now
+    assert compute(after, {"banner"}, reading).banner is None  # (and nothing comes back)
+    assert reading.noted.retired("server") is reading.noted  # (nothing to retire)
+    reading.noted = reading.noted.heard("Could not connect again.")
+    assert compute(after, {"banner"}, reading).banner == Banner(
+        "Could not connect again.", "server"
+    )
+    reading.noted = reading.noted.settings_saved()
+    assert compute(after, {"banner"}, reading).banner is None
+
+
+def test_the_demo_s_banner_wins_and_offers_no_settings(session: Session) -> None:
+    reading = PlainReading(session, demo=True)
+    reading.noted = Notes(problems=("x",), server="Could not connect.")
+    state = reduce(None, [None], reading)
+    assert state.banner == Banner(DEMO_BANNER, "demo", settings=False)
+
+
+def test_a_store_opened_read_only_is_the_banner(tmp_path: Path) -> None:
+    path = tmp_path / "ikgui.db"
+    open_store(path).close()
+    store = opened_read_only(path)  # (what open_store gives when the disk is full)
+    try:
+        session = Session(store, Settings(default_provider="local"), registry=default_registry())
+        reading = PlainReading(session)
+        reading.noted = Notes(server="Could not connect.")
+        banner = reduce(None, [None], reading).banner
+        assert banner is not None and banner.topic == "store" and not banner.settings
+        assert "free some space and restart ikgui" in banner.text
+    finally:
+        store.close()
+
+
+def test_the_writes_waiting_are_counted_in_the_state(session: Session) -> None:
+    state = reduce(None, [None], PlainReading(session))
+    assert state.writes == Writes()
+    assert touched(WritesPending(None), state.conversation_id) == {"writes", "banner"}
+
+
 def test_one_function_maps_facts_to_parts() -> None:
     here, there = "c-here", "c-there"
     assert touched(None, here) == EVERYTHING
@@ -171,7 +266,7 @@ def test_one_function_maps_facts_to_parts() -> None:
     assert touched(Changed(there, aspects=frozenset({"title"})), here) == frozenset()
     assert "title" in touched(Changed(here, aspects=frozenset({"title"})), here)
     assert touched(Changed(here, aspects=frozenset({"replayed"})), here) == EVERYTHING
-    assert touched(WritesPending(None), here) == {"writes"}
+    assert touched(WritesPending(None), here) == {"writes", "banner"}
 
 
 def test_another_conversation_on_screen_reads_every_part(session: Session) -> None:

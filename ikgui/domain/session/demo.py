@@ -120,5 +120,5 @@ def _fork_tree(session: Session) -> str:
         "local disk and sync exports instead.",
         USAGE,
     )
-    session.store.add_usage(child.id, 1236, 708, 0.0)
+    session.current.add_usage(child.id, 1236, 708, 0.0)  # (told, and shown at once)
     return child.id

@@ -16,7 +16,8 @@ lengths, one indexed query) and:
 
 A writer that dies (a crash, a machine switched off) leaves its reply growing; its
 conversation's send lock goes with it, so :func:`settle_abandoned` (called when nothing
-changed for a while) marks such a reply interrupted, as the next start-up would.
+changed for a while) marks such a reply interrupted, as the next start-up would — through
+the one writer (``apply``), after what waits in its queue.
 
 Nothing is replayed for that; :func:`take_in` answers ``False`` when it cannot take the
 change in this way (changes of this window still wait to be saved, or many events
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.crashed import being_written, mark_interrupted
 from ikgui.domain.session.open_conversation import OpenConversation
-from ikgui.domain.state.changes import Changes
+from ikgui.domain.state.changes import Changes, StoreWrite
 
 #: How many of the newest events the stamp covers (a reply, the tool calls after it).
 TAIL = 4
@@ -114,9 +115,19 @@ def settle_abandoned(current: OpenConversation) -> bool:
     shown = current.state.scrollback[-1]
     if not written_elsewhere(shown) or being_written(current.store, shown.conversation_id):
         return False
+    if current.writes:
+        return False  # the one writer writes what waits first (then, on a later look)
     event = current.store.get_event(shown.id)  # (read after the lock: it may have ended)
     if event is None or not written_elsewhere(event):
         return False
-    event = mark_interrupted(current.store, event)
-    current.apply(Changes(event.conversation_id, updated=((shown, event),), elsewhere=True))
+    found = event
+    write = StoreWrite(
+        (event.conversation_id,),
+        "a reply whose writer is gone: interrupted",
+        lambda store: mark_interrupted(store, found),
+        frozenset(),  # (told below, as another process's row)
+        may_wait=False,
+    )
+    (marked,) = current.apply(Changes(event.conversation_id, writes=(write,)))
+    current.apply(Changes(event.conversation_id, updated=((shown, marked),), elsewhere=True))
     return True

@@ -234,11 +234,23 @@ class Library:
     def clean(
         self, older_than: float = 0.0, with_forks: bool = False
     ) -> tuple[list[str], list[str]]:
-        """Remove Trash entries for good (see :func:`ikgui.domain.library.conversations.clean`)."""
-        removed = library.clean(self.store, self.current.clock(), older_than, with_forks)
-        for conv_id in removed[0]:  # (gone: no fields to carry)
-            self.current.apply(Changes(conv_id, also=LISTED, fields_known=False))
-        return removed
+        """Remove Trash entries for good (see :func:`ikgui.domain.library.conversations.clean`),
+        through the one writer: it never waits in the queue (what it removed is its
+        answer), so it is refused while changes wait to be written — they could be about
+        the conversations it would remove. Each one removed is told (``listed``)."""
+        now = self.current.clock()
+        write = StoreWrite(
+            (),
+            "the Trash",
+            lambda store: library.clean(store, now, older_than, with_forks),
+            LISTED,
+            may_wait=False,
+        )
+        removed, refused = self.current.apply(Changes("", writes=(write,), fields_known=False))[0]
+        gone = [Changes(conv_id, also=LISTED, fields_known=False) for conv_id in removed]
+        if gone:  # (gone: no fields to carry)
+            self.current.apply(dataclasses.replace(gone[0], others=tuple(gone[1:])))
+        return removed, refused
 
     def export(self, conv_id: str, fmt: str, path: Path) -> Path:
         return exchange.write_export(self.store, conv_id, fmt, path)

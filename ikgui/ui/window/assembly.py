@@ -20,15 +20,17 @@ from ikgui.ui.window.announce import Announcer
 from ikgui.ui.window.chrome import ChromeParts, ChromePresenter, WindowReading
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
-from ikgui.ui.window.dialogs import WindowDialogs
+from ikgui.ui.window.dialogs import DialogParts, WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import Panes, WindowKeys
 from ikgui.ui.window.main_window import MainWindow
 from ikgui.ui.window.new_conversation import NewConversationPresenter
+from ikgui.ui.window.policy import PolicyParts, WritablePolicy, policy_for
 from ikgui.ui.window.responsive import Layout, Responsive
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
-from ikgui.ui.window.startup import TailFirstStart
+from ikgui.ui.window.startup import StartParts, TailFirstStart
+from ikgui.ui.window.state import Notes
 from ikgui.ui.window.trash import empty_trash
 from ikgui.ui.window.watcher import ExternalChanges
 
@@ -52,9 +54,10 @@ def assemble(window: MainWindow) -> None:
     every controller exists)."""
     session = window.session
     window.feedback_sink = feedback = Feedback(window.show_feedback, window.statusBar())
+    window.policy = policy = build_policy(window, feedback)
     window.bridge = SessionBridge(session, parent=window)
     window.runner = runner = CommandRunner(
-        session, feedback, window.spawn, window.prompt, lambda: window.policy.refuses(window)
+        session, feedback, window.spawn, window.prompt, policy.refuses
     )
     window.commands = WindowCommands(
         session,
@@ -87,18 +90,74 @@ def assemble(window: MainWindow) -> None:
         window.read_only,
         window,
     )
+    window.unsaved = UnsavedIndicator(session, feedback, window)
     window.chrome = build_chrome(window, runner)
-    window.dialogs = WindowDialogs(window)
+    window.dialogs = build_dialogs(window)
     window.scrollback.text_size_changed.connect(window.working.set_text_size)
     window.text_zoom = TextZoom(
         session, window.scrollback, window.services.save_settings, feedback, window
     )
-    window.startup = TailFirstStart(window)
+    window.startup = build_start(window, feedback)
     connect(window)
     connect_approvals(window)
-    window.unsaved = UnsavedIndicator(session, feedback, window)
     connect_writes(window)
     window.restore_layout()
+
+
+def build_policy(window: MainWindow, feedback: Feedback) -> WritablePolicy:
+    """The policy that shows the session's read-only answer, over the widgets it restricts."""
+    parts = PolicyParts(
+        window.session,
+        feedback,
+        window.prompt,
+        window.working.editor,
+        window.toolbar_actions,
+        window.send_button,
+        watch=lambda: window.watcher.start_polling(),
+        check_models=lambda: check_models(window),
+    )
+    return policy_for(window.session.read_only, parts)
+
+
+def build_dialogs(window: MainWindow) -> WindowDialogs:
+    """Settings, the context viewer and the Branches view, over what they read and tell."""
+    return WindowDialogs(
+        DialogParts(
+            window.session,
+            window.services,
+            window,
+            window.model_lists,
+            window.scrollback,
+            redraw=window.chrome.refresh,
+            settings_saved=lambda: settings_saved(window),
+            open_conversation=window.open_conversation,
+        )
+    )
+
+
+def build_start(window: MainWindow, feedback: Feedback) -> TailFirstStart:
+    """The tail-first start, over what shows its preview (told when the session replays)."""
+    start = TailFirstStart(
+        StartParts(
+            window.session,
+            window.first_paint,
+            window.scrollback,
+            window.sidebar,
+            window.prompt_panel,
+            window.pane,
+            window.toolbar_actions,
+            window.policy,
+            feedback,
+            window.services.ui_state,
+            (window.status_model, window.status_usage, window.status_stream),
+            set_title=window.setWindowTitle,
+            show_draft=window.drafts.show_draft,
+            mark_seen=window.watcher.mark_seen,
+            redraw=window.chrome.refresh,
+        )
+    )
+    window.bridge.state_replayed.connect(start.replayed)
+    return start
 
 
 def connect(window: MainWindow) -> None:
@@ -111,7 +170,8 @@ def connect(window: MainWindow) -> None:
     commands.save_draft = window.drafts.save_draft
     commands.show_branches = window.dialogs.show_branches
     runner.after = chrome.refresh
-    runner.retire_banner = lambda: window.pane.retire_banner("server")
+    runner.retire_banner = lambda: chrome.note(lambda notes: notes.retired("server"))
+    window.banner.dismissed.connect(chrome.dismiss_banner)
     runner.close = window.close
 
     bridge.event_appended.connect(window.on_event_appended)
@@ -168,8 +228,9 @@ def unanswered(session: Session, call: Event) -> bool:
 
 def connect_writes(window: MainWindow) -> None:
     """The changes waiting to be written: the indicator, its retries, the replay after."""
-    bridge, unsaved = window.bridge, window.unsaved
-    bridge.writes_changed.connect(unsaved.refresh)
+    bridge, unsaved, chrome = window.bridge, window.unsaved, window.chrome
+    bridge.writes_changed.connect(chrome.follow)  # (the chrome draws the indicator)
+    unsaved.redraw = lambda: chrome.redraw(frozenset({"writes"}))
     window.watcher.retry_writes = unsaved.retry_now
     bridge.state_replaced.connect(window.on_state_replaced)
     bridge.send_waiting.connect(unsaved.send_waiting)
@@ -204,10 +265,11 @@ def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
         status_usage=window.status_usage,
         status_stream=window.status_stream,
         set_title=lambda title: window.setWindowTitle(title),
-        restrict=lambda: window.policy.restrict(window),
+        restrict=window.policy.restrict,
         closed=ClosedPresenter(strip, session, controls, runner, read_only),
         new=new,
         announcer=Announcer(session, window.scrollback, window.status_stream),
+        show_writes=window.unsaved.show_writes,
         responsive=Responsive(
             Layout(
                 window,
@@ -219,7 +281,8 @@ def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
             )
         ),
     )
-    reading = WindowReading(session, window.policy, window.model_lists, new)
+    notes = Notes(problems=tuple(window.services.problems))
+    reading = WindowReading(session, window.policy, window.model_lists, new, notes)
     return ChromePresenter(parts, reading)
 
 
@@ -273,6 +336,17 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
     v.conversation_link.connect(c.follow_link)
     v.set_titles(c.title_of)
+
+
+def check_models(window: MainWindow) -> None:
+    """Ask the model servers for their models, in the background."""
+    window.spawn(window.check_models(), "check-models")
+
+
+def settings_saved(window: MainWindow) -> None:
+    """New settings: the start-up banners step aside and the servers are asked again."""
+    window.chrome.note(Notes.settings_saved)
+    check_models(window)
 
 
 def writable(window: MainWindow) -> bool:

@@ -1,11 +1,14 @@
 """The window's chrome: the welcome or the transcript, the working prompt when it is not
-being edited, which actions can act, the status bar and the window title.
+being edited, which actions can act, the status bar, the window title, the banner above
+the transcript and the changes waiting to be written.
 
 They are drawn from one value, :class:`~ikgui.ui.window.state.WindowState`: after each
 fact the next value is reduced (only the parts the fact can change are read again) and
 compared with the last, and only the areas whose part differs are redrawn. The chrome
 gets the widgets it draws and the presenters of the areas it refreshes
-(:class:`ChromeParts`), not the window."""
+(:class:`ChromeParts`), not the window. What the window learns for its banner beside the
+session (a model server that did not answer, a banner dismissed) goes through
+:meth:`ChromePresenter.note`."""
 
 from __future__ import annotations
 
@@ -20,7 +23,18 @@ from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import ModelGroup, model_groups
 from ikgui.domain.state.facts import Fact
 from ikgui.ui.plain import window_title
-from ikgui.ui.window.state import EVERYTHING, WindowState, changed, compute, touched
+from ikgui.ui.window.state import (
+    EVERYTHING,
+    Banner,
+    Notes,
+    WindowState,
+    Writes,
+    banner_of,
+    changed,
+    compute,
+    touched,
+    writes_of,
+)
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
@@ -50,6 +64,7 @@ class WindowReading:
         policy: WritablePolicy,
         model_lists: ModelLists,
         new: NewConversationPresenter,
+        notes: Notes,
     ) -> None:
         self.session = session
         self.policy = policy
@@ -57,6 +72,8 @@ class WindowReading:
         self.new = new
         #: Whether a tool call waits for a decision on screen (set by the window).
         self.approvals: Callable[[], bool] = lambda: False
+        #: What the window knows for its banner (changed through the chrome's ``note``).
+        self.noted = notes
 
     @property
     def demo(self) -> bool:
@@ -85,6 +102,8 @@ class WindowReading:
 
     def waiting_for_approval(self) -> bool:
         return self.approvals()
+    def notes(self) -> Notes:
+        return self.noted
 
 
 @dataclass(frozen=True)
@@ -106,6 +125,8 @@ class ChromeParts:
     new: NewConversationPresenter
     announcer: Announcer
     responsive: Responsive
+    #: Shows the changes waiting to be written (the status bar's indicator).
+    show_writes: Callable[[Writes], None]
 
 
 class ChromePresenter:
@@ -122,6 +143,9 @@ class ChromePresenter:
         self._touched: set[str] = set()
         #: The areas the last redraw drew (tests count them).
         self.drawn: tuple[str, ...] = ()
+        #: Drawing now; parts asked for meanwhile (a presenter learnt something) wait.
+        self._drawing = False
+        self._again: set[str] = set()
         for label, name in (
             (parts.status_model, "Provider and model"),
             (parts.status_usage, "Tokens and cost"),
@@ -144,12 +168,56 @@ class ChromePresenter:
         self._touched = set()
         self._redraw(EVERYTHING)
 
+    def note(self, change: Callable[[Notes], Notes]) -> None:
+        """The window learnt something for its banner: redraw the banner alone (before
+        the first state — a preview on screen —, only the banner is drawn)."""
+        notes = change(self.reading.noted)
+        if notes != self.reading.noted:
+            self.reading.noted = notes
+            self.redraw(frozenset({"banner"}))
+
+    def dismiss_banner(self) -> None:
+        """The user closed the banner: it stays closed (until its topic says more)."""
+        shown = self.state.banner if self.state is not None else banner_of(self.reading)
+        if shown is not None:
+            self.note(lambda notes: notes.dismissed(shown.topic))
+
+    def redraw(self, parts: frozenset[str]) -> None:
+        """Read ``parts`` again and redraw what changed (before the first state — a
+        preview on screen —: only the banner and the writes waiting, which read nothing
+        of the conversation)."""
+        if self.state is None:
+            if "banner" in parts:
+                self._draw_banner(banner_of(self.reading))
+            if "writes" in parts:
+                self.parts.show_writes(writes_of(self.reading))
+            return
+        self._redraw(parts)
+
+    def _draw_banner(self, banner: Banner | None) -> None:
+        widget = self.parts.pane.banner
+        if banner is None:
+            widget.hide()
+            return
+        widget.show_message(banner.text)
+        widget.button.setVisible(banner.settings)
+
     def _redraw(self, parts: frozenset[str]) -> None:
+        if self._drawing:  # (e.g. the model selector, drawn, retires the server's banner)
+            self._again |= parts
+            return
         old = self.state
         new = compute(old, parts, self.reading)
         self.state = new
-        self.drawn = self._draw(old, new)
+        self._drawing = True
+        try:
+            self.drawn = self._draw(old, new)
+        finally:
+            self._drawing = False
         self.responsive.fit()  # (the working prompt may have opened: cheap when not narrow)
+        if self._again:
+            again, self._again = frozenset(self._again), set()
+            self._redraw(again)
 
     def _draw(self, old: WindowState | None, new: WindowState) -> tuple[str, ...]:
         w = self.parts
@@ -198,4 +266,10 @@ class ChromePresenter:
             drawn.append("new_row")
         if parts & {"newest", "streaming", "conversation_id"}:
             self.announcer.refresh()
+        if "banner" in parts:
+            self._draw_banner(new.banner)
+            drawn.append("banner")
+        if "writes" in parts:
+            w.show_writes(new.writes)
+            drawn.append("writes")
         return tuple(drawn)

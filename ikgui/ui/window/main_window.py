@@ -25,7 +25,6 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QLabel, QMainWindow, QToolBar
 
 from ikgui.domain.events import Conversation, Event, Kind
-from ikgui.domain.session.read_only import Reason
 from ikgui.domain.state.transcript import cleared_items
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.bugs import surface
@@ -44,7 +43,7 @@ from ikgui.ui.window.dialogs import WindowDialogs
 from ikgui.ui.window.drafts import PromptDrafts
 from ikgui.ui.window.keyboard import WindowKeys
 from ikgui.ui.window.model_lists import ModelLists
-from ikgui.ui.window.policy import policy_for
+from ikgui.ui.window.policy import WritablePolicy
 from ikgui.ui.window.runner import CommandRunner
 from ikgui.ui.window.services import WindowServices
 from ikgui.ui.window.splitter import MainSplitter
@@ -59,12 +58,10 @@ FIRST_ROWS = 40
 
 
 class MainWindow(QMainWindow):
-    #: The last Settings dialog, context viewer and demo window opened (set when shown).
-    settings_dialog: Any
-    context_dialog: Any
-    branches_view: Any
+    #: The last demo window opened (set when shown).
     demo_window: Any
     #: The controllers (built and connected by :func:`ikgui.ui.window.assembly.assemble`).
+    policy: WritablePolicy
     feedback_sink: Feedback
     bridge: SessionBridge
     runner: CommandRunner
@@ -84,7 +81,6 @@ class MainWindow(QMainWindow):
         self.services = services
         self.session = session = services.session
         self.store = session.store
-        self.policy = policy_for(session.read_only)
         self.setObjectName("mainWindow")
         self.setWindowTitle("ikgui")
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -119,7 +115,7 @@ class MainWindow(QMainWindow):
             self.spawn,
             self.services.refresh_models,
             self.services.check_timeout,
-            lambda: pane.retire_banner("server"),
+            lambda: self.chrome.note(lambda notes: notes.retired("server")),
         )
         self.working = WorkingPromptPanel(self)
 
@@ -151,6 +147,19 @@ class MainWindow(QMainWindow):
     def welcome(self) -> WelcomePanel:
         return self.pane.welcome
 
+    # The last Settings dialog, context viewer and Branches view opened (``None``: none).
+    @property
+    def settings_dialog(self) -> Any:
+        return self.dialogs.settings_dialog
+
+    @property
+    def context_dialog(self) -> Any:
+        return self.dialogs.context_dialog
+
+    @property
+    def branches_view(self) -> Any:
+        return self.dialogs.branches_view
+
     # -- start-up --------------------------------------------------------------------
     def start(self) -> None:
         """Show the last open conversation and check the model server in the background."""
@@ -165,22 +174,8 @@ class MainWindow(QMainWindow):
         if not opened:
             self.session.new_conversation(self.session.settings.default_agent)
             self.on_switched()
-        for problem in self.services.problems:
-            self.banner.show_message(f"config.toml: {problem} (defaults are used)")
-        self.policy.start(self)
-        self._show_store_state()
-
-    def _show_store_state(self) -> None:
-        """A database opened read-only (its disk was full, or its folder cannot be
-        written) says so, above all else."""
-        answer = self.session.read_only
-        if answer is not None and answer.reason is Reason.STORE:
-            fix = "free some space" if "disk is full" in answer.detail else "make it writable"
-            self.banner.show_message(
-                f"{answer.message[:-1]}. Browsing, searching and "
-                f"exporting work; {fix} and restart ikgui to write again."
-            )
-            self.banner.button.hide()
+        self.policy.start()
+        self.chrome.redraw(frozenset({"banner"}))  # (config.toml's problems, a read-only store)
 
     async def check_models(self) -> None:
         """Ask every provider for its models (the selector lists them); the open
@@ -188,10 +183,8 @@ class MainWindow(QMainWindow):
         await self.first_paint.wait()
         await self.model_lists.ask_all()
         banner = self.model_lists.banners.get(self.session.provider)
-        answer = self.session.read_only
-        if banner is None or (answer is not None and answer.whole):
-            return  # (a read-only store's banner matters more: nothing could be sent)
-        self.pane.show_banner(banner, "server")
+        if banner is not None:  # (the window state says which banner matters most)
+            self.chrome.note(lambda notes: notes.heard(banner))
 
     # -- tasks and feedback ------------------------------------------------------------
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:

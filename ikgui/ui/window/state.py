@@ -4,7 +4,9 @@
 on screen and whether a reply streams in it, what each toolbar command can do now (and
 why not), the Rewind menu's marks, the window title and the title header, the status
 bar's lines, the strip of a closed or trashed conversation, why the window is read-only,
-the writes waiting, the model list and the working prompt's state.
+the banner above the transcript (the demo's, a store opened read-only, a model server
+that did not answer, config.toml's problems: :func:`banner_of`), the writes waiting, the
+model list and the working prompt's state.
 
 :func:`reduce` turns the domain's facts (:mod:`ikgui.domain.state.facts`) into the next
 value: :func:`touched` (the ONLY place that maps a fact to the parts it can change) says
@@ -21,10 +23,11 @@ Qt-free parts, and tests implement with plain values.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ikgui.domain.events import Kind
+from ikgui.domain.session.read_only import Reason
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
     Changed,
@@ -78,10 +81,60 @@ class Status:
 
 @dataclass(frozen=True)
 class Writes:
-    """Changes the database refused, waiting in memory to be written."""
+    """Changes the database refused, waiting in memory to be written: how many, why in
+    plain words, and the database's own message."""
 
     count: int = 0
     reason: str = ""
+    error: str = ""
+
+
+DEMO_BANNER = (
+    "This is a demo, generated for you and thrown away when you close this "
+    "window. It is read-only: browse, search, right-click, show the context."
+)
+
+
+@dataclass(frozen=True)
+class Banner:
+    """The banner above the transcript: what it says, what it is about (``demo``,
+    ``store``, ``server`` or ``config``) and whether it offers the Settings button."""
+
+    text: str
+    topic: str
+    settings: bool = True
+
+
+@dataclass(frozen=True)
+class Notes:
+    """What the window knows for its banner beside the session: config.toml's problems,
+    what the open conversation's model server said when the models were asked for
+    (``None``: nothing wrong, or an error card says it now), and the banners' topics the
+    user dismissed (or Settings put right)."""
+
+    problems: tuple[str, ...] = ()
+    server: str | None = None
+    down: frozenset[str] = field(default_factory=frozenset)
+
+    def heard(self, server: str) -> Notes:
+        """The model server did not answer (``server``: what the banner says)."""
+        return replace(self, server=server, down=self.down - {"server"})
+
+    def retired(self, topic: str) -> Notes:
+        """The banner about ``topic`` steps aside if it is shown (an error card says it
+        now, the selector lists the models): what it covered is not shown again."""
+        if topic != "server":
+            return self.dismissed(topic)
+        if self.server is None:
+            return self
+        return replace(self, server=None, down=self.down | {"config"})
+
+    def dismissed(self, topic: str) -> Notes:
+        return replace(self, down=self.down | {topic})
+
+    def settings_saved(self) -> Notes:
+        """New settings: the problems and the server's answer are old news."""
+        return replace(self, server=None, down=self.down | {"config"})
 
 
 @dataclass(frozen=True)
@@ -134,6 +187,7 @@ class WindowState:
     strip: str | None = None
     #: Why this window writes nothing ("": it does): the demo, or a store opened read-only.
     read_only: str = ""
+    banner: Banner | None = None
     writes: Writes = Writes()
     models: Models = Models("", None, None)
     prompt: Prompt = Prompt("", None, False, False)
@@ -151,6 +205,22 @@ EVERYTHING = frozenset(f.name for f in fields(WindowState))
 _FIELDS = frozenset({"title", "strip", "commands", "status", "new_row", "read_only", "prompt"})
 #: What a reply starting or ending can change (the transcript itself is not chrome).
 _STREAM = frozenset({"streaming", "commands", "status", "newest", "models", "prompt", "title"})
+#: What each aspect of a :class:`Changed` (:data:`ikgui.domain.state.facts.ASPECTS`) can
+#: change of the chrome: a rename asks no command whether it can run.
+_ASPECT_PARTS: dict[str, frozenset[str]] = {
+    "events": frozenset(),  # (the events appended or updated say what they change)
+    "title": frozenset({"title"}),
+    "tags": frozenset(),  # (the sidebar shows them; the chrome does not)
+    "pinned": frozenset(),
+    "trash": frozenset({"strip", "commands", "prompt"}),
+    "status": frozenset({"strip", "commands", "prompt"}),
+    "usage": frozenset({"status"}),
+    "model": frozenset({"status", "models", "prompt", "new_row"}),
+    "drafts": frozenset(),  # (the prompt editors hold them; the chrome reads none)
+    "listed": _FIELDS | {"welcome"},
+    "fields": _FIELDS,
+    "replayed": EVERYTHING,
+}
 
 
 class Reading(Protocol):
@@ -183,6 +253,10 @@ class Reading(Protocol):
         """Whether a tool call of the conversation on screen waits for the user."""
         ...
 
+    def notes(self) -> Notes:
+        """What the window knows for its banner (see :class:`Notes`)."""
+        ...
+
 
 def touched(fact: Fact | None, on_screen: str) -> frozenset[str]:
     """The parts of the window's state ``fact`` can change (``None``: a change the
@@ -193,7 +267,7 @@ def touched(fact: Fact | None, on_screen: str) -> frozenset[str]:
         case DeltaReceived():
             return frozenset()  # the transcript appends it; nothing of the chrome changes
         case WritesPending():
-            return frozenset({"writes"})
+            return frozenset({"writes", "banner"})  # (a store can turn read-only)
         case SendWaiting():
             return frozenset()  # (the status bar's message says it, for a while)
         case StreamStarted() | StreamFinished():
@@ -211,8 +285,8 @@ def _changed(fact: Changed) -> frozenset[str]:
     if fact.updated:
         growing = not fact.elsewhere and all(Changed.growing(e) for e in fact.updated)
         parts = frozenset({"status"}) if growing else _STREAM | {"newest", "strip"}
-    if fact.aspects - {"events", "drafts"}:
-        parts |= _FIELDS
+    for aspect in fact.aspects:
+        parts |= _ASPECT_PARTS.get(aspect, _FIELDS)  # (an aspect not known: every field's)
     return parts
 
 
@@ -333,9 +407,34 @@ def _read_only(reading: Reading) -> str:
     return str(getattr(reading.session.store, "read_only", None) or "")
 
 
-def _writes(reading: Reading) -> Writes:
+def banner_of(reading: Reading) -> Banner | None:
+    """The banner: the demo's, else a store opened read-only, else the model server's
+    (nothing could be sent), else config.toml's last problem — unless the user dismissed
+    that one."""
+    notes, answer = reading.notes(), reading.session.read_only
+    shown: Banner | None
+    if answer is not None and answer.reason is Reason.STORE:
+        fix = "free some space" if "disk is full" in answer.detail else "make it writable"
+        shown = Banner(
+            f"{answer.message[:-1]}. Browsing, searching and "
+            f"exporting work; {fix} and restart ikgui to write again.",
+            "store",
+            False,
+        )
+    elif reading.demo:
+        shown = Banner(DEMO_BANNER, "demo", False)
+    elif notes.server is not None:
+        shown = Banner(notes.server, "server")
+    elif notes.problems:
+        shown = Banner(f"config.toml: {notes.problems[-1]} (defaults are used)", "config")
+    else:
+        shown = None
+    return None if shown is None or shown.topic in notes.down else shown
+
+
+def writes_of(reading: Reading) -> Writes:
     writes = reading.session.writes
-    return Writes(len(writes), writes.reason) if writes else Writes()
+    return Writes(len(writes), writes.reason, writes.error) if writes else Writes()
 
 
 def _models(reading: Reading) -> Models:
@@ -388,7 +487,8 @@ _PARTS: dict[str, Callable[[Reading], Any]] = {
     "status": _status,
     "strip": _strip,
     "read_only": _read_only,
-    "writes": _writes,
+    "banner": banner_of,
+    "writes": writes_of,
     "models": _models,
     "prompt": _prompt,
     "new_row": _new_row,
