@@ -162,25 +162,31 @@ async def test_escape_denies_with_the_note_and_stop_cancels_a_waiting_card(
             False,
         )
         assert "✗ Denied by you: not now" in win.scrollback.item_texts()
-        # Stop while a card waits: the card goes, nothing is decided nor run.
+        # Stop while a card waits: the card goes, nothing is decided nor run; the call's
+        # result says it was cancelled (the next request stays well-formed).
         await asked(win, qtbot, "Again?")
         before = [e.kind for e in win.session.state.scrollback]
         win.stop_button.click()
         await wait_until(lambda: not cards(win) and not win.session.streaming)
         await quiet(win)
-        after = [e.kind for e in win.session.state.scrollback][len(before) :]
-        assert Kind.TOOL_APPROVAL not in after and Kind.TOOL_RESULT not in after
+        added = win.session.state.scrollback[len(before) :]
+        assert [e.kind for e in added] == [Kind.TOOL_RESULT]
+        assert (added[0].data["output"], added[0].data["success"]) == ("Cancelled", False)
         assert win.status_stream.text() != "Waiting for your approval"
+        # A call a crash left without any result (stored as a dying process left it).
+        call = {"id": "call_lost", "name": "get_current_time", "server": "time"}
+        win.session.append(Kind.TOOL_CALL, "get_current_time()", {**call, "arguments": {}})
     finally:
         await closed(win)
-    # After a restart that call shows as interrupted, and nothing asks or runs it.
+    # After a restart: the cancelled call shows its result; the lost one shows as
+    # interrupted; nothing asks or runs either.
     again = await opened(home)
     try:
         view = again.scrollback
         kinds_texts = zip(view.item_kinds(), view.item_texts(), strict=True)
         calls = [text for kind, text in kinds_texts if kind == Kind.TOOL_CALL]
-        assert len(calls) == 2 and not calls[0].endswith(INTERRUPTED)
-        assert calls[1].endswith(INTERRUPTED)
+        assert len(calls) == 3 and not calls[0].endswith(INTERRUPTED)
+        assert not calls[1].endswith(INTERRUPTED) and calls[2].endswith(INTERRUPTED)
         assert not cards(again)
     finally:
         await closed(again)
