@@ -6,43 +6,13 @@ thread (a ping, queued behind the saves sent there) and gives up after its bound
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
 from ikgui.domain.errors import DatabaseUnreachable
 from ikgui.storage import connection, open_store
-from tests.support.pg_server import PgServer
+from tests.support.pg_server import PgServer, stopped
 
 #: Only a guard: a call that waited for the stopped server would otherwise wait forever.
-GUARD_SECONDS = 30.0
-
-
-@contextmanager
-def stopped(server: PgServer) -> Iterator[threading.Event]:
-    pids = server.processes()
-    assert pids
-    still = threading.Event()
-
-    def resume() -> None:
-        still.clear()
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
-
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    still.set()
-    guard = threading.Timer(GUARD_SECONDS, resume)
-    guard.start()
-    try:
-        yield still
-    finally:
-        guard.cancel()
-        resume()
 
 
 def test_a_call_gives_up_on_a_stopped_server_and_goes_on_once_it_answers(

@@ -27,12 +27,15 @@ import os
 import pwd
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -365,3 +368,33 @@ class PgServer:
         except psycopg.errors.ObjectInUse:  # someone connected meanwhile
             return False
         return True
+
+
+#: How long :func:`stopped` keeps a server stopped at most (a failing test never leaves it
+#: stopped for good).
+GUARD_SECONDS = 30.0
+
+
+@contextlib.contextmanager
+def stopped(server: PgServer) -> Iterator[threading.Event]:
+    """Every process of ``server`` stopped (SIGSTOP); the event is set while they are
+    (cleared when the guard continues them first, after :data:`GUARD_SECONDS`)."""
+    pids = server.processes()
+    assert pids
+    still = threading.Event()
+
+    def resume() -> None:
+        still.clear()
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    still.set()
+    guard = threading.Timer(GUARD_SECONDS, resume)
+    guard.start()
+    try:
+        yield still
+    finally:
+        guard.cancel()
+        resume()

@@ -6,11 +6,6 @@ said by the next one: ``tests/ui/test_db_away.py`` sees the reply kept in memory
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from ikgui.storage import connection, open_store
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
-from tests.support.pg_server import PgServer
+from tests.support.pg_server import GUARD_SECONDS, PgServer, stopped
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.store_window import window_over
@@ -30,7 +25,6 @@ from tests.ui.test_window import closed, quiet, reply, texts, type_and_send, wri
 __all__ = ["wire_server", "wire_server_session"]
 
 #: Only a guard: a window frozen on the stopped server would otherwise wait forever.
-GUARD_SECONDS = 30.0
 
 
 def sse(text: str) -> bytes:
@@ -51,31 +45,6 @@ def endless(word: str) -> Reply:
 def last(window: MainWindow) -> str:
     shown = texts(window)
     return shown[-1] if shown else ""
-
-
-@contextmanager
-def stopped(server: PgServer) -> Iterator[threading.Event]:
-    """Every process of ``server`` stopped; the event is set while they are (cleared
-    when the guard continues them first)."""
-    pids = server.processes()
-    assert pids
-    still = threading.Event()
-
-    def resume() -> None:
-        still.clear()
-        for pid in pids:
-            os.kill(pid, signal.SIGCONT)
-
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
-    still.set()
-    guard = threading.Timer(GUARD_SECONDS, resume)
-    guard.start()
-    try:
-        yield still
-    finally:
-        guard.cancel()
-        resume()
 
 
 async def test_a_stopped_server_leaves_a_streaming_window_turning(

@@ -4,9 +4,11 @@ entries the Agents and Providers pages share is :mod:`ikgui.ui.settings.entries`
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Coroutine
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -20,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.ui import icons
-from ikgui.ui.plain import plain_label
+from ikgui.ui.plain import block, plain_label
 
 W = TypeVar("W", bound=QWidget)
 
@@ -170,3 +172,40 @@ def add_remove_buttons(name: str, what: str) -> tuple[QPushButton, QPushButton, 
     row.addWidget(remove)
     row.addStretch(1)
     return add, remove, row
+
+
+class TestRun:
+    """A page's Test button and the line beside it: one test at a time, run as a task
+    (never on the dialog's thread of work), its outcome one plain line."""
+
+    def __init__(self, button: QPushButton, result: QLabel) -> None:
+        self.button = button
+        self.result = result
+        self.task: asyncio.Future[None] | None = None
+
+    def start(self, work: Coroutine[Any, Any, None], saying: str) -> None:
+        self.cancel()
+        self.show(saying, "hint")
+        self.button.setEnabled(False)
+        self.task = asyncio.ensure_future(work)
+
+    def finish(self, text: str, role: str) -> None:
+        self.task = None
+        self.button.setEnabled(True)
+        self.show(text, role)
+
+    def show(self, text: str, role: str) -> None:
+        self.result.setText(block(text))  # a server's words: bidi controls shown
+        set_role(self.result, role)
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def cancel(self) -> None:
+        """Stop a running test (another entry was selected, or the dialog closed)."""
+        task, self.task = self.task, None
+        if task is not None and not task.done():
+            task.cancel()
+            self.result.clear()
+        self.button.setEnabled(True)

@@ -25,13 +25,13 @@ from ikgui.ui import icons
 from ikgui.ui.plain import block
 from ikgui.ui.settings.common import (
     Issue,
+    TestRun,
     add_row,
     env_problem,
     form_layout,
     label,
     named,
     set_invalid,
-    set_role,
     url_problem,
 )
 from ikgui.ui.settings.drafts import (
@@ -65,7 +65,6 @@ class ProvidersPage(QWidget):
         self.setObjectName("providersPage")
         self._keys = keys
         self._test_connection = test_connection
-        self._test_task: asyncio.Future[None] | None = None
         #: The keyring is asked from worker threads (it may never answer); the dialog
         #: saves through the same calls.
         self.key_calls = KeyCalls(self)
@@ -129,6 +128,7 @@ class ProvidersPage(QWidget):
         )
         icons.set_icon(self.test_button, "retry")
         self.test_result = label("", "hint", "testConnectionResult")
+        self.test = TestRun(self.test_button, self.test_result)
 
     def _lay_out(self) -> None:
         key_row = QHBoxLayout()
@@ -320,16 +320,13 @@ class ProvidersPage(QWidget):
         if problem:
             self._show_result(problem, "error")
             return
-        self.cancel_test()
         provider = draft.settings()
         try:
             asyncio.get_running_loop()
         except RuntimeError:
             self._show_result("Cannot test the connection: no event loop is running.", "error")
             return
-        self._show_result("Testing…", "hint")
-        self.test_button.setEnabled(False)
-        self._test_task = asyncio.ensure_future(self._run_test(draft, provider))
+        self.test.start(self._run_test(draft, provider), "Testing…")
 
     async def _run_test(self, draft: ProviderDraft, provider: ProviderSettings) -> None:
         keys = self._keys
@@ -349,22 +346,15 @@ class ProvidersPage(QWidget):
             self._finish_test(connected_text(list(models)), "success")
 
     def _finish_test(self, text: str, role: str) -> None:
-        self._test_task = None
-        self.test_button.setEnabled(True)
-        self._show_result(text, role)
+        self.test.finish(text, role)
 
     def _show_result(self, text: str, role: str) -> None:
-        self.test_result.setText(block(text))  # a server's words: bidi controls shown
-        set_role(self.test_result, role)
+        self.test.show(text, role)
 
     @property
     def testing(self) -> bool:
-        return self._test_task is not None and not self._test_task.done()
+        return self.test.running
 
     def cancel_test(self) -> None:
         """Stop a running test (another provider was selected, or the dialog closed)."""
-        task, self._test_task = self._test_task, None
-        if task is not None and not task.done():
-            task.cancel()
-            self.test_result.clear()
-        self.test_button.setEnabled(True)
+        self.test.cancel()

@@ -33,7 +33,7 @@ from ikgui.domain.text.safe import one_line
 from ikgui.domain.tools import FAILED, RUNNING, ServerState
 from ikgui.ui import icons
 from ikgui.ui.plain import block
-from ikgui.ui.settings.common import Issue, add_row, form_layout, label, named, set_role
+from ikgui.ui.settings.common import Issue, TestRun, add_row, form_layout, label, named
 from ikgui.ui.settings.entries import NamedEntries, beside
 
 TestServer = Callable[[ToolServerSettings], Awaitable[ServerState]]
@@ -154,7 +154,6 @@ class ToolsPage(QWidget):
         self.setObjectName("toolsPage")
         self._states = states or (lambda: [])
         self._test_server = test_server
-        self._test_task: asyncio.Future[None] | None = None
         self._tested: dict[str, ServerState] = {}
         self._showing = False
         self.drafts = [ServerDraft.of(s) for s in settings.tool_servers.values()]
@@ -200,6 +199,7 @@ class ToolsPage(QWidget):
         self.state_view = named(QPlainTextEdit(), "toolServerState", "Server state")
         self.state_view.setReadOnly(True)  # plain text: a server's words, never rich
         self.test_result = label("", "hint", "toolServerTestResult")
+        self.test = TestRun(self.test_button, self.test_result)
         self._lay_out()
 
     def _lay_out(self) -> None:
@@ -351,10 +351,7 @@ class ToolsPage(QWidget):
         if problem:
             self._result(problem, "error")
             return
-        self.cancel_test()
-        self._result("Starting…", "hint")
-        self.test_button.setEnabled(False)
-        self._test_task = asyncio.ensure_future(self._run_test(draft, draft.settings()))
+        self.test.start(self._run_test(draft, draft.settings()), "Starting…")
 
     async def _run_test(self, draft: ServerDraft, server: ToolServerSettings) -> None:
         assert self._test_server is not None
@@ -371,21 +368,14 @@ class ToolsPage(QWidget):
         self._show_state()
 
     def _finish(self, text: str, role: str) -> None:
-        self._test_task = None
-        self.test_button.setEnabled(True)
-        self._result(text, role)
+        self.test.finish(text, role)
 
     def _result(self, text: str, role: str) -> None:
-        self.test_result.setText(block(text))
-        set_role(self.test_result, role)
+        self.test.show(text, role)
 
     @property
     def testing(self) -> bool:
-        return self._test_task is not None and not self._test_task.done()
+        return self.test.running
 
     def cancel_test(self) -> None:
-        task, self._test_task = self._test_task, None
-        if task is not None and not task.done():
-            task.cancel()
-            self.test_result.clear()
-        self.test_button.setEnabled(True)
+        self.test.cancel()
