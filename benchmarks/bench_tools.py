@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The tool loop's own cost and the event loop while tools run (issue 23, Speed).
+
+A session on a real SQLite file sends messages to a scripted model that asks for a tool
+of the suite's own MCP server (``tests/support/mcp_faulty.py``, started for real through
+the ``mcp`` SDK) and answers once it has the result. Measured:
+
+- ikgui's own time from a tool's result being recorded to the next request going out
+  (target: under 20 ms), and from a streamed call to its approval being asked;
+- the event loop's worst lateness (a 5 ms ticker) while the server starts, while calls
+  run, and while a 10 MB output comes back and is stored (target: under 100 ms).
+
+    .venv/bin/python benchmarks/bench_tools.py [ROUNDS]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ikgui.domain.session.session import Session  # noqa: E402
+from ikgui.domain.session.tool_loop import PendingCall  # noqa: E402
+from ikgui.domain.settings import Settings  # noqa: E402
+from ikgui.domain.state.facts import Changed, Fact  # noqa: E402
+from ikgui.domain.state.tool_use import ONCE, Decision  # noqa: E402
+from ikgui.domain.streaming import (  # noqa: E402
+    ChatRequest,
+    StreamEnd,
+    StreamItem,
+    TextDelta,
+    ToolCallDelta,
+)
+from ikgui.storage import open_store  # noqa: E402
+from ikgui.tools import McpHost  # noqa: E402
+from tests.support.mcp_servers import faulty_server  # noqa: E402
+
+TICK = 0.005
+
+
+class Model:
+    """Asks for ``faulty__echo`` (or ``faulty__flood`` when told to) after each user
+    message, then answers; notes when each request went out."""
+
+    name, kind, base_url = "bench", "openai", "http://bench.invalid/v1"
+
+    def __init__(self) -> None:
+        self.requests: list[float] = []
+        self.flood = False
+        self.calls = 0
+
+    def __call__(self, name: str) -> Model:
+        return self
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        self.requests.append(time.perf_counter())
+        return self._play(request)
+
+    async def _play(self, request: ChatRequest) -> AsyncIterator[StreamItem]:
+        if request.messages[-1].get("role") == "tool":
+            yield TextDelta("Done.")
+            yield StreamEnd(10, 2, "stop")
+            return
+        self.calls += 1
+        if self.flood:
+            yield ToolCallDelta(f"c{self.calls}", "faulty__flood", {"megabytes": 10})
+        else:
+            yield ToolCallDelta(f"c{self.calls}", "faulty__echo", {"text": "hello"})
+        yield StreamEnd(10, 2, "tool_calls")
+
+    async def list_models(self) -> list[str]:
+        return ["bench"]
+
+    async def aclose(self) -> None:
+        pass
+
+
+class Lateness:
+    """The worst lateness of a 5 ms ticker on the running loop."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _tick(self) -> None:
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(TICK)
+            self.worst = max(self.worst, time.perf_counter() - start - TICK)
+
+    def __enter__(self) -> Lateness:
+        self._task = asyncio.get_running_loop().create_task(self._tick())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+
+
+async def main(rounds: int) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="ikgui-bench-tools-"))
+    store = open_store(folder / "ikgui.db")
+    model = Model()
+    host = McpHost({"faulty": faulty_server()})
+    settings = Settings(tool_servers={"faulty": faulty_server()})
+    session = Session(store, settings, provider_factory=model, tool_host=host)
+    session.new_conversation(None)
+    assert session.tools is not None
+    results: list[float] = []
+    asked: list[float] = []
+    call_seen: list[float] = []
+
+    def heard(fact: Fact) -> None:
+        if isinstance(fact, Changed):
+            for event, _ in fact.appended:
+                if event.kind == "tool_result":
+                    results.append(time.perf_counter())
+                elif event.kind == "tool_call":
+                    call_seen.append(time.perf_counter())
+
+    session.subscribe(heard)
+
+    async def approve(call: PendingCall) -> Decision:
+        asked.append(time.perf_counter())
+        return Decision(ONCE)
+
+    session.tools.approver = approve
+    with Lateness() as start:
+        await host.start(["faulty"])
+    with Lateness() as calls:
+        for _ in range(rounds):
+            await session.send("echo, please")
+    model.flood = True
+    with Lateness() as flood:
+        await session.send("flood, please")
+    await host.close()
+    store.close()
+
+    # Each round: a result is recorded, then the next request goes out.
+    gaps = []
+    for result in results:
+        after = [r for r in model.requests if r >= result]
+        if after:
+            gaps.append((after[0] - result) * 1000)
+    to_ask = [(a - c) * 1000 for c, a in zip(call_seen, asked, strict=False)]
+    print(f"tool rounds: {rounds} echo + 1 flood of 10 MB (a real MCP server over stdio)")
+    print(
+        f"result -> next request: median {statistics.median(gaps):.1f} ms, "
+        f"worst {max(gaps):.1f} ms (target < 20 ms)"
+    )
+    print(
+        f"streamed call -> approval asked: median {statistics.median(to_ask):.1f} ms, "
+        f"worst {max(to_ask):.1f} ms (target < 20 ms)"
+    )
+    print(
+        f"worst loop lateness: server start {start.worst * 1000:.1f} ms, calls "
+        f"{calls.worst * 1000:.1f} ms, 10 MB output {flood.worst * 1000:.1f} ms "
+        "(target < 100 ms)"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 20))
