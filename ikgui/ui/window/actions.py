@@ -16,6 +16,7 @@ from ikgui.ui.icons import set_icon
 from ikgui.ui.plain import action_text, tooltip
 from ikgui.ui.window.model_box import ModelBox
 from ikgui.ui.window.state import CommandState
+from ikgui.ui.window.tool_menu import ToolMenu
 
 if TYPE_CHECKING:
     from ikgui.ui.transcript.scrollback import ScrollbackView
@@ -121,6 +122,7 @@ class WindowActions:
             spacer.sizePolicy().horizontalPolicy().Expanding, spacer.sizePolicy().verticalPolicy()
         )
         toolbar.addWidget(spacer)
+        self.tools = ToolMenu(toolbar, parent)
         label = QLabel("Model", parent)  # a label, so the box is never an unnamed blank
         label.setObjectName("modelLabel")
         label.setBuddy(self.model_selector)

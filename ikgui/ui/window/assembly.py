@@ -9,6 +9,8 @@ checks the imports)."""
 
 from __future__ import annotations
 
+from PySide6.QtGui import QAction
+
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.session import Session
 from ikgui.ui.bridge import SessionBridge
@@ -304,6 +306,7 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     a["actionDelete"].triggered.connect(lambda: c.selection.trash(w.current_id))
     a["actionSettings"].triggered.connect(lambda: w.open_settings())
     a.model_selector.activated.connect(c.choose_model)
+    a.tools.menu.triggered.connect(lambda act: switch_tools(w, runner, act))
 
     w.prompt.submitted.connect(runner.run_line)
     w.prompt.stop_requested.connect(c.stop)
@@ -336,6 +339,19 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
     v.conversation_link.connect(c.follow_link)
     v.set_titles(c.title_of)
+
+
+def switch_tools(window: MainWindow, runner: CommandRunner, item: QAction) -> None:
+    """A Tools menu item: ``/tools on|off NAME`` (the check follows once it is recorded:
+    the window state redraws it), or Settings → Tools."""
+    menu = window.toolbar_actions.tools
+    server = menu.server_of(item)
+    if server is None:
+        window.open_settings("tools")
+        return
+    wanted = item.isChecked()  # (Qt has toggled it already)
+    item.setChecked(not wanted)
+    runner.run("tools", action="on" if wanted else "off", name=server)
 
 
 def check_models(window: MainWindow) -> None:

@@ -102,6 +102,7 @@ class WindowReading:
 
     def waiting_for_approval(self) -> bool:
         return self.approvals()
+
     def notes(self) -> Notes:
         return self.noted
 
@@ -256,6 +257,9 @@ class ChromePresenter:
             drawn.append("title")
         if parts & _CONTROLS:
             w.restrict()
+        if "tools" in parts:
+            actions.tools.show(new.tools)
+            drawn.append("tools")
         if "models" in parts:
             w.model_lists.show()  # this conversation's provider and model
             drawn.append("models")

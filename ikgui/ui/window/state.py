@@ -6,7 +6,7 @@ why not), the Rewind menu's marks, the window title and the title header, the st
 bar's lines, the strip of a closed or trashed conversation, why the window is read-only,
 the banner above the transcript (the demo's, a store opened read-only, a model server
 that did not answer, config.toml's problems: :func:`banner_of`), the writes waiting, the
-model list and the working prompt's state.
+model list, the working prompt's state and the tool servers offered (the Tools button).
 
 :func:`reduce` turns the domain's facts (:mod:`ikgui.domain.state.facts`) into the next
 value: :func:`touched` (the ONLY place that maps a fact to the parts it can change) says
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ikgui.domain.events import Kind
 from ikgui.domain.session.read_only import Reason
+from ikgui.domain.state import tool_use
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
     Changed,
@@ -173,6 +174,30 @@ class NewRow:
 
 
 @dataclass(frozen=True)
+class ToolServer:
+    """One configured tool server in the toolbar's Tools menu: turned on in Settings,
+    and offered in this conversation."""
+
+    name: str
+    enabled: bool
+    offered: bool
+
+
+@dataclass(frozen=True)
+class ToolSwitches:
+    """The toolbar's Tools button: the configured servers (none: the button is hidden)
+    and whether this conversation can switch them (not closed, trashed nor read-only)."""
+
+    servers: tuple[ToolServer, ...] = ()
+    switchable: bool = False
+
+    @property
+    def text(self) -> str:
+        offered = sum(1 for s in self.servers if s.offered)
+        return f"Tools {offered}/{len(self.servers)}"
+
+
+@dataclass(frozen=True)
 class WindowState:
     conversation_id: str = ""
     #: Nothing stored yet and nothing on screen: the welcome instead of the transcript.
@@ -192,6 +217,7 @@ class WindowState:
     models: Models = Models("", None, None)
     prompt: Prompt = Prompt("", None, False, False)
     new_row: NewRow = NewRow(False, 0, None, False, False)
+    tools: ToolSwitches = ToolSwitches()
     #: The newest item shown: (event id, kind) — what a screen reader is told of.
     newest: tuple[int | None, str] = (None, "")
 
@@ -212,8 +238,8 @@ _ASPECT_PARTS: dict[str, frozenset[str]] = {
     "title": frozenset({"title"}),
     "tags": frozenset(),  # (the sidebar shows them; the chrome does not)
     "pinned": frozenset(),
-    "trash": frozenset({"strip", "commands", "prompt"}),
-    "status": frozenset({"strip", "commands", "prompt"}),
+    "trash": frozenset({"strip", "commands", "prompt", "tools"}),
+    "status": frozenset({"strip", "commands", "prompt", "tools"}),
     "usage": frozenset({"status"}),
     "model": frozenset({"status", "models", "prompt", "new_row"}),
     "drafts": frozenset(),  # (the prompt editors hold them; the chrome reads none)
@@ -477,6 +503,27 @@ def _newest(reading: Reading) -> tuple[int | None, str]:
     return (shown[-1].id, str(shown[-1].kind)) if shown else (None, "")
 
 
+def _tools(reading: Reading) -> ToolSwitches:
+    session = reading.session
+    configured = session.settings.tool_servers
+    if not configured:
+        return ToolSwitches()
+    memory = session.state.tools
+    servers, tools = tool_use.chosen(session.settings, session.conversation.agent, memory.switches)
+    return ToolSwitches(
+        tuple(
+            ToolServer(
+                name,
+                config.enabled,
+                config.enabled
+                and (name in servers or any(t.split(".", 1)[0] == name for t in tools)),
+            )
+            for name, config in configured.items()
+        ),
+        not reading.demo and session.read_only is None,
+    )
+
+
 _PARTS: dict[str, Callable[[Reading], Any]] = {
     "conversation_id": _conversation_id,
     "welcome": _welcome,
@@ -493,4 +540,5 @@ _PARTS: dict[str, Callable[[Reading], Any]] = {
     "prompt": _prompt,
     "new_row": _new_row,
     "newest": _newest,
+    "tools": _tools,
 }
