@@ -4,6 +4,7 @@ replayed after a restart), the button counts what is offered. Nothing is started
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtGui import QAction
@@ -118,3 +119,26 @@ async def test_the_tools_button_lists_and_switches_servers_and_a_restart_keeps_t
 async def test_no_configured_server_no_tools_button(window: MainWindow) -> None:
     assert not window.toolbar_actions.tools.action.isVisible()
     assert not window.toolbar_actions.tools.button.isVisible()
+
+
+async def test_a_settings_save_and_the_trash_redraw_the_button(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    win = await opened(home_with_servers(tmp_path, wire_server.url))
+    try:
+        tools = win.toolbar_actions.tools
+        item(win, "files").trigger()
+        await wait_until(lambda: tools.button.text() == "Tools 1/3")
+        settings = win.session.settings
+        servers = dict(settings.tool_servers)
+        servers["clock"] = replace(servers["clock"], enabled=False)
+        win.dialogs.save_settings(replace(settings, tool_servers=servers))
+        assert tools.button.text() == "Tools 0/3"
+        assert entries(win)[0] == ("clock", False, False)
+        assert tools.button.isEnabled()
+        # A conversation in the Trash takes no switch.
+        win.session.trash(win.session.conversation.id)
+        await wait_until(lambda: not tools.button.isEnabled())
+        assert win.session.trashed
+    finally:
+        await closed(win)

@@ -30,14 +30,17 @@ class ToolMenu:
         self.settings = QAction("Settings → Tools…", parent)
         self.settings.setObjectName("toolsSettings")
         self.action = toolbar.addWidget(self.button)  # (its action hides the button)
-        self.action.setVisible(False)
+        self.gap = toolbar.addSeparator()  # (apart from the model's label)
+        for action in (self.action, self.gap):
+            action.setVisible(False)
         self.shown: ToolSwitches | None = None
 
     def show(self, switches: ToolSwitches) -> None:
         if switches == self.shown:
             return
         self.shown = switches
-        self.action.setVisible(bool(switches.servers))
+        for action in (self.action, self.gap):
+            action.setVisible(bool(switches.servers))
         self.button.setText(switches.text)
         self.button.setEnabled(switches.switchable)
         self.menu.clear()
