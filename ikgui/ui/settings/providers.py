@@ -318,13 +318,13 @@ class ProvidersPage(QWidget):
             return
         problem = url_problem(draft.base_url)
         if problem:
-            self._show_result(problem, "error")
+            self.test.show(problem, "error")
             return
         provider = draft.settings()
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            self._show_result("Cannot test the connection: no event loop is running.", "error")
+            self.test.show("Cannot test the connection: no event loop is running.", "error")
             return
         self.test.start(self._run_test(draft, provider), "Testing…")
 
@@ -339,17 +339,11 @@ class ProvidersPage(QWidget):
         except asyncio.CancelledError:
             raise
         except ProviderError as exc:
-            self._finish_test(exc.window_text, "error")
+            self.test.finish(exc.window_text, "error")
         except Exception as exc:  # a bug or an unexpected failure: still one plain line
-            self._finish_test(f"Test failed: {exc or type(exc).__name__}", "error")
+            self.test.finish(f"Test failed: {exc or type(exc).__name__}", "error")
         else:
-            self._finish_test(connected_text(list(models)), "success")
-
-    def _finish_test(self, text: str, role: str) -> None:
-        self.test.finish(text, role)
-
-    def _show_result(self, text: str, role: str) -> None:
-        self.test.show(text, role)
+            self.test.finish(connected_text(list(models)), "success")
 
     @property
     def testing(self) -> bool:

@@ -349,7 +349,7 @@ class ToolsPage(QWidget):
             return
         problem = draft.problem()
         if problem:
-            self._result(problem, "error")
+            self.test.show(problem, "error")
             return
         self.test.start(self._run_test(draft, draft.settings()), "Starting…")
 
@@ -360,18 +360,12 @@ class ToolsPage(QWidget):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # still one plain line, never a traceback
-            self._finish(f"Test failed: {one_line(str(exc)) or type(exc).__name__}", "error")
+            self.test.finish(f"Test failed: {one_line(str(exc)) or type(exc).__name__}", "error")
             return
         self._tested[draft.name] = state
         ok = state.state == RUNNING
-        self._finish("It started." if ok else "It did not start.", "success" if ok else "error")
+        self.test.finish("It started." if ok else "It did not start.", "success" if ok else "error")
         self._show_state()
-
-    def _finish(self, text: str, role: str) -> None:
-        self.test.finish(text, role)
-
-    def _result(self, text: str, role: str) -> None:
-        self.test.show(text, role)
 
     @property
     def testing(self) -> bool:
