@@ -125,6 +125,7 @@ TOP_LEVEL = {
     "storage",
     "providers",
     "tools",
+    "files",
     "ui",
 }
 

@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "ikgui"
 #: Adapters whose package is their whole public surface.
-ADAPTERS = ("ikgui.storage", "ikgui.providers", "ikgui.tools")
+ADAPTERS = ("ikgui.storage", "ikgui.providers", "ikgui.tools", "ikgui.files")
 
 
 def _imports(root: Path = ROOT) -> list[tuple[str, str, list[str]]]:

@@ -7,12 +7,14 @@ declared in :mod:`ikgui.domain.ports`.
 
 The public surface is its parts, named in ``__all__``: the vocabulary every layer
 shares (:mod:`.events`, :mod:`.errors`, :mod:`.ports`, :mod:`.settings`,
-:mod:`.streaming`, :mod:`.tools`) and five packages, each a subject (:mod:`.state`, :mod:`.session`,
-:mod:`.commands`, :mod:`.library`, :mod:`.text`). Code outside the domain imports
-from these, never a private (``_``) name (``tests/test_architecture.py``).
+:mod:`.streaming`, :mod:`.tools`, :mod:`.attachments`) and five packages, each a subject
+(:mod:`.state`, :mod:`.session`, :mod:`.commands`, :mod:`.library`, :mod:`.text`).
+Code outside the domain imports from these, never a private (``_``) name
+(``tests/test_architecture.py``).
 """
 
 __all__ = [
+    "attachments",
     "commands",
     "errors",
     "events",

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.events import Conversation, Event, SearchHit
 
 #: The fields of ``Conversation`` that ``Store.update_conversation`` may set (every store
@@ -119,11 +120,37 @@ class Store(Protocol):
         content: str = "",
         data: dict[str, Any] | None = None,
         created_at: float | None = None,
+        files: Sequence[StoredFile] = (),
     ) -> Event:
         """Append one event (id from the global sequence, ``created_at`` now unless
         given), bump the conversation's ``updated_at`` (to the event's time), store the
         counts :func:`ikgui.domain.state.tally.after` computes (with the event and on the
-        conversation, in the same transaction), and index its text for search."""
+        conversation, in the same transaction), and index its text for search (with the
+        names of the files ``data["attachments"]`` lists and their text). ``files``: the
+        bytes of files it lists that may not be stored yet, stored (once per hash) in the
+        same transaction."""
+        ...
+
+    # -- attachments (SPEC §13) ------------------------------------------------
+    def put_files(self, files: Sequence[StoredFile]) -> None:
+        """Store files a draft refers to before any event lists them (an image pasted
+        into a draft); a file stored already is left as it is."""
+        ...
+
+    def has_files(self, shas: Sequence[str]) -> set[str]:
+        """Which of ``shas`` are stored."""
+        ...
+
+    def read_files(self, shas: Sequence[str]) -> dict[str, StoredFile]:
+        """The stored files of ``shas`` (those not stored are left out). Safe to call
+        from a worker thread: a send reads its files there, never on the window's loop.
+        The returned ``StoredFile.attachment.name`` is the first name it was stored
+        under (an event's own ``data["attachments"]`` names it as that message did)."""
+        ...
+
+    def remove_unreferenced_files(self) -> int:
+        """Remove the files no event and no conversation's ``draft_files`` refers to any
+        more (after emptying the Trash, ``conv clean``); returns how many."""
         ...
 
     def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:

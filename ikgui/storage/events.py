@@ -13,6 +13,7 @@ from typing import Any
 
 from peewee import SQL
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Event
 from ikgui.domain.state import tally
@@ -63,7 +64,10 @@ class EventStore(StoreConnection):
         content: str = "",
         data: dict[str, Any] | None = None,
         created_at: float | None = None,
+        files: Sequence[StoredFile] = (),
     ) -> Event:
+        if files:  # (issue 24: the attachment store is being built)
+            raise NotImplementedError("attachments are not stored yet")
         when = time.time() if created_at is None else float(created_at)
         raw = json.dumps(data, ensure_ascii=False) if data else None
         text = content or ""

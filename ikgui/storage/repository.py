@@ -17,6 +17,7 @@ from typing import Any
 
 from peewee import Database
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
 from ikgui.domain.library.listing import ListingRow
@@ -41,6 +42,19 @@ _CHUNK = 500
 
 class PeeweeStore(EventStore):
     """The event log and conversation index in one database (see ``ikgui.domain.ports``)."""
+
+    # -- attachments (SPEC §13; issue 24: being built) ----------------------------------
+    def put_files(self, files: Sequence[StoredFile]) -> None:
+        raise NotImplementedError
+
+    def has_files(self, shas: Sequence[str]) -> set[str]:
+        raise NotImplementedError
+
+    def read_files(self, shas: Sequence[str]) -> dict[str, StoredFile]:
+        raise NotImplementedError
+
+    def remove_unreferenced_files(self) -> int:
+        raise NotImplementedError
 
     # -- conversations ---------------------------------------------------------------
 

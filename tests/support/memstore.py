@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ikgui.domain.attachments import StoredFile, draft_files, listed
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Event, SearchHit
 from ikgui.domain.ports import STATUSES, UPDATABLE
@@ -133,6 +134,8 @@ class MemoryStore:
         #: The stored ``context_count`` and ``inherited_count`` of each conversation.
         self._stored: dict[str, tuple[int, int]] = {}
         self._last_id = 0
+        #: Attached files by hash (SPEC §13).
+        self._files: dict[str, StoredFile] = {}
         self._depth = 0
         #: Why writes are refused (like a database opened read-only), or None.
         self.read_only: str | None = None
@@ -313,6 +316,34 @@ class MemoryStore:
                 self._stored.pop(conv_id, None)
             self._carry(list(self._conversations))  # (few: recount them all)
 
+    # -- attachments -------------------------------------------------------------------
+
+    def put_files(self, files: Sequence[StoredFile]) -> None:
+        for file in files:
+            self._files.setdefault(file.sha256, file)
+
+    def has_files(self, shas: Sequence[str]) -> set[str]:
+        return {sha for sha in shas if sha in self._files}
+
+    def read_files(self, shas: Sequence[str]) -> dict[str, StoredFile]:
+        return {sha: self._files[sha] for sha in shas if sha in self._files}
+
+    def remove_unreferenced_files(self) -> int:
+        used = {
+            a.sha256
+            for row in self._events.values()
+            for a in listed(json.loads(row.data) if row.data else None)
+        }
+        used |= {
+            f.attachment.sha256
+            for conv in self._conversations.values()
+            for f in draft_files(getattr(conv, "draft_files", ""))
+        }
+        gone = [sha for sha in self._files if sha not in used]
+        for sha in gone:
+            del self._files[sha]
+        return len(gone)
+
     # -- events ------------------------------------------------------------------------
 
     def append_event(
@@ -322,7 +353,9 @@ class MemoryStore:
         content: str = "",
         data: dict[str, Any] | None = None,
         created_at: float | None = None,
+        files: Sequence[StoredFile] = (),
     ) -> Event:
+        self.put_files(files)
         when = time.time() if created_at is None else float(created_at)
         raw = json.dumps(data, ensure_ascii=False) if data else None
         text = content or ""

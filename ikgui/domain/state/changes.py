@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.state.facts import aspects_of
 
@@ -67,6 +68,8 @@ class NewEvent:
     fields: tuple[tuple[str, dict[str, Any]], ...] = ()
     #: A conversation stored with it, its first event (a fork's child).
     new: Conversation | None = None
+    #: The bytes of files its data lists, stored with it in one transaction (SPEC §13).
+    files: tuple[StoredFile, ...] = ()
 
 
 @dataclass(frozen=True)
