@@ -47,7 +47,7 @@ from ikgui.domain.tools import (
     Question,
     QuestionField,
 )
-from ikgui.ui.plain import line, make_plain, tooltip, window_title
+from ikgui.ui.plain import block, line, make_plain, tooltip, window_title
 
 #: The dialog's object name (tests and the bug dialog find it by it).
 OBJECT_NAME = "toolQuestionDialog"
@@ -71,7 +71,9 @@ class _Input:
         self.problem.setProperty("error", True)
         self.problem.setWordWrap(True)
         self.problem.hide()
-        self.description = line(" ".join(field.description.split()))
+        # Its description, then its type in words: "In metres (a number)".
+        about = " ".join(field.description.split())
+        self.description = line(f"{about} ({field.hint()})" if about else field.hint().capitalize())
         #: Several choices: each one's value and check box.
         self.boxes: list[tuple[str, QCheckBox]] = []
 
@@ -109,7 +111,7 @@ class ToolQuestionDialog(QDialog):
         font.setBold(True)
         self.asker.setFont(font)
         column.addWidget(self.asker)
-        self.message = make_plain(QLabel(question.message.strip()))
+        self.message = make_plain(QLabel(block(question.message.strip())))
         self.message.setObjectName("toolQuestionMessage")
         self.message.setWordWrap(True)
         self.message.setAccessibleName("The server's question")
@@ -170,7 +172,7 @@ class ToolQuestionDialog(QDialog):
     def _input(self, field: QuestionField) -> _Input:
         default = field.default
         if field.kind == BOOLEAN:
-            box = QCheckBox(line(field.label))
+            box = QCheckBox("Yes")  # (its label is beside it)
             box.setChecked(default is True)
             return _Input(field, box, box.isChecked)
         if field.kind == CHOICE:
