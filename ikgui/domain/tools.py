@@ -102,12 +102,12 @@ class QuestionField:
         return self.title or self.name
 
     def hint(self) -> str:
-        """Its type in words: ``a whole number from 1 to 100``, ``one of: red, blue``."""
+        """Its type in words: ``a whole number from 1 to 100``, ``one of red, blue``."""
         if self.kind in (CHOICE, CHOICES):
             labels = ", ".join(label for _value, label in self.choices)
             if self.kind == CHOICE:
-                return f"one of: {labels}"
-            return f"one or more of (separated by commas): {labels}"
+                return f"one of {labels}"
+            return f"one or more of {labels} (separated by commas)"
         words = {
             TEXT: "text",
             NUMBER: "a number",
@@ -171,7 +171,7 @@ class QuestionField:
         for value, label in self.choices:
             if text.lower() in (value.lower(), label.lower()):
                 return value
-        raise ValueError(f"Choose one of: {', '.join(label for _v, label in self.choices)}.")
+        raise ValueError(f"Choose one of {', '.join(label for _v, label in self.choices)}.")
 
     def problem(self, value: Any) -> str | None:
         """What is wrong with ``value`` for this field (None: nothing; a missing value
