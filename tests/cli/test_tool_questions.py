@@ -150,5 +150,5 @@ def test_without_a_terminal_declined_and_recorded_everywhere(
     other = Cli(tmp_path / "other", cli.capsys)
     other.ok("conv", "import", str(path))
     again = other.ok("conv", "show", conv, "--json").json["scrollback"]
-    assert [e["data"] for e in again if e["kind"] == "tool_result"][0]["questions"] == [question]
+    assert next(e["data"] for e in again if e["kind"] == "tool_result")["questions"] == [question]
     assert f"\n  ? {said}\n" in other.ok("conv", "show", conv).out
