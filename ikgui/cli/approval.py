@@ -3,8 +3,11 @@ call on a terminal (``[o]nce, [c]onversation, [a]lways, [n]o``), denies without 
 unless ``--allow PATTERN`` allows it, and says each call and each result in one short
 line on stderr (the reply alone goes to stdout).
 
-What a model or a server wrote (a tool's name, its arguments, its output) is untrusted
-text: one line each, its control characters escaped.
+A server's question during a call (MCP elicitation) is asked on a terminal field by
+field (:meth:`TerminalApprover.answer`), declined without one.
+
+What a model or a server wrote (a tool's name, its arguments, its output, its questions)
+is untrusted text: one line each, its control characters escaped.
 """
 
 from __future__ import annotations

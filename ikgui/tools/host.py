@@ -10,6 +10,11 @@ task groups must be left by the task that entered them).
 A server process gets only the environment it is configured with, on top of the few
 variables any program needs (the SDK's ``get_default_environment``: PATH, HOME…), never
 the user's own (their provider keys stay theirs).
+
+A server's question during a call (MCP elicitation, form or url mode) is asked through
+the ``ask`` of the call in flight on that server, on the caller's loop (the window's
+form): see :meth:`McpHost._elicited`. The SDK advertises the capability once a callback
+is given, so servers such as ``server-everything`` offer their asking tools.
 """
 
 from __future__ import annotations

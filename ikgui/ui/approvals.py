@@ -7,6 +7,8 @@ Allow once (the default: Enter), Allow in this conversation, Always allow, and D
 (Escape) with an optional note for the model. Several cards waiting: "Allow all" allows
 each once. The approver the tool loop awaits is :meth:`Approvals.ask`: a future the
 buttons resolve; Stop cancels the send, which cancels the wait (nothing runs).
+A server's question during a call (MCP elicitation) is :meth:`Approvals.answer`, the
+loop's questioner: a form (:mod:`ikgui.ui.tool_form`).
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ reply asks for none, the user stops, or ``[limits] tool_rounds`` rounds ran.
 Every step is an event of the log (``tool_call``, ``tool_approval``, ``tool_result``),
 so replay, fork, export and ``conv context`` show exactly what ran, with what arguments,
 and who allowed it. Stop during a call cancels it: its result says ``Cancelled``.
+A server's question during a call (MCP elicitation) goes to the questioner; every
+question and its answer (or refusal) is kept in the call's result (``questions``).
 """
 
 from __future__ import annotations
