@@ -152,3 +152,15 @@ def test_without_a_terminal_declined_and_recorded_everywhere(
     again = other.ok("conv", "show", conv, "--json").json["scrollback"]
     assert next(e["data"] for e in again if e["kind"] == "tool_result")["questions"] == [question]
     assert f"\n  ? {said}\n" in other.ok("conv", "show", conv).out
+
+
+def test_on_a_terminal_hostile_text_in_the_question_drives_nothing(
+    cli: Cli, wire_server: WireServer
+) -> None:
+    configure(cli, wire_server, faulty_server())
+    model = calling(wire_server, "faulty__hostile_question")
+    code, _out, err = on_a_terminal(cli, ["two"], "--allow", "faulty.*", "go")
+    assert code == 0, err
+    assert "\x1b" not in err and "\x07" not in err
+    assert "The tool server faulty asks: <h1>Big</h1> " in err
+    assert json.loads(model.seen[1]["messages"][-1]["content"])["content"] == {"pick": "two"}
