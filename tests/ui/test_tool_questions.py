@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
+from ikgui.domain.tools import ACCEPT, DECLINE, Answer, Question
 from ikgui.ui.tool_form import ToolQuestionDialog
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
@@ -251,3 +252,20 @@ async def test_server_everything_form_is_answered_in_the_window(home: Path, qtbo
         assert "- Name: Ada Lovelace" in output and "- Favorite Integer: 42" in output
     finally:
         await closed(win)
+
+
+def test_url_mode_opens_the_address_only_when_it_is_a_web_page(qtbot: QtBot) -> None:
+    opened_urls: list[str] = []
+    question = Question("auth", "Sign in to continue", {}, "https://example.org/sign-in")
+    dialog = ToolQuestionDialog(question, opener=lambda url: opened_urls.append(url.toString()))
+    qtbot.addWidget(dialog)
+    assert dialog.address.text() == "https://example.org/sign-in"
+    assert dialog.submit.text() == "Open" and dialog.submit.isEnabled() and not dialog.inputs
+    dialog.submit.click()
+    assert opened_urls == ["https://example.org/sign-in"]
+    assert dialog.answer == Answer(ACCEPT)
+    other = ToolQuestionDialog(Question("auth", "Run this", {}, "file:///etc/passwd"))
+    qtbot.addWidget(other)
+    assert not other.submit.isEnabled()  # shown, not opened: Decline or Cancel
+    other.decline.click()
+    assert other.answer == Answer(DECLINE)
