@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -55,6 +55,8 @@ OBJECT_NAME = "toolQuestionDialog"
 _NOT_GIVEN = "—"
 #: The widest range a number box offers when the schema gives no bound.
 _FAR = 2_000_000_000
+#: The form's least width, and the most height its fields take before they scroll.
+_LEAST_WIDTH, _MOST_HEIGHT = 480, 440
 #: The schemes Open opens (an address of another kind is shown, not opened).
 _OPENABLE = ("http", "https")
 
@@ -101,6 +103,7 @@ class ToolQuestionDialog(QDialog):
         self.answer = Answer(CANCEL)
         self.inputs: list[_Input] = []
         self.setObjectName(OBJECT_NAME)
+        self.setMinimumWidth(_LEAST_WIDTH)
         server = line(question.server)
         self.setWindowTitle(window_title(f"{question.server} asks"))
         self.setAccessibleName(f"The tool server {server} asks a question")
@@ -167,6 +170,11 @@ class ToolQuestionDialog(QDialog):
         scroll.setWidgetResizable(True)
         scroll.setWidget(body)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # The whole form at once when it fits (room for two lines of problems); a long
+        # one scrolls.
+        room = body.sizeHint().height() + 2 * self.fontMetrics().lineSpacing() + 4
+        scroll.setMinimumHeight(min(room, _MOST_HEIGHT))
         column.addWidget(scroll, 1)
 
     def _input(self, field: QuestionField) -> _Input:
