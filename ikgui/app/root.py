@@ -119,6 +119,7 @@ def tools_following(
         session.tools.remember_always = always_keeper(session, save_and_follow)
         if shown:
             session.tools.approver = shown[0].pane.approvals.ask
+            session.tools.questioner = shown[0].pane.approvals.answer
         if replaced is not None:
             task = asyncio.ensure_future(replaced.close())
             _closing.add(task)

@@ -3,8 +3,11 @@ call on a terminal (``[o]nce, [c]onversation, [a]lways, [n]o``), denies without 
 unless ``--allow PATTERN`` allows it, and says each call and each result in one short
 line on stderr (the reply alone goes to stdout).
 
-What a model or a server wrote (a tool's name, its arguments, its output) is untrusted
-text: one line each, its control characters escaped.
+A server's question during a call (MCP elicitation) is asked on a terminal field by
+field (:meth:`TerminalApprover.answer`), declined without one.
+
+What a model or a server wrote (a tool's name, its arguments, its output, its questions)
+is untrusted text: one line each, its control characters escaped.
 """
 
 from __future__ import annotations
@@ -32,10 +35,23 @@ from ikgui.domain.state.tool_use import (
     matches,
 )
 from ikgui.domain.text.safe import one_line
-from ikgui.domain.tools import FAILED, ServerState, ToolHost, ToolOutcome
+from ikgui.domain.tools import (
+    ACCEPT,
+    DECLINE,
+    FAILED,
+    Answer,
+    Asker,
+    Question,
+    ServerState,
+    ToolHost,
+    ToolOutcome,
+    decline_question,
+)
 
 #: The answers the terminal prompt takes, by their first letter.
 ANSWERS = {"o": ONCE, "c": CONVERSATION, "a": ALWAYS, "n": DENY}
+#: The line that declines a server's question on the terminal.
+DECLINE_LINE = "!decline"
 #: How much of a call's arguments or a result's output its stderr line shows.
 LINE_CHARS = 160
 
@@ -98,6 +114,63 @@ class TerminalApprover:
                 return Decision(decision)
             note = await self._line("Note for the model (optional): ")
             return Decision(DENY, note=(note or "").strip() or None)
+
+    async def answer(self, call: PendingCall, question: Question) -> Answer:
+        """A server's question during ``call``: on a terminal its message, then field by
+        field (an empty line skips an optional field or takes its default, a bad answer
+        is asked again, ``!decline`` declines); without one it is declined."""
+        if not self.ask:
+            return await decline_question(question)
+        async with self._one_at_a_time:
+            return await self._answer(question)
+
+    async def _answer(self, question: Question) -> Answer:
+        say = self._say
+        say(f"The tool server {one_line(question.server)} asks: {one_line(question.message)}")
+        if question.url is not None:
+            say(f"It asks you to open this address in your browser: {one_line(question.url)}")
+            while True:
+                typed = await self._line("Did you open it? [y]es, [n]o (declines): ")
+                if typed is None:
+                    return Answer(DECLINE, note="no answer came")
+                first = typed.strip().lower()[:1]
+                if first in ("y", "n"):
+                    return Answer(ACCEPT if first == "y" else DECLINE)
+        say(f"(Type {DECLINE_LINE} to refuse to answer.)")
+        content: dict[str, Any] = {}
+        for field in question.fields:
+            if field.description.strip():
+                say(f"  {one_line(' '.join(field.description.split()))}")
+            needed = " (required)" if field.required else ""
+            default = field.default
+            shown = "" if default is None else f", default {compact(default)}"
+            prompt = f"{one_line(field.label)}{needed} — {one_line(field.hint())}{shown}: "
+            while True:
+                typed = await self._line(prompt)
+                if typed is None:
+                    return Answer(DECLINE, note="no answer came")
+                if typed.strip() == DECLINE_LINE:
+                    return Answer(DECLINE)
+                if not typed.strip():
+                    value = default
+                else:
+                    try:
+                        value = field.parse(typed)
+                    except ValueError as exc:
+                        say(f"  {exc}")
+                        continue
+                problem = field.problem(value)
+                if problem is not None:
+                    say(f"  {problem}")
+                    continue
+                if value is not None:
+                    content[field.name] = value
+                break
+        return Answer(ACCEPT, content)
+
+    def _say(self, text: str) -> None:
+        self.stderr.write(text + "\n")
+        self.stderr.flush()
 
     async def _line(self, prompt: str) -> str | None:
         """A line typed in answer to ``prompt`` (None at the end of input).
@@ -178,8 +251,14 @@ class ReportedHost:
                 error(f"Warning: tool server {state.name} failed: {state.reason or 'no reason'}")
         return states
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
-        return await self.host.call(server, tool, arguments)
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        ask: Asker = decline_question,
+    ) -> ToolOutcome:
+        return await self.host.call(server, tool, arguments, ask)
 
     async def close(self) -> None:
         await self.host.close()

@@ -196,12 +196,15 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
 
 def _session(env: Env, args: argparse.Namespace, store: Store | None = None) -> Session:
     """The session ``run`` works in: with the configured tool servers unless
-    ``--no-tools``; calls are asked about on a terminal, else denied unless ``--allow``."""
+    ``--no-tools``; calls are asked about on a terminal, else denied unless ``--allow``;
+    a server's question is asked on a terminal too, else declined."""
     session = env.session(store, tools=not args.no_tools)
     if session.tools is not None:
         from ikgui.cli.approval import TerminalApprover, always_writer
 
-        session.tools.approver = TerminalApprover(args.allow, ask=out.is_terminal(sys.stdin))
+        approver = TerminalApprover(args.allow, ask=out.is_terminal(sys.stdin))
+        session.tools.approver = approver
+        session.tools.questioner = approver.answer
         session.tools.remember_always = always_writer(env.paths.config)
     return session
 

@@ -125,8 +125,9 @@ def _tool_text(event: Event, calls: dict[str, Event]) -> str:
     if event.kind == Kind.TOOL_APPROVAL:
         call = calls.get(str(event.data.get("tool_call_id")))
         return f"[{label}] {tool_record.decision_line(event, call)}"
+    asked = [f"  ? {one_line(line)}" for line in tool_record.question_lines(event)]
     lines = [f"  | {one_line(line)}" for line in tool_record.first_lines(event)]
-    return "\n".join([f"[{label}] {tool_record.result_head(event)}", *lines])
+    return "\n".join([f"[{label}] {tool_record.result_head(event)}", *asked, *lines])
 
 
 def usage_line(conv: Conversation, settings: Settings) -> str:

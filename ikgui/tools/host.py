@@ -10,6 +10,11 @@ task groups must be left by the task that entered them).
 A server process gets only the environment it is configured with, on top of the few
 variables any program needs (the SDK's ``get_default_environment``: PATH, HOME…), never
 the user's own (their provider keys stay theirs).
+
+A server's question during a call (MCP elicitation, form or url mode) is asked through
+the ``ask`` of the call in flight on that server, on the caller's loop (the window's
+form): see :meth:`McpHost._elicited`. The SDK advertises the capability once a callback
+is given, so servers such as ``server-everything`` offer their asking tools.
 """
 
 from __future__ import annotations
@@ -26,13 +31,20 @@ from typing import IO, Any, TextIO, TypeVar, cast
 
 from ikgui.domain.settings import ToolServerSettings
 from ikgui.domain.tools import (
+    ACCEPT,
+    CANCEL,
+    DECLINE,
     FAILED,
     RUNNING,
     STARTING,
     STOPPED,
+    Answer,
+    Asker,
+    Question,
     ServerState,
     ToolInfo,
     ToolOutcome,
+    decline_question,
 )
 
 T = TypeVar("T")
@@ -65,6 +77,9 @@ class _Server:
         self.stop: asyncio.Event | None = None
         self.task: asyncio.Task[None] | None = None
         self.errlog: IO[str] | None = None
+        #: Who answers a question of this server's: its calls in flight, the first
+        #: started first (see McpHost._elicited).
+        self.calls: list[_Asking] = []
 
     def stderr_tail(self) -> tuple[str, ...]:
         if self.errlog is None:
@@ -77,6 +92,16 @@ class _Server:
             lines = self.errlog.read().splitlines()
             return tuple(line[:300] for line in lines[-STDERR_LINES:] if line.strip())
         return ()
+
+
+class _Asking:
+    """A call in flight and its questions open now (cancelled when the call ends)."""
+
+    def __init__(self, ask: Asker) -> None:
+        self.ask = ask
+        self.open: set[asyncio.Task[Answer]] = set()
+        #: When (the loop's time) the user last answered one.
+        self.answered: float | None = None
 
 
 class McpHost:
@@ -118,11 +143,17 @@ class McpHost:
         await self._run(self._start_all(wanted))
         return [server.state for server in wanted]
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(
+        self,
+        server: str,
+        tool: str,
+        arguments: dict[str, Any],
+        ask: Asker = decline_question,
+    ) -> ToolOutcome:
         found = self._servers.get(server)
         if found is None:
             return ToolOutcome(f"There is no tool server named {server}.", False)
-        return await self._run(self._call(found, tool, arguments))
+        return await self._run(self._call(found, tool, arguments, _on_loop(ask)))
 
     async def close(self) -> None:
         loop = self._loop
@@ -196,7 +227,12 @@ class McpHost:
 
             # No read time limit of the SDK's: the handshake has start_seconds (a first
             # ``npx`` downloads), each call its server's ``timeout`` (see _call).
-            async with Client(transport, message_handler=heard) as client:
+            async def elicited(context: Any, params: Any) -> Any:
+                return await self._elicited(server, params)
+
+            async with Client(
+                transport, message_handler=heard, elicitation_callback=elicited
+            ) as client:
                 listed = await client.list_tools()
                 tools = tuple(
                     ToolInfo(
@@ -273,7 +309,60 @@ class McpHost:
 
         return with_token()
 
-    async def _call(self, server: _Server, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def _elicited(self, server: _Server, params: Any) -> Any:
+        """A server's question (MCP elicitation), on this loop: asked through the call
+        in flight on that server, its answer checked against the form and sent back."""
+        from mcp.types import ElicitResult
+
+        question = Question(
+            server.settings.name,
+            str(getattr(params, "message", "") or ""),
+            dict(getattr(params, "requested_schema", None) or {}),
+            getattr(params, "url", None) if getattr(params, "mode", "") == "url" else None,
+        )
+        # Calls of one round run one after another, so a server has one call in flight
+        # and its question is that call's. Two conversations calling one server at once
+        # cannot be told apart (the question names no call): the call started first is
+        # asked. A question with no call in flight (a server asking by itself) is
+        # declined.
+        if not server.calls:
+            return ElicitResult(action=DECLINE)
+        asking = server.calls[0]
+        task = asyncio.get_running_loop().create_task(asking.ask(question))
+        asking.open.add(task)
+        try:
+            await asyncio.wait([task])
+        finally:
+            asking.open.discard(task)
+            task.cancel()  # (when this handler itself is cancelled)
+            asking.answered = asyncio.get_running_loop().time()
+        if task.cancelled() or task.exception() is not None:  # the call ended (Stop)
+            return ElicitResult(action=CANCEL)
+        answer = task.result()
+        if answer.action == ACCEPT and question.url is None:
+            content = answer.content or {}
+            if question.problems(content):  # the asker's form should not let it through
+                return ElicitResult(action=CANCEL)
+            return ElicitResult(action=ACCEPT, content=content)
+        if answer.action in (ACCEPT, DECLINE):
+            return ElicitResult(action=ACCEPT if answer.action == ACCEPT else DECLINE)
+        return ElicitResult(action=CANCEL)
+
+    async def _call(
+        self, server: _Server, tool: str, arguments: dict[str, Any], ask: Asker
+    ) -> ToolOutcome:
+        asking = _Asking(ask)
+        server.calls.append(asking)
+        try:
+            return await self._call_asking(server, tool, arguments, asking)
+        finally:
+            server.calls.remove(asking)
+            for task in asking.open:  # its form closes with it
+                task.cancel()
+
+    async def _call_asking(
+        self, server: _Server, tool: str, arguments: dict[str, Any], asking: _Asking
+    ) -> ToolOutcome:
         await self._start(server)
         if server.client is None:
             reason = server.state.reason or "It is not running."
@@ -282,7 +371,7 @@ class McpHost:
             )
         limit = server.settings.timeout
         try:
-            result = await asyncio.wait_for(server.client.call_tool(tool, arguments), limit)
+            result = await _within(server.client.call_tool(tool, arguments), limit, asking)
         except TimeoutError:
             return ToolOutcome(f"Timed out after {limit:g} s", False)
         except Exception as exc:
@@ -323,6 +412,49 @@ class McpHost:
                 with contextlib.suppress(OSError):
                     server.errlog.close()
                 server.errlog = None
+
+
+async def _within(call: Coroutine[Any, Any, T], limit: float, asking: _Asking) -> T:
+    """``call``'s result within ``limit`` seconds (``TimeoutError`` after), the time the
+    user takes over the server's questions not counted: the limit runs again from each
+    answer."""
+    loop = asyncio.get_running_loop()
+    task = loop.create_task(call)
+    deadline = loop.time() + limit
+    try:
+        while True:
+            done, _pending = await asyncio.wait([task], timeout=max(0.0, deadline - loop.time()))
+            if done:
+                return task.result()
+            if asking.open:  # the user is answering: wait for that, then the limit again
+                await asyncio.wait({task, *asking.open}, return_when=asyncio.FIRST_COMPLETED)
+                deadline = loop.time() + limit
+            elif asking.answered is not None and asking.answered + limit > loop.time():
+                deadline = asking.answered + limit
+            else:
+                raise TimeoutError
+    finally:
+        if not task.done():
+            task.cancel()
+            await asyncio.wait([task])
+
+
+def _on_loop(ask: Asker) -> Asker:
+    """``ask`` (a coroutine of the caller's loop: the window's form) made callable from
+    the host's loop: each question hops to the caller's loop and the answer back, neither
+    loop blocked. When the call ends while its question is open (Stop cancels it), the
+    question there is cancelled too (the form closes)."""
+    caller = asyncio.get_running_loop()
+
+    async def asked(question: Question) -> Answer:
+        future = asyncio.run_coroutine_threadsafe(ask(question), caller)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+
+    return asked
 
 
 class _NotMcp(Exception):

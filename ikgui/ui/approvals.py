@@ -7,6 +7,8 @@ Allow once (the default: Enter), Allow in this conversation, Always allow, and D
 (Escape) with an optional note for the model. Several cards waiting: "Allow all" allows
 each once. The approver the tool loop awaits is :meth:`Approvals.ask`: a future the
 buttons resolve; Stop cancels the send, which cancels the wait (nothing runs).
+A server's question during a call (MCP elicitation) is :meth:`Approvals.answer`, the
+loop's questioner: a form (:mod:`ikgui.ui.tool_form`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from ikgui.domain.session.tool_loop import PendingCall
 from ikgui.domain.state.tool_use import ALWAYS, CONVERSATION, DENY, ONCE, Decision
+from ikgui.domain.tools import Answer, Question
 from ikgui.ui.plain import line, make_plain
 
 #: The arguments editor grows with its text up to this many lines.
@@ -272,6 +275,23 @@ class Approvals(QWidget):
             card.hide()
             card.deleteLater()
             self.refresh()
+
+    async def answer(self, call: PendingCall, question: Question) -> Answer:
+        """The questioner: a server's question during ``call``, asked on a window-modal
+        form (cancelled — Stop — the form closes and the answer is Cancel)."""
+        from ikgui.ui.questions import answered
+        from ikgui.ui.tool_form import ToolQuestionDialog
+
+        dialog = ToolQuestionDialog(question, self.window())
+        given: list[Answer] = []  # (read at once: the dialog deletes itself once closed)
+        dialog.finished.connect(lambda _result: given.append(dialog.answer))
+        self.say(f"The tool server {line(question.server)} asks a question")
+        try:
+            await answered(dialog)
+        finally:
+            if not given:  # cancelled (Stop): the form goes
+                dialog.reject()
+        return given[0]
 
     def allow_every(self) -> None:
         for card in self.waiting(self.current()):

@@ -90,5 +90,5 @@ async def answered(dialog: QDialog) -> int:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()  # (application-modal: no window to be modal to)
     else:
-        _opened(dialog)
+        _opened(dialog, dialog.objectName() or OBJECT_NAME)
     return await done

@@ -74,7 +74,7 @@ def test_all_running_exits_0_and_server_text_stays_on_its_line(
     result = cli("tools")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0].startswith("faulty: running, 8 tools  ")
+    assert lines[0].startswith("faulty: running, 12 tools  ")
     hostile = next(line for line in lines if line.startswith("  hostile "))
     assert hostile.endswith("Clears\\x1b[2J the screen and sets the title \\x1b]0;pwned\\x07 too")
 

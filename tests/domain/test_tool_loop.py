@@ -41,7 +41,9 @@ class ClockHost:
         self.started.extend(names)
         return self.states()
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], ask: Any = None
+    ) -> ToolOutcome:
         self.calls.append((server, tool, arguments))
         if tool == "wait":
             self.waiting.set()

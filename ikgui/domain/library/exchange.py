@@ -123,6 +123,8 @@ def export_markdown(store: Store, conv_id: str) -> str:
             head = tool_record.result_head(event)
             name = tool_record.qualified(event.data)
             lines += [f"**Tool result** {_code(name)}{_plain(head[len(name) :])}", ""]
+            for asked in tool_record.question_lines(event):
+                lines += [f"*{_plain(asked)}*", ""]
             lines += [*_block(tool_record.output_text(event)), ""]
         elif event.kind == Kind.ERROR:
             lines += [f"> **Error:** {text}", ""]

@@ -6,6 +6,8 @@ reply asks for none, the user stops, or ``[limits] tool_rounds`` rounds ran.
 Every step is an event of the log (``tool_call``, ``tool_approval``, ``tool_result``),
 so replay, fork, export and ``conv context`` show exactly what ran, with what arguments,
 and who allowed it. Stop during a call cancels it: its result says ``Cancelled``.
+A server's question during a call (MCP elicitation) goes to the questioner; every
+question and its answer (or refusal) is kept in the call's result (``questions``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,16 @@ from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.state import tool_use
 from ikgui.domain.state.tool_use import ALWAYS, DENY, Decision
-from ikgui.domain.tools import ToolHost, ToolInfo, ToolOutcome
+from ikgui.domain.tools import (
+    ACCEPT,
+    CANCEL,
+    Answer,
+    Question,
+    ToolHost,
+    ToolInfo,
+    ToolOutcome,
+    decline_question,
+)
 
 #: What a call's result says when Stop cancelled it.
 CANCELLED = "Cancelled"
@@ -57,9 +68,25 @@ class PendingCall:
 Approver = Callable[[PendingCall], Awaitable[Decision]]
 
 
+#: Asks the user a server's question during a call (the window's form, ``ikgui run``'s
+#: terminal): the call it belongs to, and the question.
+Questioner = Callable[[PendingCall, Question], Awaitable[Answer]]
+
+
+async def decline_unasked(call: PendingCall, question: Question) -> Answer:
+    """Nobody to ask: the server's question is declined."""
+    return await decline_question(question)
+
+
 async def deny_unasked(call: PendingCall) -> Decision:
     """Nobody to ask (no window, no terminal): the call is denied."""
     return Decision(DENY, note="no one was there to allow it")
+
+
+def _misfit(question: Question, answer: Answer) -> bool:
+    """An accepted form whose answer does not fit its schema (it is not sent)."""
+    accepted = answer.action == ACCEPT and question.url is None
+    return accepted and bool(question.problems(answer.content or {}))
 
 
 class ToolLoop:
@@ -68,6 +95,7 @@ class ToolLoop:
     def __init__(self, host: ToolHost) -> None:
         self.host = host
         self.approver: Approver = deny_unasked
+        self.questioner: Questioner = decline_unasked
         #: Keeps "Always allow" (the composition root writes it into config.toml).
         self.remember_always: Callable[[str, str], None] = lambda server, tool: None
 
@@ -173,12 +201,34 @@ class ToolLoop:
     ) -> None:
         assert call.server is not None
         started = current.clock()
+        questions: list[dict[str, Any]] = []
+        asked: list[Question] = []  # the question open now (its answer not back yet)
+
+        async def ask(question: Question) -> Answer:
+            # Recorded with the call: its result keeps every question and its answer.
+            asked.append(question)
+            answer = Answer(CANCEL)  # (cancelled, or the asker failed)
+            try:
+                answer = await self.questioner(call, question)
+            finally:
+                if any(q is question for q in asked):  # (not recorded at Stop already)
+                    asked[:] = [q for q in asked if q is not question]
+                    if _misfit(question, answer):
+                        answer = Answer(CANCEL, note="the answer did not fit the form")
+                    questions.append(question.record(answer))
+            return answer
+
         try:
-            outcome = await self.host.call(call.server, call.tool, arguments)
+            outcome = await self.host.call(call.server, call.tool, arguments, ask)
         except asyncio.CancelledError:
-            self._result(current, conv_id, call, ToolOutcome(CANCELLED, False), started)
+            # Stop: the form (on this loop) may close only after this; it is recorded
+            # as cancelled now, with the call.
+            questions.extend(q.record(Answer(CANCEL)) for q in asked)
+            asked.clear()
+            cancelled = ToolOutcome(CANCELLED, False)
+            self._result(current, conv_id, call, cancelled, started, questions)
             raise
-        self._result(current, conv_id, call, outcome, started)
+        self._result(current, conv_id, call, outcome, started, questions)
 
     def _result(
         self,
@@ -187,6 +237,7 @@ class ToolLoop:
         call: PendingCall,
         outcome: ToolOutcome,
         started: float | None = None,
+        questions: list[dict[str, Any]] | None = None,
     ) -> None:
         data: dict[str, Any] = {
             "tool_call_id": call.id,
@@ -198,5 +249,7 @@ class ToolLoop:
             data["server"] = call.server
         if started is not None:
             data["seconds"] = round(max(0.0, current.clock() - started), 3)
+        if questions:
+            data["questions"] = list(questions)
         summary = " ".join(outcome.output.split())[:120]
         current.append_to(conv_id, Kind.TOOL_RESULT, summary, data)

@@ -87,6 +87,49 @@ def output_text(event: Event) -> str:
     return output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
 
 
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ", ".join(_value(v) for v in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def question_lines(event: Event) -> list[str]:
+    """The server's questions during the call and what the user did, one line each:
+    ``Asked: "Pick a colour" → answered: colour = red`` (or ``→ declined``,
+    ``→ cancelled``). The message and the answer are untrusted: the caller shows them
+    plainly."""
+    questions = event.data.get("questions")
+    if not isinstance(questions, list):
+        return []
+    lines = []
+    for question in questions:
+        if not isinstance(question, dict):
+            continue
+        message = question.get("message")
+        message = " ".join(message.split()) if isinstance(message, str) else ""
+        url = question.get("url")
+        asked = f"Asked to open {url}" if isinstance(url, str) else "Asked"
+        action = question.get("action")
+        if action == "accept":
+            content = question.get("content")
+            if isinstance(content, dict) and content:
+                pairs = "; ".join(f"{name} = {_value(v)}" for name, v in content.items())
+                how = f"answered: {pairs}"
+            else:
+                how = "opened" if isinstance(url, str) else "answered (nothing filled in)"
+        elif action == "decline":
+            how = "declined"
+        else:
+            how = "cancelled"
+        note = question.get("note")
+        if isinstance(note, str) and note:
+            how += f" ({note})"
+        lines.append(f'{asked}: "{message}" → {how}')
+    return lines
+
+
 def result_head(event: Event) -> str:
     """``files.read_text_file: ok in 0.02 s, 12 lines`` (or ``failed``)."""
     data = event.data

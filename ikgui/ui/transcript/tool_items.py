@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from ikgui.domain.events import Event
+from ikgui.domain.state import tool_record
 from ikgui.domain.state.tool_use import ALWAYS, BY_CONFIG, BY_CONVERSATION, CONVERSATION, DENY, ONCE
 
 #: A decision in words, by who made it.
@@ -78,8 +79,12 @@ def result_detail(event: Event) -> str:
 
 
 def result_text(event: Event) -> str:
+    """Its output, after the server's questions and their answers (``Asked: "…" →
+    answered: colour = red``), when it asked any."""
     output = event.data.get("output")
-    return output if isinstance(output, str) else event.content
+    shown = output if isinstance(output, str) else event.content
+    asked = tool_record.question_lines(event)
+    return "\n".join([*asked, "", shown]) if asked else shown
 
 
 #: A call that has no result: ikgui stopped (crashed, was closed) before it ran or ended.

@@ -214,6 +214,7 @@ def connect_approvals(window: MainWindow) -> None:
     tools = window.session.tools
     if tools is not None:
         tools.approver = approvals.ask
+        tools.questioner = approvals.answer  # a server's question: a form (tool_form.py)
 
 
 def unanswered(session: Session, call: Event) -> bool:
