@@ -61,19 +61,25 @@ def offered_names(kind: str, body: dict[str, Any]) -> list[str]:
     return [tool["function"]["name"] for tool in body["tools"]]
 
 
-def calls_and_results(kind: str, body: dict[str, Any]) -> tuple[list[Any], list[Any]]:
-    """(the calls as the next request carries them, their results) in the wire form."""
+def calls_and_results(
+    kind: str, body: dict[str, Any], text: str = "Let me check.", count: int = 2
+) -> tuple[list[Any], list[Any]]:
+    """(the calls as the next request carries them, their results) in the wire form: a
+    reply of ``text`` (may be empty) asking for ``count`` calls."""
     messages = body["messages"]
     if kind == "anthropic":
         asked, answered = messages[-2], messages[-1]
         assert asked["role"] == "assistant" and answered["role"] == "user"
-        assert asked["content"][0] == {"type": "text", "text": "Let me check."}
-        calls = [(b["id"], b["name"], b["input"]) for b in asked["content"][1:]]
-        assert all(b["type"] == "tool_use" for b in asked["content"][1:])
+        blocks = asked["content"]
+        if text:
+            assert blocks[0] == {"type": "text", "text": text}
+            blocks = blocks[1:]
+        calls = [(b["id"], b["name"], b["input"]) for b in blocks]
+        assert all(b["type"] == "tool_use" for b in blocks)
         results = [(b["tool_use_id"], b["content"]) for b in answered["content"]]
         return calls, results
-    asked = messages[-3]
-    assert asked["role"] == "assistant" and asked["content"] == "Let me check."
+    asked = messages[-1 - count]
+    assert asked["role"] == "assistant" and (asked["content"] or "") == text
     calls = []
     for call in asked["tool_calls"]:
         arguments = call["function"]["arguments"]
@@ -84,8 +90,9 @@ def calls_and_results(kind: str, body: dict[str, Any]) -> tuple[list[Any], list[
                 json.loads(arguments) if isinstance(arguments, str) else arguments,
             )
         )
-    results = [(m.get("tool_call_id") or m.get("tool_name"), m["content"]) for m in messages[-2:]]
-    assert all(m["role"] == "tool" for m in messages[-2:])
+    answered = messages[-count:]
+    results = [(m.get("tool_call_id") or m.get("tool_name"), m["content"]) for m in answered]
+    assert all(m["role"] == "tool" for m in answered)
     return calls, results
 
 
@@ -151,3 +158,33 @@ def test_the_recorded_tool_call_streams_run_end_to_end(
     ]
     _, results = calls_and_results(kind, model.seen[1])
     assert [output for _, output in results] == ['{"text": "first"}', '{"text": "second"}']
+
+
+#: Tool-call streams recorded from a real server: llama.cpp's llama-server with --jinja,
+#: asked with tool_choice "required" (tests/data/wire/README.md says how): whitespace in
+#: the arguments as the model wrote it, no text, Anthropic's two blocks left open until
+#: the end and a reply cut by max_tokens after two whole calls.
+LLAMA_SERVER = {
+    "openai": ("llama-server-openai-tool-call-stream.txt", 1),
+    "anthropic": ("llama-server-anthropic-tool-use-stream.txt", 2),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LLAMA_SERVER))
+def test_tool_calls_recorded_from_llama_server_run_end_to_end(
+    cli: Cli, wire_server: WireServer, kind: str
+) -> None:
+    name, count = LLAMA_SERVER[kind]
+    configure(cli, wire_server, kind, tools="faulty")
+    model = Model(kind, load_recording(name).body, FORMS[kind][1]("Done."))
+    wire_server.route(CHAT_PATHS[kind], model)
+    result = cli("run", "--allow", "faulty.*", "go")
+    assert result.code == 0, result.err
+    assert result.out == "Done.\n"
+    calls = [line for line in result.err.splitlines() if line.startswith("Tool call:")]
+    assert calls == ['Tool call: faulty.echo {"text": "hello"}'] * count
+    calls_sent, results = calls_and_results(kind, model.seen[1], text="", count=count)
+    assert [(name, arguments) for _, name, arguments in calls_sent] == [
+        ("faulty__echo", {"text": "hello"})
+    ] * count
+    assert [output for _, output in results] == ['{"text": "hello"}'] * count

@@ -39,6 +39,13 @@ EXPECTED: dict[str, Expect] = {
     "docs-openai-tool-calls-stream.txt": Expect(
         "Let me check.", StreamEnd(20, 9, "tool_calls", "mock-gpt")
     ),
+    # Recorded from llama-server --jinja (tool_choice required) on a tiny random model.
+    "llama-server-openai-tool-call-stream.txt": Expect(
+        "", StreamEnd(177, 66, "tool_calls", "tiny-qwen2.gguf")
+    ),
+    "llama-server-anthropic-tool-use-stream.txt": Expect(
+        "", StreamEnd(177, 120, "max_tokens", "tiny-qwen2.gguf")
+    ),
     "lightrag-ollama-chat-stream.ndjson": Expect(
         HELLO, StreamEnd(1, 16, "stop", "lightrag:latest")
     ),
