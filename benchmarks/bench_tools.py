@@ -19,9 +19,11 @@ import asyncio
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -43,6 +45,9 @@ from ikgui.tools import McpHost  # noqa: E402
 from tests.support.mcp_servers import faulty_server  # noqa: E402
 
 TICK = 0.005
+#: The 10 MB output is asked for this many times (the median is printed: one run on a
+#: busy machine says more about the machine than about ikgui).
+FLOODS = 3
 
 
 class Model:
@@ -83,25 +88,51 @@ class Model:
 
 
 class Lateness:
-    """The worst lateness of a 5 ms ticker on the running loop."""
+    """The worst lateness of a 5 ms ticker on the running loop, and the longest single
+    step of the loop's own work in CPU time of its thread (``step``): on a machine other
+    processes keep busy the lateness also counts the time the loop's thread waited for
+    a core; the step's CPU time does not."""
 
     def __init__(self) -> None:
         self.worst = 0.0
+        self.step = 0.0
         self._task: asyncio.Task[None] | None = None
+        self._since = time.perf_counter()
+        self._run = asyncio.events.Handle._run
+
+    def _timed(self) -> Any:
+        lateness, run, loop = self, self._run, threading.get_ident()
+
+        def timed(handle: asyncio.events.Handle) -> None:
+            if threading.get_ident() != loop:  # (the tool host's loop, on its thread)
+                run(handle)
+                return
+            start = time.thread_time()
+            try:
+                run(handle)
+            finally:
+                lateness.step = max(lateness.step, time.thread_time() - start)
+
+        return timed
 
     async def _tick(self) -> None:
         while True:
-            start = time.perf_counter()
+            self._since = time.perf_counter()
             await asyncio.sleep(TICK)
-            self.worst = max(self.worst, time.perf_counter() - start - TICK)
+            self.worst = max(self.worst, time.perf_counter() - self._since - TICK)
 
     def __enter__(self) -> Lateness:
+        asyncio.events.Handle._run = self._timed()  # type: ignore[method-assign]
         self._task = asyncio.get_running_loop().create_task(self._tick())
         return self
 
     def __exit__(self, *exc: object) -> None:
         assert self._task is not None
         self._task.cancel()
+        # The tick under way counts too: the step that ends the phase (a send that ends
+        # in the step that stored the result) would otherwise go unmeasured.
+        self.worst = max(self.worst, time.perf_counter() - self._since - TICK)
+        asyncio.events.Handle._run = self._run  # type: ignore[method-assign]
 
 
 async def main(rounds: int) -> None:
@@ -138,8 +169,11 @@ async def main(rounds: int) -> None:
         for _ in range(rounds):
             await session.send("echo, please")
     model.flood = True
-    with Lateness() as flood:
-        await session.send("flood, please")
+    floods = []
+    for _ in range(FLOODS):
+        with Lateness() as flood:
+            await session.send("flood, please")
+        floods.append(flood)
     await host.close()
     store.close()
 
@@ -159,10 +193,16 @@ async def main(rounds: int) -> None:
         f"streamed call -> approval asked: median {statistics.median(to_ask):.1f} ms, "
         f"worst {max(to_ask):.1f} ms (target < 20 ms)"
     )
+    flood_late = statistics.median(f.worst for f in floods) * 1000
+    flood_step = statistics.median(f.step for f in floods) * 1000
     print(
         f"worst loop lateness: server start {start.worst * 1000:.1f} ms, calls "
-        f"{calls.worst * 1000:.1f} ms, 10 MB output {flood.worst * 1000:.1f} ms "
-        "(target < 100 ms)"
+        f"{calls.worst * 1000:.1f} ms, 10 MB output {flood_late:.1f} ms (median of "
+        f"{FLOODS}; target < 100 ms)"
+    )
+    print(
+        f"longest loop step, CPU time: server start {start.step * 1000:.1f} ms, calls "
+        f"{calls.step * 1000:.1f} ms, 10 MB output {flood_step:.1f} ms (median of {FLOODS})"
     )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from peewee import SQL
 
 from ikgui.domain.errors import NotFoundError
-from ikgui.domain.events import Event
+from ikgui.domain.events import Event, data_text
 from ikgui.domain.state import tally
 from ikgui.storage import counts, queries
 from ikgui.storage.connection import StoreConnection
@@ -65,7 +65,7 @@ class EventStore(StoreConnection):
         created_at: float | None = None,
     ) -> Event:
         when = time.time() if created_at is None else float(created_at)
-        raw = json.dumps(data, ensure_ascii=False) if data else None
+        raw = data_text(data)  # (made already off the event loop for a large output)
         text = content or ""
         event = Event(0, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw)
         with self._writing() as db:

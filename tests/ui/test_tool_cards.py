@@ -8,16 +8,18 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest_asyncio
 from PySide6.QtCore import QRect, Qt
 from pytestqt.qtbot import QtBot
 
 from ikgui.config.loading import load_settings
-from ikgui.domain.events import Kind
+from ikgui.domain.events import Event, Kind
 from ikgui.ui.approvals import ToolCallCard
 from ikgui.ui.transcript.inline_edit import bubble_rect
-from ikgui.ui.transcript.items import ACTION_ROOM
+from ikgui.ui.transcript.items import ACTION_ROOM, COMMAND_LINES
+from ikgui.ui.transcript.scrollback import ScrollbackView
 from ikgui.ui.transcript.tool_items import INTERRUPTED
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
@@ -290,3 +292,29 @@ async def test_the_card_is_the_calls_item_in_the_transcript(home: Path, qtbot: Q
         assert '"timezone": "UTC"' in view.item_texts()[view.item_kinds().index(Kind.TOOL_CALL)]
     finally:
         await closed(win)
+
+
+class Lines(str):
+    """An output that counts the characters split (into lines, or words)."""
+
+    split_chars = 0
+
+    def split(self, *args: Any, **kwargs: Any) -> list[str]:  # type: ignore[override]
+        Lines.split_chars += len(self)
+        return super().split(*args, **kwargs)
+
+
+def test_a_10_mb_result_lays_out_its_fold_only_and_is_never_split(qtbot: QtBot) -> None:
+    line = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.\n"
+    output = Lines(line * (10 * 1024 * 1024 // len(line)))
+    data = {"tool_call_id": "c1", "name": "flood", "server": "faulty", "success": True}
+    event = Event(7, "chat-t", Kind.TOOL_RESULT, "0123", {**data, "output": output})
+    view = ScrollbackView()
+    qtbot.addWidget(view)
+    Lines.split_chars = 0
+    view.append_event(event)
+    [text] = view.item_texts()
+    hidden = output.count("\n") + 1 - COMMAND_LINES
+    assert text == line * COMMAND_LINES + f"… {hidden:,} more lines · Show all"
+    assert view.document().characterCount() < 5_000  # the fold, not 10 MB
+    assert Lines.split_chars == 0  # its lines counted, not split
