@@ -110,6 +110,7 @@ class ToolCallCard(QFrame):
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
+        self.title.setWordWrap(True)  # (a long name must not widen the card)
         self.about = make_plain(QLabel(line(" ".join(call.description.split()))[:300]))
         self.about.setObjectName("toolCallDescription")
         self.about.setWordWrap(True)
@@ -315,9 +316,9 @@ class Approvals(QObject):
                 _reserve(frame, ACTION_ROOM)
             self.refresh()
             if had_focus:  # the next card waiting, else the transcript
-                following = self.waiting(self.current())
+                following = [c for c in self.waiting(self.current()) if c.isEnabled()]
                 if following and following[0].isVisible():
-                    following[0].once.setFocus()
+                    self._bring(following[0])
                 else:
                     self.view.setFocus()
 
@@ -337,7 +338,7 @@ class Approvals(QObject):
             QTimer.singleShot(0, self, self.place)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
             self.schedule()
         return False
 
@@ -374,22 +375,26 @@ class Approvals(QObject):
         return True
 
     def _reveal(self, card: ToolCallCard) -> None:
-        """A card shown for the first time: scrolled into view, and given the keyboard
-        unless another card of this conversation has it."""
+        """A card shown for the first time is scrolled to and given the keyboard, unless
+        another card of this conversation is shown already: the first of several keeps
+        them (it offers "Allow all once"; the others are below it)."""
+        if not any(c is not card and c.isVisible() for c in self.cards):
+            self._bring(card)
+
+    def _bring(self, card: ToolCallCard) -> None:
+        """Scroll the transcript to ``card`` and give it the keyboard."""
         view = self.view
         view.sync_scroll_range()
         bar = view.verticalScrollBar()
-        below = card.geometry().bottom() + _GAP - view.viewport().height()
-        shift = min(below, card.geometry().top() - _GAP) if below > 0 else 0
-        if card.geometry().top() < 0:
-            shift = card.geometry().top() - _GAP
+        box = card.geometry()
+        below = box.bottom() + _GAP - view.viewport().height()
+        shift = min(below, box.top() - _GAP) if below > 0 else 0  # (its top stays in view)
+        if box.top() < 0:
+            shift = box.top() - _GAP
         if shift:
             bar.setValue(bar.value() + shift)  # (moves the card: placed again)
             self._put(card)
-        focus = QApplication.focusWidget()
-        others = (c for c in self.cards if c is not card and c.isVisible())
-        if focus is None or not any(c.isAncestorOf(focus) for c in others):
-            card.once.setFocus()
+        card.once.setFocus()
 
 
 def _reserve(frame: QTextFrame, margin: float) -> bool:

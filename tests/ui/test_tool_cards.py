@@ -232,6 +232,9 @@ async def test_several_waiting_calls_are_allowed_together(
         first, second = cards(win)
         for card in (first, second):  # each card offers it while several wait
             assert card.allow_all.isVisible() and card.allow_all.text() == "Allow all once"
+        # The first keeps the keyboard and the view (the second is below it).
+        assert first.once.hasFocus()
+        assert win.scrollback.viewport().rect().contains(first.geometry())
         second.allow_all.click()
         await wait_until(lambda: kinds(win)[-1] == Kind.ASSISTANT and not win.session.streaming)
         await quiet(win)
