@@ -266,12 +266,12 @@ class FirstPaints(QObject):
     def __init__(self) -> None:
         super().__init__()
         self.times: list[float] = []
-        self._seen: set[int] = set()
+        self._seen: set[str] = set()  # calls' ids (a card's id() may be a gone one's)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         painted = event.type() == QEvent.Type.Paint and isinstance(watched, ToolCallCard)
-        if painted and id(watched) not in self._seen:
-            self._seen.add(id(watched))
+        if painted and watched.call.id not in self._seen:
+            self._seen.add(watched.call.id)
             self.times.append(time.perf_counter())
         return False
 
