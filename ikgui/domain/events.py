@@ -53,6 +53,48 @@ STATUS_TRASHED = "trashed"
 BY_USER = "user"
 
 
+#: A string value this long is encoded a slice at a time (see :class:`EncodedData`).
+_SLICE = 1 << 20
+
+
+def _encoded(value: Any) -> str:
+    if isinstance(value, str) and len(value) > _SLICE:
+        # Escaping is per character: the slices' encodings, unquoted, join into the
+        # whole's. Each is one short C call, so another thread gets the GIL in between.
+        pieces = (
+            json.dumps(value[start : start + _SLICE], ensure_ascii=False)[1:-1]
+            for start in range(0, len(value), _SLICE)
+        )
+        return '"' + "".join(pieces) + '"'
+    return json.dumps(value, ensure_ascii=False)
+
+
+class EncodedData(dict[str, Any]):
+    """Event data with its JSON text made already — ``json``, the very text
+    ``json.dumps(data, ensure_ascii=False)`` gives — so that storage writes it as is.
+
+    A tool's output may be 10 MB: encoding it took ~30 ms, and one ``json.dumps`` call
+    holds the GIL throughout; made on a thread of its own (``asyncio.to_thread``) a
+    slice at a time, the event loop goes on meanwhile. Treat it as read-only."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.json = (
+            "{" + ", ".join(f"{_encoded(str(k))}: {_encoded(v)}" for k, v in data.items()) + "}"
+        )
+
+
+def data_text(data: dict[str, Any] | None) -> str | None:
+    """Event data as the JSON text storage keeps (``None`` when empty)."""
+    if not data:
+        return None
+    if isinstance(data, EncodedData):
+        return data.json
+    return json.dumps(data, ensure_ascii=False)
+
+
 def _parse_data(raw: str | None) -> dict[str, Any]:
     if not raw:
         return {}

@@ -15,7 +15,7 @@ from peewee import SQL
 
 from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError
-from ikgui.domain.events import Event
+from ikgui.domain.events import Event, data_text
 from ikgui.domain.state import tally
 from ikgui.storage import counts, queries
 from ikgui.storage.connection import StoreConnection
@@ -69,7 +69,7 @@ class EventStore(StoreConnection):
         if files:  # (issue 24: the attachment store is being built)
             raise NotImplementedError("attachments are not stored yet")
         when = time.time() if created_at is None else float(created_at)
-        raw = json.dumps(data, ensure_ascii=False) if data else None
+        raw = data_text(data)  # (made already off the event loop for a large output)
         text = content or ""
         event = Event(0, conv_id, kind, text, dict(data) if data else None, when, raw_data=raw)
         with self._writing() as db:

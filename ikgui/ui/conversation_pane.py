@@ -61,7 +61,7 @@ class ConversationPane(QWidget):
         self.feedback.setWordWrap(True)
         self.feedback.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.feedback.hide()
-        self.approvals = Approvals(self)  # tool calls waiting for a decision
+        self.approvals = Approvals(self.scrollback)  # tool calls waiting: cards on their items
         self.closed_strip = ClosedStrip(self)  # a closed branch: Reopen (above the prompt)
         self.prompt = PromptEditor(self)
         self.send_button = _button("Send", "send", "sendButton", "Send (Enter)", True)
@@ -74,7 +74,6 @@ class ConversationPane(QWidget):
         column.addWidget(self.title_header)
         column.addWidget(self.banner)
         column.addWidget(self.stack, 1)
-        column.addWidget(self.approvals)
         column.addWidget(self.feedback)
         column.addWidget(self.closed_strip)
         row = QHBoxLayout()

@@ -8,14 +8,18 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest_asyncio
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from pytestqt.qtbot import QtBot
 
 from ikgui.config.loading import load_settings
-from ikgui.domain.events import Kind
+from ikgui.domain.events import Event, Kind
 from ikgui.ui.approvals import ToolCallCard
+from ikgui.ui.transcript.inline_edit import bubble_rect
+from ikgui.ui.transcript.items import ACTION_ROOM, COMMAND_LINES
+from ikgui.ui.transcript.scrollback import ScrollbackView
 from ikgui.ui.transcript.tool_items import INTERRUPTED
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
@@ -225,14 +229,95 @@ async def test_several_waiting_calls_are_allowed_together(
     try:
         await type_and_send(qtbot, win, "Time here and in Paris?")
         await wait_until(lambda: len(cards(win)) == 2, timeout=60)
-        allow_all = win.pane.approvals.allow_all
-        assert allow_all.isVisible() and allow_all.text() == "Allow all once"
-        allow_all.click()
+        first, second = cards(win)
+        for card in (first, second):  # each card offers it while several wait
+            assert card.allow_all.isVisible() and card.allow_all.text() == "Allow all once"
+        # The first keeps the keyboard and the view (the second is below it).
+        assert first.once.hasFocus()
+        assert win.scrollback.viewport().rect().contains(first.geometry())
+        second.allow_all.click()
         await wait_until(lambda: kinds(win)[-1] == Kind.ASSISTANT and not win.session.streaming)
         await quiet(win)
         results = [e for e in win.session.state.scrollback if e.kind == Kind.TOOL_RESULT]
         assert [("Europe/Paris" in r.data["output"]) for r in results] == [False, True]
         assert all(r.data["success"] for r in results)
-        assert not win.pane.approvals.isVisible()
+        assert not win.pane.approvals.waiting() and not cards(win)
     finally:
         await closed(win)
+
+
+def call_box(win: MainWindow) -> QRect:
+    """The tool call's item in the transcript's viewport (its bubble, margins left out)."""
+    view = win.scrollback
+    [call] = [e for e in win.session.state.scrollback if e.kind == Kind.TOOL_CALL][-1:]
+    frame = view.item_frame(call.id)
+    assert frame is not None
+    return bubble_rect(view, frame).toAlignedRect()
+
+
+async def test_the_card_is_the_calls_item_in_the_transcript(home: Path, qtbot: QtBot) -> None:
+    """The card waits where the call streamed in — laid over its item, the transcript
+    keeping room under it and scrolled to it — not in a strip apart; it stays there
+    through a switch of conversation and goes when decided, the item plain again."""
+    win = await opened(home)
+    try:
+        view = win.scrollback
+        card = await asked(win, qtbot)
+        assert card.parent() is view.viewport()
+        box = call_box(win)
+        assert card.geometry().topLeft() == box.topLeft()
+        assert card.width() == box.width() and card.height() >= box.height()
+        # The document keeps room for the whole card: the next item starts below it.
+        layout = view.document().documentLayout()
+        assert layout.documentSize().height() - view.verticalScrollBar().value() >= (
+            card.geometry().bottom()
+        )
+        assert view.viewport().rect().contains(card.geometry())  # scrolled to it
+        assert not view.item_actions.row.isVisible()  # no hover row over the card
+        conv_id = win.current_id
+        win.toolbar_actions["actionNew"].trigger()
+        await wait_until(lambda: win.current_id != conv_id)
+        await wait_until(lambda: not cards(win))
+        assert win.status_stream.text() != "Waiting for your approval"
+        win.open_conversation(conv_id)
+        await wait_until(lambda: win.current_id == conv_id and cards(win) == [card])
+        assert card.geometry().topLeft() == call_box(win).topLeft()
+        assert win.status_stream.text() == "Waiting for your approval"
+        height = card.height()
+        card.once.click()
+        await wait_until(lambda: kinds(win)[-1] == Kind.ASSISTANT and not win.session.streaming)
+        await quiet(win)
+        assert not cards(win)
+        assert call_box(win).height() < height  # the plain call again, its usual room
+        [call] = [e for e in win.session.state.scrollback if e.kind == Kind.TOOL_CALL]
+        frame = view.item_frame(call.id)
+        assert frame is not None and frame.frameFormat().bottomMargin() == ACTION_ROOM
+        assert '"timezone": "UTC"' in view.item_texts()[view.item_kinds().index(Kind.TOOL_CALL)]
+    finally:
+        await closed(win)
+
+
+class Lines(str):
+    """An output that counts the characters split (into lines, or words)."""
+
+    split_chars = 0
+
+    def split(self, *args: Any, **kwargs: Any) -> list[str]:  # type: ignore[override]
+        Lines.split_chars += len(self)
+        return super().split(*args, **kwargs)
+
+
+def test_a_10_mb_result_lays_out_its_fold_only_and_is_never_split(qtbot: QtBot) -> None:
+    line = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.\n"
+    output = Lines(line * (10 * 1024 * 1024 // len(line)))
+    data = {"tool_call_id": "c1", "name": "flood", "server": "faulty", "success": True}
+    event = Event(7, "chat-t", Kind.TOOL_RESULT, "0123", {**data, "output": output})
+    view = ScrollbackView()
+    qtbot.addWidget(view)
+    Lines.split_chars = 0
+    view.append_event(event)
+    [text] = view.item_texts()
+    hidden = output.count("\n") + 1 - COMMAND_LINES
+    assert text == line * COMMAND_LINES + f"… {hidden:,} more lines · Show all"
+    assert view.document().characterCount() < 5_000  # the fold, not 10 MB
+    assert Lines.split_chars == 0  # its lines counted, not split

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from ikgui.domain.errors import NotFoundError, UserError
-from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, Event, Kind
+from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, EncodedData, Event, Kind
 from ikgui.domain.library.conversations import apply_tag_changes, descendants, retag
 from ikgui.domain.ports import Store
 from ikgui.domain.session import closing
@@ -135,7 +135,13 @@ class OpenConversation(PromptEditing):
         appended, updated = list(changes.appended), list(changes.updated)
         for write in changes.writes:
             if isinstance(write, NewEvent):
-                data = dict(write.data) if write.data is not None else None
+                data: dict[str, Any] | None = (
+                    write.data  # (its JSON is made already: kept as it is)
+                    if isinstance(write.data, EncodedData)
+                    else dict(write.data)
+                    if write.data is not None
+                    else None
+                )
                 event = write_ops.append(
                     self,
                     conv_id,

@@ -11,6 +11,7 @@ editor (:mod:`ikgui.ui.transcript.inline_edit`) is placed at the same time.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QTimer
@@ -42,6 +43,8 @@ class ItemActions(QObject):
         self.edits = InlineEdits(view)
         self._hover: int | None = None
         self._pending = False
+        #: Whether something is laid over an item (a tool call's approval card): no row.
+        self.covers: Callable[[int], bool] = lambda event_id: False
         view.viewport().installEventFilter(self)
         view.installEventFilter(self)
         self.row.focus_moved.connect(self.schedule)
@@ -82,7 +85,12 @@ class ItemActions(QObject):
         self.edits.place()
         target = self._target()
         item = view._by_id.get(target) if target is not None else None
-        if item is None or target == self.edits.editing_id or always_shown(item.event):
+        if (
+            item is None
+            or target == self.edits.editing_id
+            or always_shown(item.event)
+            or self.covers(item.event.id)
+        ):
             self._hide_row()
         else:
             self.row.set_event(item.event)

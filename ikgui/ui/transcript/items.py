@@ -108,10 +108,13 @@ def mark_line(event: Event) -> str:
 def folded(text: str) -> tuple[str, int] | None:
     """The first :data:`COMMAND_LINES` lines of a longer output and how many more there
     are; ``None`` when it is short enough to show whole."""
-    lines = text.split("\n")
-    if len(lines) < COMMAND_LINES + FOLD_AT_LEAST:
+    count = text.count("\n") + 1  # (not split: a tool's output may be 10 MB)
+    if count < COMMAND_LINES + FOLD_AT_LEAST:
         return None
-    return "\n".join(lines[:COMMAND_LINES]), len(lines) - COMMAND_LINES
+    end = -1
+    for _ in range(COMMAND_LINES):
+        end = text.find("\n", end + 1)
+    return text[:end], count - COMMAND_LINES
 
 
 def role_of(kind: str) -> str:

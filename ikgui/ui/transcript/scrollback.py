@@ -412,6 +412,11 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
                 return index
         return None
 
+    def sync_scroll_range(self) -> None:
+        """Size the scroll bar to the document now (after something laid over an item
+        changed the room it keeps)."""
+        self._sync_scroll_range()
+
     def _sync_scroll_range(self) -> None:
         """Lay out now and size the scroll bar to it (QTextEdit would do so only later)."""
         height = self.document().documentLayout().documentSize().height()

@@ -202,11 +202,11 @@ def connect(window: MainWindow) -> None:
 
 
 def connect_approvals(window: MainWindow) -> None:
-    """Tool calls are asked about on cards under the transcript (SPEC §12): the tool
-    loop's approver, announced, and "Waiting for your approval" in the status bar."""
+    """Tool calls are asked about on cards at their items in the transcript (SPEC §12):
+    the tool loop's approver, announced, and "Waiting for your approval" in the status bar."""
     approvals, chrome = window.pane.approvals, window.chrome
     approvals.current = lambda: window.current_id
-    approvals.say = lambda text: chrome.announcer.say(text, approvals, urgent=True)
+    approvals.say = lambda text, card: chrome.announcer.say(text, card, urgent=True)
     chrome.reading.approvals = lambda: bool(approvals.waiting(window.current_id))
     approvals.changed.connect(chrome.refresh)
     window.bridge.conversation_switched.connect(lambda *_: approvals.refresh())
