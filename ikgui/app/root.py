@@ -24,6 +24,8 @@ from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings, ToolServerSettings
 from ikgui.domain.tools import ServerState
+from ikgui.files import read_file
+from ikgui.files.reading import checked
 from ikgui.local.keys import KeyStore
 from ikgui.local.paths import resolve
 from ikgui.ui.bugs import install as install_bug_path
@@ -199,6 +201,8 @@ def build_window(
         on_closed=store.close,
         close_providers=closer(providers.aclose, lambda: close_tools(session)),
         test_tool_server=lambda config: try_tool_server(config, keys),
+        read_file=read_file,
+        check_file=checked,
     )
     services.open_demo = open_demo
     window = open_window(services)
