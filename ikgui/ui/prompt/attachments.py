@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.attachments import PDF, DraftFile, is_image, size_text
-from ikgui.ui.plain import make_plain
+from ikgui.ui.plain import line, make_plain, tooltip
 
 #: A chip's thumbnail, in pixels (square; the image is fitted inside it).
 CHIP_THUMB = 32
@@ -55,7 +55,7 @@ class AttachmentChip(QFrame):
         self.setObjectName("attachmentChip")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName(f"Attached: {attachment.name}, {size_text(attachment.size)}")
-        self.setToolTip(attachment.name)
+        self.setToolTip(tooltip(attachment.name))
         row = QHBoxLayout(self)
         row.setContentsMargins(4, 3, 3, 3)
         row.setSpacing(6)
@@ -64,7 +64,7 @@ class AttachmentChip(QFrame):
         self.thumb.setFixedSize(CHIP_THUMB, CHIP_THUMB)
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         row.addWidget(self.thumb)
-        self.name = make_plain(QLabel(short_name(attachment.name)))
+        self.name = make_plain(QLabel(short_name(line(attachment.name))))
         self.name.setObjectName("attachmentChipName")
         row.addWidget(self.name)
         self.size_label = make_plain(QLabel(size_text(attachment.size)))
@@ -76,7 +76,7 @@ class AttachmentChip(QFrame):
         self.remove.setText("×")
         self.remove.setAutoRaise(True)
         self.remove.setAccessibleName(f"Remove {attachment.name}")
-        self.remove.setToolTip(f"Remove {attachment.name} from the message")
+        self.remove.setToolTip(tooltip(f"Remove {attachment.name} from the message"))
         self.remove.clicked.connect(lambda: self.remove_requested.emit(attachment.sha256))
         row.addWidget(self.remove)
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from ikgui.domain.attachments import Attachment, size_text
-from ikgui.ui.plain import make_plain
+from ikgui.ui.plain import make_plain, window_title
 
 #: Zoom steps (a factor of the picture's own size).
 ZOOM_STEP = 1.25
@@ -31,7 +31,7 @@ class AttachmentViewer(QDialog):
         super().__init__(parent)
         self.attachment = attachment
         self.setObjectName("attachmentViewer")
-        self.setWindowTitle(f"{attachment.name} — {size_text(attachment.size)}")
+        self.setWindowTitle(window_title(f"{attachment.name} — {size_text(attachment.size)}"))
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.image = QImage()
         #: ``None``: fitted to the window; else the zoom factor.

@@ -36,8 +36,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.attachments import Attachment, StoredFile, is_image, size_text
 from ikgui.domain.errors import IkguiError
-from ikgui.domain.text.safe import reveal_bidi
 from ikgui.ui.images import boxed, decoded
+from ikgui.ui.plain import line, tooltip
 from ikgui.ui.transcript.items import Colors, blend
 
 FILE_SCHEME = "ikgui-file"
@@ -74,7 +74,7 @@ def thumb_sha(url: QUrl | str) -> str | None:
 
 def chip_text(attachment: Attachment) -> str:
     kind = "PDF" if attachment.mime == "application/pdf" else "Text"
-    return f"\u2009{kind} · {reveal_bidi(attachment.name)} · {size_text(attachment.size)}\u2009"
+    return f"\u2009{kind} · {line(attachment.name)} · {size_text(attachment.size)}\u2009"
 
 
 def write_files(
@@ -99,7 +99,9 @@ def write_files(
         image.setHeight(THUMB.height())
         image.setAnchor(True)
         image.setAnchorHref(file_href(event_id, attachment.sha256))
-        image.setToolTip(f"{attachment.name} ({size_text(attachment.size)}): click to view")
+        image.setToolTip(
+            tooltip(f"{attachment.name} ({size_text(attachment.size)}): click to view")
+        )
         cursor.insertImage(image)
         cursor.insertText("  ", space)
     chip = QTextCharFormat()
@@ -112,7 +114,7 @@ def write_files(
         fmt = QTextCharFormat(chip)
         fmt.setAnchor(True)
         fmt.setAnchorHref(file_href(event_id, attachment.sha256))
-        fmt.setToolTip(f"{attachment.name}: click to save or open")
+        fmt.setToolTip(tooltip(f"{attachment.name}: click to save or open"))
         cursor.insertText(chip_text(attachment), fmt)
         cursor.insertText("  ", space)
 
