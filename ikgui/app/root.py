@@ -24,8 +24,7 @@ from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings, ToolServerSettings
 from ikgui.domain.tools import ServerState
-from ikgui.files import read_file
-from ikgui.files.reading import checked
+from ikgui.files import checked, read_file
 from ikgui.local.keys import KeyStore
 from ikgui.local.paths import resolve
 from ikgui.ui.bugs import install as install_bug_path

@@ -11,7 +11,7 @@ import hashlib
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QColor, QDropEvent, QGuiApplication, QImage
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
@@ -139,6 +139,15 @@ async def test_typed_attach_command_and_a_drop_attach_files(
         mime = QMimeData()
         mime.setUrls([QUrl.fromLocalFile(str(dropped))])
         target = win.scrollback.viewport()
+        enter = QDragEnterEvent(
+            QPoint(20, 20),
+            Qt.DropAction.CopyAction,
+            mime,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(target, enter)
+        assert enter.isAccepted()  # (Qt drops only where the drag was taken)
         drop = QDropEvent(
             QPointF(20, 20),
             Qt.DropAction.CopyAction,
