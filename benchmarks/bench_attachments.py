@@ -117,7 +117,7 @@ async def measure(window: Any, runs: int) -> dict[str, list[float]]:
         before = files.decodes
         last = [time.perf_counter()]
 
-        def tick() -> None:
+        def tick(last: list[float] = last) -> None:
             now = time.perf_counter()
             late.append(now - last[0] - 0.005)
             last[0] = now
@@ -143,7 +143,8 @@ async def measure(window: Any, runs: int) -> dict[str, list[float]]:
 def report(values: dict[str, list[float]], stored: int, side: int) -> None:
     def ms(name: str) -> str:
         rows = values[name]
-        return f"{statistics.median(rows) * 1000:.0f} ms (range {min(rows) * 1000:.0f}–{max(rows) * 1000:.0f})"
+        low, high = min(rows) * 1000, max(rows) * 1000
+        return f"{statistics.median(rows) * 1000:.0f} ms (range {low:.0f}–{high:.0f})"
 
     print(
         f"{IMAGES} messages and {IMAGES} replies; screenshots {side}×{int(side * 0.6)}, "
@@ -151,9 +152,8 @@ def report(values: dict[str, list[float]], stored: int, side: int) -> None:
     )
     print(f"switch to the conversation without images, until repainted: {ms('plain')}")
     print(f"switch to the conversation with {IMAGES} images, until repainted: {ms('images')}")
-    print(
-        f"  thumbnails decoded by then and after (median): {statistics.median(values['decodes']):.0f}"
-    )
+    decodes = statistics.median(values["decodes"])
+    print(f"  thumbnails decoded by then and after (median): {decodes:.0f}")
     print(f"  until every thumbnail in view is shown: {ms('shown')}")
     print(f"  the event loop's worst lateness meanwhile: {values['late'][0] * 1000:.0f} ms")
 

@@ -214,8 +214,9 @@ async def test_an_image_that_cannot_be_decoded_shows_a_plain_box(
 ) -> None:
     # An imported log can carry what the attach checks refuse: a 50,000 × 50,000 PNG.
     bomb = sample_files.png_bomb()
-    from ikgui.domain.attachments import Attachment
     import hashlib
+
+    from ikgui.domain.attachments import Attachment
 
     sha = hashlib.sha256(bomb).hexdigest()
     stored = StoredFile(Attachment(sha, "bomb.png", "image/png", len(bomb)), bomb)
