@@ -30,6 +30,7 @@ import httpx
 
 from ikgui.domain import settings
 from ikgui.domain.streaming import ChatRequest
+from ikgui.providers.attachments import Blobs
 from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.errors import ErrorContext
 from ikgui.providers.reply_stream import ERROR_BODY_LIMIT, JSON_BODY_LIMIT, ReplyStream
@@ -158,8 +159,16 @@ class HTTPProvider:
             headers["authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    def body(self, request: ChatRequest) -> dict[str, Any]:
+    def body(self, request: ChatRequest, blobs: Blobs | None = None) -> dict[str, Any]:
+        """The request's JSON body (``blobs``: where attached files' base64 goes)."""
         raise NotImplementedError
+
+    def encoded(self, request: ChatRequest) -> bytes:
+        """The request's body as the bytes sent: attached files' base64 is spliced into
+        the JSON bytes, never held as strings (called in a worker thread when the
+        request carries files)."""
+        blobs = Blobs(deferred=True)
+        return blobs.encode(self.body(request, blobs))
 
     def model_names(self, body: Any) -> tuple[list[str], dict[str, str] | None]:
         """Names in one page of the model list, and the query for the next page."""

@@ -26,6 +26,7 @@ import httpx
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.streaming import ChatRequest, StreamItem, TextDelta, ToolCallDelta
+from ikgui.providers.attachments import carries_files
 from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.parser import StreamParser
 
@@ -183,7 +184,11 @@ class ReplyStream:
     async def _open(self) -> None:
         provider, errors = self._provider, self._errors
         client = provider.client()
-        content = json.dumps(provider.body(self._request), ensure_ascii=False).encode()
+        if carries_files(self._request.messages):
+            # Files' base64 is megabytes of encoding: never on the window's loop.
+            content = await asyncio.to_thread(provider.encoded, self._request)
+        else:
+            content = json.dumps(provider.body(self._request), ensure_ascii=False).encode()
         headers = {
             **provider.headers(),
             "content-type": "application/json",

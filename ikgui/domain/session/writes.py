@@ -11,9 +11,10 @@ a ``Changed`` says it was ``replayed``: provisional ids are gone from the state.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
@@ -66,6 +67,7 @@ def append(
     materialize: bool = False,
     fields: tuple[tuple[str, dict[str, Any]], ...] = (),
     new: Conversation | None = None,
+    files: Sequence[StoredFile] = (),
 ) -> Event:
     """Commit one event, or queue it when the store refuses (or earlier changes wait);
     ``fields``: conversations' fields set in the same transaction (conversation id,
@@ -84,7 +86,7 @@ def append(
                     store.insert_conversation(new)
                 for other, changes in fields:
                     store.update_conversation(other, **changes)
-                event = store.append_event(conv_id, kind, content, data)
+                event = store.append_event(conv_id, kind, content, data, files=files)
                 if title:
                     store.update_conversation(conv_id, title=title)
             return event
