@@ -62,7 +62,8 @@ def png_bytes(image: QImage) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")  # type: ignore[call-overload]  (the stubs say bytes; str works)
+    # (The stubs say bytes; PySide takes only a str here.)
+    image.save(buffer, "PNG")  # type: ignore[call-overload]
     buffer.close()
     return bytes(data.data())
 
@@ -279,7 +280,7 @@ class DraftAttachments(QObject):
         resolved = await self.resolved(files)
         self._set([])
         try:
-            await self.session.send(text, files=resolved)  # type: ignore[call-arg]
+            await self.session.send(text, files=resolved)
         finally:
             unsent = self._position() == before
             if unsent and not self.files:

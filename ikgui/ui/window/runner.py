@@ -77,6 +77,15 @@ class CommandRunner:
         await self.session.resend(text)
         return ""
 
+    def edit_and_resend(self, event_id: int, text: str) -> asyncio.Task[Any]:
+        """ "Edit and resend": a new branch just before the message ``event_id``, where
+        ``text`` is sent with the files the message carried."""
+        return self._spawn(lambda: self._edited(event_id, text))
+
+    async def _edited(self, event_id: int, text: str) -> str:
+        await self.session.edit_and_resend(event_id, text)
+        return ""
+
     def retry(self, event_id: int) -> asyncio.Task[Any]:
         """Retry a reply or an error: the last exchange is answered again in place (the
         failed attempt stays, collapsed), an earlier one in a new branch; the message is
