@@ -71,6 +71,35 @@ def dashboard(path: Path) -> Path:
     return path
 
 
+def form_error(path: Path) -> Path:
+    """A picture of a form with an error under its field."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+
+    image = QImage(720, 440, QImage.Format.Format_RGB32)
+    image.fill(QColor("#ffffff"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(QColor("#111827"))
+    painter.setFont(QFont("Sans", 22, QFont.Weight.Bold))
+    painter.drawText(QRectF(40, 30, 640, 40), "Step 2 of 2 — Your address")
+    painter.setFont(QFont("Sans", 15))
+    for i, label in enumerate(("Street", "Postcode")):
+        y = 110 + i * 120
+        painter.setPen(QColor("#374151"))
+        painter.drawText(QRectF(40, y, 300, 28), label)
+        painter.setPen(QPen(QColor("#ef4444" if i else "#9ca3af"), 2))
+        painter.drawRoundedRect(QRectF(40, y + 34, 640, 44), 6, 6)
+    painter.setPen(QColor("#dc2626"))
+    painter.drawText(QRectF(40, 320, 640, 28), "Enter a postcode in the format 1234 AB")
+    painter.fillRect(QRectF(500, 370, 180, 44), QColor("#2563eb"))
+    painter.setPen(QColor("#ffffff"))
+    painter.drawText(QRectF(500, 370, 180, 44), 0x84, "Sign up")
+    painter.end()
+    image.save(str(path), "PNG")
+    return path
+
+
 def seed(home: Path, files: dict[str, Path]) -> None:
     """The conversation: the question with its two files, and the answer."""
     from ikgui.domain.events import Conversation
@@ -171,9 +200,7 @@ def make_files(folder: Path) -> dict[str, Path]:
     report.write_bytes(
         sample_files.pdf("Sign-ups in March", "The two-step form shipped on 3 March.")
     )
-    error = folder / "form-error.png"
-    sample = sample_files.png(480, 300, (250, 235, 235))
-    error.write_bytes(sample)
+    error = form_error(folder / "form-error.png")
     notes = folder / "form.log"
     notes.write_text("2026-03-03 09:12 step 2: validation failed (postcode)\n", encoding="utf-8")
     return {

@@ -104,13 +104,14 @@ def write_files(
         )
         cursor.insertImage(image)
         cursor.insertText("  ", space)
+    others = [a for a in files if not is_image(a.mime)]
+    if others and len(others) < len(files):  # (a chip beside a thumbnail would be as tall)
+        cursor.insertBlock(block, QTextCharFormat())
     chip = QTextCharFormat()
     chip.setBackground(blend(colors.base, colors.text, 0.10))
     chip.setForeground(colors.text)
     chip.setFontPointSize(max(font.pointSizeF() * 0.9, 6.0))
-    for attachment in files:
-        if is_image(attachment.mime):
-            continue
+    for attachment in others:
         fmt = QTextCharFormat(chip)
         fmt.setAnchor(True)
         fmt.setAnchorHref(file_href(event_id, attachment.sha256))
