@@ -116,6 +116,34 @@ async def test_refused_files_say_why_at_once_and_attach_nothing(
         await closed(win)
 
 
+async def test_bombs_and_bad_pdfs_are_refused_in_one_line_each(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    from tests.support import sample_files
+
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    win = await opened(home)
+    try:
+        bad = {
+            "bomb.png": sample_files.png_bomb(),
+            "locked.pdf": sample_files.encrypted_pdf(),
+            "broken.pdf": sample_files.damaged_pdf(),
+            "long.pdf": sample_files.long_pdf(2000),
+        }
+        for name, content in bad.items():
+            path = tmp_path / name
+            path.write_bytes(content)
+            await attach_by_button(win, path)
+            said = feedback(win)
+            assert said.startswith("Error: ") and name in said, said
+            assert "\n" not in said and "Traceback" not in said
+            assert chips(win) == []
+        assert win.store.has_files([]) == set()
+    finally:
+        await closed(win)
+
+
 async def test_typed_attach_command_and_a_drop_attach_files(
     tmp_path: Path, wire_server: WireServer, qtbot: QtBot
 ) -> None:
@@ -228,6 +256,19 @@ async def test_files_are_sent_with_the_message_and_leave_the_chips(
         assert [a["sha256"] for a in user.data["attachments"]] == [sha]
         assert win.store.has_files([sha]) == {sha}
         assert draft_files(win.drafts.keeper.of_open("draft_files")) == []
+        # Retry and "Edit and resend" send the message's file again.
+        answer = win.session.state.scrollback[-1]
+        win.scrollback.retry_requested.emit(answer.id)
+        await settle(win)
+        assert len(wire_server.bodies("/v1/chat/completions")) == 2
+        assert "image_url" in [p["type"] for p in _sent_files(wire_server)]
+        first = win.current_id
+        win.scrollback.edit_resend_requested.emit(user.id, "What colour is it?")
+        await settle(win)
+        assert win.current_id != first  # a new branch
+        parts = _sent_files(wire_server)
+        assert "image_url" in [p["type"] for p in parts]
+        assert {"type": "text", "text": "What colour is it?"} in parts
     finally:
         await closed(win)
 
