@@ -361,3 +361,44 @@ def test_a_chip_shows_a_long_or_hostile_name_as_plain_text(qtbot: QtBot) -> None
     assert "…" in label.text() and label.text().startswith("<b>bold")
     assert "&lt;b&gt;bold" in chip.toolTip()  # (a tooltip escaped: shown as typed)
     assert QPoint(0, 0) == chip.pos()
+
+
+async def test_attached_files_stay_with_the_draft_on_postgresql(
+    tmp_path: Path, pg_url: str, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    from ikgui.storage import open_store
+    from tests.ui.store_window import opened_over
+
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    wire_server.route("/v1/chat/completions", reply("hello"))
+    win = await opened_over(open_store(pg_url), home)
+    try:
+        win.prompt.setPlainText("first")
+        win.prompt.submit()
+        await settle(win)
+        conv_id = win.current_id
+        await attach_by_button(win, png(tmp_path / "on-server.png"))
+        picture = QImage(24, 24, QImage.Format.Format_RGB32)
+        picture.fill(QColor("#c0c020"))
+        QGuiApplication.clipboard().setImage(picture)
+        win.prompt.paste()
+        await settle(win)
+        assert chip_names(win) == ["on-server.png", "Pasted image.png"]
+    finally:
+        await closed(win)
+    again = await opened_over(open_store(pg_url), home)
+    try:
+        assert again.current_id == conv_id
+        await wait_until(lambda: chip_names(again) == ["on-server.png", "Pasted image.png"])
+        again.prompt.setPlainText("and these?")
+        again.prompt.submit()
+        await settle(again)
+        assert [p["type"] for p in _sent_files(wire_server)].count("image_url") == 2
+        user = [e for e in again.session.state.scrollback if e.kind == "user"][-1]
+        assert [a["name"] for a in user.data["attachments"]] == [
+            "on-server.png",
+            "Pasted image.png",
+        ]
+    finally:
+        await closed(again)

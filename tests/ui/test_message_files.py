@@ -37,7 +37,7 @@ def picture(n: int) -> StoredFile:
     return checked(f"shot-{n}.png", sample_files.png(320, 200, rgb))
 
 
-def seed(path: Path, images: int, extra: list[StoredFile] | None = None) -> list[StoredFile]:
+def seed(path: Path | str, images: int, extra: list[StoredFile] | None = None) -> list[StoredFile]:
     """A conversation of ``images`` messages, each with its screenshot, and a reply each;
     then one message with the ``extra`` files. Returns every file stored."""
     files = [picture(n) for n in range(images)]
@@ -231,6 +231,29 @@ async def test_an_image_that_cannot_be_decoded_shows_a_plain_box(
         await settle(win)
         assert viewer.image.isNull()
         assert "cannot be shown" in viewer.picture.text()
+        viewer.close()
+    finally:
+        await closed(win)
+
+
+async def test_thumbnails_and_the_viewer_read_from_postgresql(
+    tmp_path: Path, pg_url: str, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    from tests.ui.store_window import opened_over
+
+    files = seed(pg_url, 4)
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    win = await opened_over(open_store(pg_url), home)
+    try:
+        view = win.scrollback
+        await wait_until(lambda: view.files.decodes > 0)
+        await settle(win)
+        event = [e for e in win.session.state.scrollback if e.kind == "user"][-1]
+        viewer = view.open_file(event.id, files[3].sha256)
+        assert isinstance(viewer, AttachmentViewer)
+        await wait_until(lambda: not viewer.image.isNull())
+        assert viewer.image.width() == 320
         viewer.close()
     finally:
         await closed(win)
