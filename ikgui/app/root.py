@@ -200,10 +200,8 @@ def build_window(
         on_closed=store.close,
         close_providers=closer(providers.aclose, lambda: close_tools(session)),
         test_tool_server=lambda config: try_tool_server(config, keys),
-        read_file=read_file,
-        check_file=checked,
     )
-    services.open_demo = open_demo
+    services.open_demo, services.read_file, services.check_file = open_demo, read_file, checked
     window = open_window(services)
     shown.append(window)
     if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)
