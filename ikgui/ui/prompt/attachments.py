@@ -60,7 +60,7 @@ class AttachmentChip(QFrame):
         row.setContentsMargins(4, 3, 3, 3)
         row.setSpacing(6)
         self.thumb = make_plain(QLabel(type_mark(attachment.mime)))
-        self.thumb.setObjectName("attachmentChipThumb")
+        self.thumb.setObjectName("attachmentThumbnail")
         self.thumb.setFixedSize(CHIP_THUMB, CHIP_THUMB)
         self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
         row.addWidget(self.thumb)
