@@ -402,3 +402,36 @@ async def test_attached_files_stay_with_the_draft_on_postgresql(
         ]
     finally:
         await closed(again)
+
+
+async def test_a_large_image_is_read_once_to_attach_and_once_to_send(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    from tests.support import sample_files
+
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    wire_server.route("/v1/chat/completions", reply("A lot of noise."))
+    win = await opened(home)
+    try:
+        big = tmp_path / "big.png"
+        big.write_bytes(sample_files.noisy_png(12 * 1024 * 1024))
+        reads: list[str] = []
+        read = win.attachments.read_file
+
+        def counted(path: str, limit_mb: int) -> object:
+            reads.append(path)
+            return read(path, limit_mb)
+
+        win.attachments.read_file = counted  # type: ignore[assignment]
+        await attach_by_button(win, big)
+        assert chip_names(win) == ["big.png"]
+        assert len(reads) == 1  # its chip's picture is made from the same bytes
+        assert not chips(win)[0].thumb.pixmap().isNull()
+        win.prompt.setPlainText("What is it?")
+        win.prompt.submit()
+        await settle(win)
+        assert len(reads) == 2  # read again to send (it must not have changed)
+        assert "image_url" in [p["type"] for p in _sent_files(wire_server)]
+    finally:
+        await closed(win)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 #: The draft field the files are kept in (with the conversation, like its text).
 FIELD = "draft_files"
+#: The size a chip's picture is decoded at (the chip shows it at half: sharp on HiDPI).
+CHIP_PICTURE = 64
 #: The name a pasted image is attached under.
 PASTED_NAME = "Pasted image.png"
 #: ``/attach PATH``: handled by the window (it reads the user's disk), never the domain.
@@ -100,6 +102,8 @@ class DraftAttachments(QObject):
         self.files: list[DraftFile] = []
         #: Pasted files' bytes while the window lives (sent as they are).
         self._pasted: dict[str, StoredFile] = {}
+        #: The chips' pictures, by hash (small: decoded once while the window lives).
+        self._pictures: dict[str, QImage] = {}
         #: The conversation whose files the chips show.
         self._of: str | None = None
         #: Whether a click that would write is refused (the demo; set by the wiring).
@@ -124,7 +128,13 @@ class DraftAttachments(QObject):
         self.chips.show_files(self.files)
         if keep:
             self.keeper.keep(FIELD, draft_files_text(self.files) or None, now=True)
-        wanted = [f for f in self.files if is_image(f.attachment.mime)]
+        wanted = []
+        for file in self.files:
+            picture = self._pictures.get(file.attachment.sha256)
+            if picture is not None:
+                self.chips.set_thumbnail(file.attachment.sha256, picture)
+            elif is_image(file.attachment.mime):
+                wanted.append(file)
         if wanted:
             self.spawn(self._thumbnails(wanted), "attachment-thumbnails")
 
@@ -145,8 +155,13 @@ class DraftAttachments(QObject):
             content = await self._content(file)
             if content is None:
                 continue
-            image = await asyncio.to_thread(decoded, content, QSize(64, 64))
-            self.chips.set_thumbnail(file.attachment.sha256, image)
+            await self._picture(file.attachment.sha256, content)
+
+    async def _picture(self, sha: str, content: bytes) -> None:
+        """Decode a chip's picture off the loop, and show it."""
+        picture = await asyncio.to_thread(decoded, content, QSize(CHIP_PICTURE, CHIP_PICTURE))
+        self._pictures[sha] = picture
+        self.chips.set_thumbnail(sha, picture)
 
     async def _content(self, file: DraftFile) -> bytes | None:
         sha = file.attachment.sha256
@@ -195,6 +210,8 @@ class DraftAttachments(QObject):
             except AttachmentError as exc:
                 refusal = refusal or exc
                 continue
+            if is_image(stored.attachment.mime):  # (from these bytes: never read twice)
+                await self._picture(stored.sha256, stored.content)
             self._add(DraftFile(stored.attachment, full))
         if refusal is not None:
             raise refusal
@@ -219,6 +236,7 @@ class DraftAttachments(QObject):
             self.feedback.show(exc.line, error=True)
             return
         self._pasted[stored.sha256] = stored
+        await self._picture(stored.sha256, stored.content)
         self._add(DraftFile(stored.attachment, None))
 
     def take_mime(self, mime: QMimeData) -> bool:
