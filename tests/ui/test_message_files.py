@@ -178,6 +178,14 @@ async def test_other_files_show_as_chips_with_save_as_and_open(
         assert "Text · <b>notes</b>.md · 8 bytes" in last  # plain text, never markup
         event = [e for e in win.session.state.scrollback if e.kind == "user"][-1]
         assert [a.name for a in listed(event.data)] == ["report.pdf", "<b>notes</b>.md"]
+        # The message's menu reaches its files by keyboard too.
+        item_menu = view.menu_for(event.id)
+        offered = [a.text() for a in item_menu.actions() if a.objectName() == "actionOpenFile"]
+        assert offered == ["Save or open report.pdf", "Save or open <b>notes</b>.md"]
+        next(a for a in item_menu.actions() if a.objectName() == "actionOpenFile").trigger()
+        assert isinstance(view.files.opened, QMenu)
+        view.files.opened.close()
+        item_menu.deleteLater()
         menu = view.open_file(event.id, report.sha256)
         assert isinstance(menu, QMenu)
         names = [a.objectName() for a in menu.actions()]

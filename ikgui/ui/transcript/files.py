@@ -23,6 +23,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QPoint, QSize, QUrl
 from PySide6.QtGui import (
     QColor,
+    QCursor,
     QDesktopServices,
     QFont,
     QImage,
@@ -232,7 +233,7 @@ class MessageFiles(QObject):
         menu.addAction("Open", lambda: self.spawn(self.open_outside(attachment), "open-file"))
         menu.actions()[-1].setObjectName("actionOpenAttachment")
         menu.aboutToHide.connect(menu.deleteLater)
-        menu.popup(at if at is not None else self.view.mapToGlobal(QPoint(0, 0)))
+        menu.popup(at if at is not None else QCursor.pos())
         self.opened = menu
         return menu
 

@@ -5,6 +5,7 @@ Fork from here, Edit and resend, Retry), which item a point shows, and what a li
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QPoint, QUrl
@@ -18,8 +19,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QMenu, QWidget
 
-from ikgui.domain.attachments import listed
+from ikgui.domain.attachments import is_image, listed
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.plain import action_text
 from ikgui.ui.transcript.body import FULL_SCHEME, internal_link
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
@@ -77,6 +79,15 @@ class MenuMixin:
         ):
             retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
             retry.setObjectName("actionRetry")
+        files = listed(event.data) if event.kind == Kind.USER else []
+        if files:  # (by keyboard too: the menu key reaches what a click on a file does)
+            menu.addSeparator()
+        for attachment in files:
+            verb = "View" if is_image(attachment.mime) else "Save or open"
+            opened = menu.addAction(
+                action_text(f"{verb} {attachment.name}"), partial(self.files.open, attachment)
+            )
+            opened.setObjectName("actionOpenFile")
         return menu
 
     def start_edit(self: _View, event_id: int) -> QWidget | None:
