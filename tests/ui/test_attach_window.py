@@ -435,3 +435,26 @@ async def test_a_large_image_is_read_once_to_attach_and_once_to_send(
         assert "image_url" in [p["type"] for p in _sent_files(wire_server)]
     finally:
         await closed(win)
+
+
+async def test_files_alone_are_sent_with_no_text(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    wire_server.route("/v1/chat/completions", reply("A red rectangle."))
+    win = await opened(home)
+    try:
+        win.prompt.submit()  # nothing typed, nothing attached: nothing happens
+        await settle(win)
+        assert wire_server.bodies("/v1/chat/completions") == []
+        await attach_by_button(win, png(tmp_path / "only.png"))
+        win.prompt.setFocus()
+        qtbot.keyClick(win.prompt, Qt.Key.Key_Return)
+        await settle(win)
+        assert [p["type"] for p in _sent_files(wire_server)] == ["image_url"]
+        assert chips(win) == []
+        user = [e for e in win.session.state.scrollback if e.kind == "user"][-1]
+        assert user.content == "" and len(user.data["attachments"]) == 1
+    finally:
+        await closed(win)

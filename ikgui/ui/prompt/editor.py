@@ -56,6 +56,8 @@ class PromptEditor(QPlainTextEdit):
         #: Takes files or a picture pasted or dropped here (``False``: not files: the
         #: editor inserts the text). Set by the window.
         self.take_files: Callable[[QMimeData], bool] = lambda mime: False
+        #: Whether files are attached (then Enter sends them with no text, too).
+        self.sends_files: Callable[[], bool] = lambda: False
         self._fit()
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
@@ -183,7 +185,7 @@ class PromptEditor(QPlainTextEdit):
 
     def submit(self) -> None:
         text = self.toPlainText().strip("\n")
-        if not text.strip():
+        if not text.strip() and not self.sends_files():
             return
         self.remember(text)
         self.clear()

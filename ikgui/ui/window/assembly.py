@@ -127,6 +127,7 @@ def connect_attachments(window: MainWindow) -> None:
     window.drafts.files_shown = files.shown
     window.runner.line_work = files.line_work
     prompt.take_files = files.take_mime
+    prompt.sends_files = lambda: bool(files.files)
     prompt.set_commands(
         [*((c.name, c.description, c.usage) for c in window.session.registry), ATTACH_COMMAND]
     )
