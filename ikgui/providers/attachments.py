@@ -75,6 +75,16 @@ def carries_files(messages: Sequence[dict[str, Any]]) -> bool:
     return any(m.get("files") for m in messages)
 
 
+def sent_types(messages: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """The types of the files a request carries as files (images, PDFs), not text."""
+    return frozenset(
+        f.attachment.mime
+        for m in messages
+        for f in files_of(m)
+        if isinstance(f, StoredFile) and (is_image(f.attachment.mime) or f.attachment.mime == PDF)
+    )
+
+
 def openai_messages(messages: Sequence[dict[str, Any]], blobs: Blobs) -> list[dict[str, Any]]:
     """The context as OpenAI sends it: a message with files gets content parts; the
     domain's own keys (``files``, ``attachments``) never go on the wire."""

@@ -26,9 +26,10 @@ import httpx
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.streaming import ChatRequest, StreamItem, TextDelta, ToolCallDelta
-from ikgui.providers.attachments import carries_files
+from ikgui.providers.attachments import carries_files, sent_types
 from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.parser import StreamParser
+from ikgui.providers.status_errors import file_type_refusal
 
 if TYPE_CHECKING:
     from ikgui.providers.http import HTTPProvider
@@ -220,6 +221,9 @@ class ReplyStream:
         self._state = "open"
         if not 200 <= response.status_code < 300:
             body = await self._read_upto(ERROR_BODY_LIMIT, strict=False)
+            mimes = sent_types(self._request.messages)
+            if mimes and (refused := file_type_refusal(errors, response.status_code, body, mimes)):
+                raise refused
             raise errors.http_status(
                 response.status_code, body, response.headers, provider.chat_url()
             )
