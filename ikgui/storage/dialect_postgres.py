@@ -191,6 +191,16 @@ class PostgresDialect:
     def set_title(self, db: Database, conv_id: str, title: str | None, *, new: bool) -> None:
         pass
 
+    def index_files(self, db: Database, link_ids: Sequence[int]) -> None:
+        # Computed in the server from the stored text: the bytes never travel again.
+        if link_ids:
+            execute_sql(
+                db,
+                "UPDATE event_file ef SET search = ikgui_file_search(ef.name, f.text) "
+                "FROM stored_file f WHERE f.sha256 = ef.sha256 AND ef.id = ANY(%s)",
+                (list(link_ids),),
+            )
+
     def maybe_streaming(self) -> ColumnBase:
         # Written out: the partial index ``event_streaming`` names this very expression.
         return SQL("strpos(data, '\"streaming\"') > 0")
@@ -238,6 +248,29 @@ class PostgresDialect:
             int(i): text if short else _framed(text, head, tail, words)
             for i, text, short, head, tail in cursor.fetchall()
         }
+
+    def file_matches(self, db: Database, words: Sequence[str], limit: int) -> list[Any]:
+        cursor = execute_sql(
+            db,
+            "SELECT e.conversation_id, ef.event_id, ef.id FROM event_file ef "
+            "JOIN event e ON e.id = ef.event_id JOIN conversation c ON c.id = e.conversation_id "
+            f"WHERE ef.search @@ websearch_to_tsquery('{SEARCH_CONFIG}', ikgui_fold(%s)) "
+            "AND c.trashed_at IS NULL ORDER BY ef.event_id DESC LIMIT %s",
+            (_query_text(words), limit),
+        )
+        return list(cursor.fetchall())
+
+    def file_texts(self, db: Database, link_ids: Sequence[int]) -> dict[int, str]:
+        if not link_ids:
+            return {}
+        cursor = execute_sql(
+            db,
+            "SELECT ef.id, ef.name || ' ' || left(coalesce(f.text, ''), 100000) "
+            "FROM event_file ef JOIN stored_file f ON f.sha256 = ef.sha256 "
+            "WHERE ef.id = ANY(%s)",
+            (list(link_ids),),
+        )
+        return {int(i): text for i, text in cursor.fetchall()}
 
 
 def _flat(text: str) -> str:

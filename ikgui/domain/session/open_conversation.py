@@ -418,8 +418,9 @@ class OpenConversation(PromptEditing):
         files: Sequence[StoredFile] = (),
     ) -> Event:
         """Commit one event to the current conversation and fold it into the state
-        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``);
-        ``files``: the bytes of files its data lists, stored with it."""
+        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``).
+        ``files``: the bytes of files ``data["attachments"]`` lists, stored with it in
+        one transaction (and kept with it while it waits)."""
         refuse(self.locked)  # (a reply under way may still end in a closed branch)
         if self.saved:
             closing.refuse_closed(self.conversation, kind)

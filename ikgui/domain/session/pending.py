@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
@@ -47,6 +48,8 @@ class Append:
     conversation: Conversation | None = None
     title: str | None = None
     fields: tuple[tuple[str, dict[str, Any]], ...] = ()
+    #: The bytes of the files the event lists (SPEC §13), stored with it.
+    files: tuple[StoredFile, ...] = ()
 
     @property
     def conv_id(self) -> str:
@@ -154,13 +157,14 @@ class PendingWrites:
         conversation: Conversation | None = None,
         title: str | None = None,
         fields: tuple[tuple[str, dict[str, Any]], ...] = (),
+        files: tuple[StoredFile, ...] = (),
     ) -> Event:
         """Queue a new event; returns it with a provisional id."""
         event = Event(
             self._next_id, conv_id, kind, content, dict(data) if data else None, created_at
         )
         self._next_id += 1
-        self.queue.append(Append(event, conversation, title, fields))
+        self.queue.append(Append(event, conversation, title, fields, files))
         return event
 
     def update(self, conv_id: str, event_id: int, content: str, data: dict[str, Any]) -> None:
@@ -205,6 +209,7 @@ class PendingWrites:
                     event.content,
                     self._data(event.data),
                     created_at=event.created_at,
+                    files=item.files,
                 )
                 if item.title:
                     store.update_conversation(event.conversation_id, title=item.title)

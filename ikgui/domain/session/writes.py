@@ -11,7 +11,7 @@ a ``Changed`` says it was ``replayed``: provisional ids are gone from the state.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from ikgui.domain.attachments import StoredFile
@@ -67,12 +67,13 @@ def append(
     materialize: bool = False,
     fields: tuple[tuple[str, dict[str, Any]], ...] = (),
     new: Conversation | None = None,
-    files: Sequence[StoredFile] = (),
+    files: tuple[StoredFile, ...] = (),
 ) -> Event:
     """Commit one event, or queue it when the store refuses (or earlier changes wait);
     ``fields``: conversations' fields set in the same transaction (conversation id,
     fields), as a ``/kill`` closes branches with its event; ``new``: a conversation
-    stored with its first event (a fork's child)."""
+    stored with its first event (a fork's child); ``files``: the bytes of the files it
+    lists, stored with it (and queued with it: a full disk loses none)."""
     replay_first(session, conv_id)
     store, writes = session.store, session.writes
     was_saved = session.saved
@@ -109,6 +110,7 @@ def append(
         conversation=conversation,
         title=title,
         fields=fields,
+        files=files,
     )
     _waits(session, conv_id)
     return event
@@ -161,8 +163,9 @@ def _waits(session: Writer, conv_id: str) -> None:
 
 
 #: A conversation's drafts: session state kept with it (the message typed and not sent,
-#: the working prompt's unsaved edit, the edit a Clear set aside).
-DRAFTS = frozenset({"draft", "prompt_draft", "prompt_set_aside"})
+#: the working prompt's unsaved edit, the edit a Clear set aside, the files attached to
+#: the message and not sent).
+DRAFTS = frozenset({"draft", "prompt_draft", "prompt_set_aside", "draft_files"})
 
 
 def fields_wait(session: Writer, changes: dict[str, Any]) -> bool:
