@@ -19,7 +19,7 @@ import asyncio
 import json
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -185,16 +185,20 @@ class ReplyStream:
     async def _open(self) -> None:
         provider, errors = self._provider, self._errors
         client = provider.client()
-        if carries_files(self._request.messages):
-            # Files' base64 is megabytes of encoding: never on the window's loop.
-            content = await asyncio.to_thread(provider.encoded, self._request)
-        else:
-            content = json.dumps(provider.body(self._request), ensure_ascii=False).encode()
         headers = {
             **provider.headers(),
             "content-type": "application/json",
             "accept-encoding": "identity",
         }
+        content: bytes | AsyncIterator[bytes]
+        if carries_files(self._request.messages):
+            # Megabytes of files: the JSON built in a worker thread, their base64
+            # encoded piece by piece as it is sent (never held whole).
+            encoded = await asyncio.to_thread(provider.encoded, self._request)
+            content = encoded.stream()
+            headers["content-length"] = str(encoded.length)
+        else:
+            content = json.dumps(provider.body(self._request), ensure_ascii=False).encode()
         url = provider.chat_url()
         request = client.build_request("POST", url, content=content, headers=headers)
         loop = asyncio.get_running_loop()

@@ -211,3 +211,17 @@ async def test_a_large_image_is_encoded_off_the_loop_and_arrives_whole(
     body = await sent(wire_server, "ollama", big)
     assert threads == [False]  # encoded in a worker thread, once
     assert base64.b64decode(body["messages"][1]["images"][0]) == big.content
+
+
+async def test_the_body_says_its_length_before_it_encodes_the_files() -> None:
+    from ikgui.domain.settings import ProviderSettings
+    from ikgui.providers import make_provider
+
+    for size in (0, 1, 2, 3, 4, 786_431, 786_432, 786_433, 2_000_001):
+        file = StoredFile(SHOT.attachment, bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        prov = make_provider(ProviderSettings("p", "anthropic", "http://127.0.0.1:9"))
+        body = prov.encoded(request(file))
+        whole = body.whole()
+        assert body.length == len(whole)
+        sent = json.loads(whole)["messages"][0]["content"][0]["source"]["data"]
+        assert base64.b64decode(sent) == file.content
