@@ -14,7 +14,7 @@ with the next message (read back from the store). Measured:
 - the process's peak memory above its baseline while the image is sent (its resident
   size sampled every millisecond by a thread; target: under 150 MB).
 
-    .venv/bin/python benchmarks/bench_attachments.py [MEGABYTES]
+    .venv/bin/python benchmarks/bench_attachment_send.py [MEGABYTES]
 """
 
 from __future__ import annotations
