@@ -26,7 +26,7 @@ from ikgui.domain.events import Conversation
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.storage.migrations import MIGRATIONS
-from ikgui.storage.queries import execute_sql
+from ikgui.storage.queries import Query, execute_sql
 
 STORES = ("sqlite", "postgresql")
 
@@ -66,6 +66,23 @@ def send(store: PeeweeStore, conv_id: str, text: str, *files: StoredFile, named:
 def count(store: PeeweeStore, table: str) -> int:
     with store._reading() as db:
         return int(execute_sql(db, f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def age_files(store: PeeweeStore) -> None:
+    """The files were put longer ago than a draft takes to name them."""
+    with store._writing() as db:
+        execute_sql(db, Query("UPDATE stored_file SET created_at = ?").text(db), [0.0])
+
+
+def test_a_file_put_for_a_draft_is_left_a_while_by_a_sweep(store: PeeweeStore) -> None:
+    store.put_files([PNG])  # pasted; the window names it in its draft a moment later
+    assert store.remove_unreferenced_files() == 0
+    age_files(store)
+    store.put_files([PNG])  # pasted again: fresh again
+    assert store.remove_unreferenced_files() == 0
+    age_files(store)
+    assert store.remove_unreferenced_files() == 1
+    assert store.has_files([PNG.sha256]) == set()
 
 
 def test_a_file_is_stored_once_with_the_event_that_lists_it(store: PeeweeStore) -> None:
@@ -125,6 +142,7 @@ def test_a_shared_file_goes_with_the_last_reference(store: PeeweeStore) -> None:
     store.delete_conversations([two])
     assert store.has_files([PNG.sha256]) == set()
     # A draft's file stays while the draft refers to it; a sweep takes it after.
+    age_files(store)
     assert store.remove_unreferenced_files() == 0
     store.update_conversation(three, draft_files="")
     assert store.remove_unreferenced_files() == 1
