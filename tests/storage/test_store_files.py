@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from ikgui.domain.attachments import (
@@ -23,6 +24,8 @@ from ikgui.domain.attachments import (
 )
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation
+from ikgui.domain.session.session import Session
+from ikgui.domain.settings import Settings
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.storage.migrations import MIGRATIONS
@@ -228,3 +231,30 @@ def test_a_full_disk_refuses_the_event_and_its_file_together(store: PeeweeStore)
         send(store, conv_id, "too big for the disk", PNG)
     conn.execute("PRAGMA max_page_count = 1073741823")
     assert store.events(conv_id) == [] and store.has_files([PNG.sha256]) == set()
+
+
+def test_a_draft_files_change_moves_no_listing(pg_url: str) -> None:
+    """Session state as the draft is: another window hears it as unlisted."""
+    with open_store(pg_url) as store, psycopg.connect(pg_url, autocommit=True) as listener:
+        conv_id = new_conversation(store, "chat-aaaa")
+        listener.execute("LISTEN ikgui_changes")
+        store.update_conversation(
+            conv_id, draft_files=draft_files_text([DraftFile(PNG.attachment)])
+        )
+        heard = [n.payload for n in listener.notifies(timeout=2, stop_after=1)]
+    assert heard == ["conversation_unlisted"]
+
+
+def test_the_session_keeps_a_drafts_files_with_it(tmp_path: Path) -> None:
+    with open_store(tmp_path / "ikgui.db") as store:
+        session = Session(store, Settings(default_provider="local", default_model="m"))
+        session.new_conversation()
+        session.current.append("user", "saved first")
+        conv_id = session.conversation.id
+        kept = draft_files_text([DraftFile(NOTES.attachment, "/home/me/notes.md")])
+        session.keep_drafts(conv_id, draft="about these notes", draft_files=kept)
+        assert session.conversation.draft_files == kept
+    with open_store(tmp_path / "ikgui.db") as again:  # a restart
+        conv = again.get_conversation(conv_id)
+        assert conv is not None and conv.draft == "about these notes"
+        assert [f.path for f in draft_files(conv.draft_files)] == ["/home/me/notes.md"]
