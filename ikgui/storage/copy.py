@@ -150,8 +150,9 @@ def _driver_errors() -> tuple[type[Exception], ...]:
 
 
 def history_counts(database: Database) -> dict[str, int]:
-    """Rows per table (and conversations in the Trash) of a history (``ikgui db status``)."""
-    from ikgui.storage.models import TagRow
+    """Rows per table (and conversations in the Trash, and what the attached files
+    hold) of a history (``ikgui db status``)."""
+    from ikgui.storage.models import FileRow, TagRow
 
     trashed = ConversationRow.select().where(ConversationRow.trashed_at.is_null(False))
     return {
@@ -159,6 +160,8 @@ def history_counts(database: Database) -> dict[str, int]:
         "trashed": int(trashed.count(database)),
         "events": int(EventRow.select().count(database)),
         "tags": int(TagRow.select().count(database)),
+        "files": int(FileRow.select().count(database)),
+        "file_bytes": files.total_bytes(database),
     }
 
 

@@ -120,3 +120,9 @@ def test_clean_removes_the_files_only_the_trash_referred_to(cli: Cli) -> None:
     cli.ok("conv", "clean")
     with open_store(cli.home / "ikgui.db") as store:
         assert count(store, "stored_file") == 0
+
+
+def test_db_status_says_what_the_files_hold(cli: Cli) -> None:
+    seeded(cli)
+    out = cli.ok("db", "status").out
+    assert "Attached files: 2 (10 KB, each once)" in out
