@@ -281,8 +281,7 @@ def _run(
     error: ProviderError | None = None
     #: What failed after the reply streamed (the store went away under the title's read).
     failure: IkguiError | None = None
-    interrupted = False
-    output = ""
+    interrupted, output = False, ""
     try:
         output = asyncio.run(_execute(session, text, env, printer, files))
     except ProviderError as exc:
@@ -315,10 +314,8 @@ def _run(
         out.error(unsaved)
     elif failure is not None:
         out.error(failure.line)
-    if interrupted:
-        return 130
-    if error is not None:
-        return error.exit_code
+    if interrupted or error is not None:
+        return error.exit_code if error is not None else 130  # (never both: one except)
     return failure.exit_code if failure is not None else (1 if unsaved else 0)
 
 
