@@ -173,3 +173,12 @@ def test_a_store_that_cannot_be_read_sends_the_files_by_name() -> None:
     store.away = True
     asyncio.run(session.send("again"))
     assert sent_files(provider.requests[-1]) == [[SHOT.attachment], []]
+
+
+def test_a_message_of_files_alone_is_titled_by_their_names() -> None:
+    store = MemoryStore()
+    session, provider = make(store)
+    asyncio.run(session.send("", [SHOT, NOTES]))
+    assert session.conversation.title == "shot.png, notes.md"
+    [message] = provider.requests[0].messages
+    assert (message["content"], message["files"]) == ("", [SHOT, NOTES])
