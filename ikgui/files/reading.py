@@ -65,7 +65,7 @@ def text_type(name: str) -> str:
 
 def read_file(path: str | os.PathLike[str], limit_mb: int = ATTACHMENT_MB) -> StoredFile:
     """Read and check one file; raises :class:`AttachmentError` (one line, naming it)."""
-    shown = Path(path).name or str(path)
+    shown = _shown(Path(path).name or str(path))
     limit = limit_mb * 1024 * 1024
     try:
         size = os.path.getsize(path)
@@ -84,6 +84,12 @@ def read_file(path: str | os.PathLike[str], limit_mb: int = ATTACHMENT_MB) -> St
     if len(content) > limit:
         raise AttachmentError(f"{shown} is larger than {limit_mb} MB")
     return checked(shown, content)
+
+
+def _shown(name: str) -> str:
+    """A file's name as text: any bytes may name a file (the command line hands the
+    ones that are not UTF-8 over as lone surrogates, which no database takes)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def read_again(draft: DraftFile, limit_mb: int = ATTACHMENT_MB) -> StoredFile:

@@ -10,15 +10,19 @@ file.
 
 A 20 MB image is 27 MB of base64: building it as a Python string, then a JSON string
 of the whole body, then its bytes would hold four copies at once. :class:`Blobs` hands
-the body out with a short placeholder where each file's base64 goes and splices the
-base64 bytes into the JSON bytes at the end (:meth:`Blobs.encode`), off the event loop.
+the body out with a short placeholder where each file's base64 goes; :meth:`Blobs.encode`
+turns it into a :class:`Body`: the JSON around the files, and the files, encoded to
+base64 a piece at a time as the request is sent (its length known beforehand), so no
+copy of the whole base64 is ever held.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ikgui.domain.attachments import PDF, Attachment, StoredFile, is_image
@@ -41,23 +45,51 @@ class Blobs:
         self._files.append(file.content)
         return _marker(len(self._files) - 1)
 
-    def encode(self, body: dict[str, Any]) -> bytes:
-        """The body as JSON bytes, each placeholder replaced by its file's base64."""
+    def encode(self, body: dict[str, Any]) -> Body:
+        """The body as JSON, each placeholder to be replaced by its file's base64."""
         encoded = json.dumps(body, ensure_ascii=False).encode()
-        if not self._files:
-            return encoded
-        pieces: list[bytes] = []
+        pieces: list[bytes | memoryview] = []
         rest = encoded
         for index, content in enumerate(self._files):
             marker = json.dumps(_marker(index))[1:-1].encode()
-            before, found, rest = rest.partition(marker)
-            if not found:  # (a body that dropped the file: nothing to splice)
-                rest = before
-                continue
-            pieces += (before, base64.b64encode(content))
+            before, found, after = rest.partition(marker)
+            if found:  # (a body that dropped the file has nothing to splice)
+                pieces += (before, memoryview(content))
+                rest = after
         pieces.append(rest)
         self._files.clear()
-        return b"".join(pieces)
+        return Body(pieces)
+
+
+#: How much of a file is encoded to base64 at a time while sending (a multiple of 3,
+#: so the pieces join into one base64 text): about a millisecond of work each.
+PIECE = 3 * 256 * 1024
+
+
+@dataclass(frozen=True)
+class Body:
+    """A request's body: JSON bytes, and files (``memoryview``) that go as base64."""
+
+    pieces: list[bytes | memoryview]
+
+    @property
+    def length(self) -> int:
+        """Its size in bytes once encoded (its ``content-length``)."""
+        return sum(len(p) if isinstance(p, bytes) else 4 * ((len(p) + 2) // 3) for p in self.pieces)
+
+    def whole(self) -> bytes:
+        """All of it at once (a test, a small body)."""
+        return b"".join(p if isinstance(p, bytes) else base64.b64encode(p) for p in self.pieces)
+
+    async def stream(self) -> AsyncIterator[bytes]:
+        """Its bytes as they are sent, each file encoded a piece at a time."""
+        for piece in self.pieces:
+            if isinstance(piece, bytes):
+                yield piece
+                continue
+            for start in range(0, len(piece), PIECE):
+                yield base64.b64encode(piece[start : start + PIECE])
+                await asyncio.sleep(0)  # the window paints between pieces
 
 
 def _marker(index: int) -> str:
@@ -73,6 +105,16 @@ def files_of(message: dict[str, Any]) -> list[File]:
 
 def carries_files(messages: Sequence[dict[str, Any]]) -> bool:
     return any(m.get("files") for m in messages)
+
+
+def sent_types(messages: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """The types of the files a request carries as files (images, PDFs), not text."""
+    return frozenset(
+        f.attachment.mime
+        for m in messages
+        for f in files_of(m)
+        if isinstance(f, StoredFile) and (is_image(f.attachment.mime) or f.attachment.mime == PDF)
+    )
 
 
 def openai_messages(messages: Sequence[dict[str, Any]], blobs: Blobs) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ import httpx
 
 from ikgui.domain import settings
 from ikgui.domain.streaming import ChatRequest
-from ikgui.providers.attachments import Blobs
+from ikgui.providers.attachments import Blobs, Body
 from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.errors import ErrorContext
 from ikgui.providers.reply_stream import ERROR_BODY_LIMIT, JSON_BODY_LIMIT, ReplyStream
@@ -163,10 +163,10 @@ class HTTPProvider:
         """The request's JSON body (``blobs``: where attached files' base64 goes)."""
         raise NotImplementedError
 
-    def encoded(self, request: ChatRequest) -> bytes:
-        """The request's body as the bytes sent: attached files' base64 is spliced into
-        the JSON bytes, never held as strings (called in a worker thread when the
-        request carries files)."""
+    def encoded(self, request: ChatRequest) -> Body:
+        """The request's body as it is sent: attached files' base64 is encoded as it
+        goes out, never held whole (called in a worker thread when the request
+        carries files: the JSON around them can be megabytes of text files too)."""
         blobs = Blobs(deferred=True)
         return blobs.encode(self.body(request, blobs))
 

@@ -21,6 +21,7 @@ import psycopg
 from peewee import SQL, ColumnBase, Database
 
 from ikgui.domain.errors import DatabaseUnreachable, StorageError
+from ikgui.storage import files
 from ikgui.storage.pg_migrations import MIGRATION_LOCK, SEARCH_CONFIG
 from ikgui.storage.pg_open import (
     PasswordSource,
@@ -192,14 +193,7 @@ class PostgresDialect:
         pass
 
     def index_files(self, db: Database, link_ids: Sequence[int]) -> None:
-        # Computed in the server from the stored text: the bytes never travel again.
-        if link_ids:
-            execute_sql(
-                db,
-                "UPDATE event_file ef SET search = ikgui_file_search(ef.name, f.text) "
-                "FROM stored_file f WHERE f.sha256 = ef.sha256 AND ef.id = ANY(%s)",
-                (list(link_ids),),
-            )
+        files.index_links(db, self.kind, link_ids)
 
     def maybe_streaming(self) -> ColumnBase:
         # Written out: the partial index ``event_streaming`` names this very expression.

@@ -21,6 +21,7 @@ from typing import Any
 from peewee import SQL, ColumnBase, Database
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage import files
 from ikgui.storage.db import storage_error
 from ikgui.storage.locks import FileSendLock
 from ikgui.storage.migrations import FTS_CHARS, INDEXED_KINDS
@@ -129,13 +130,7 @@ class SqliteDialect:
             )
 
     def index_files(self, db: Database, link_ids: Sequence[int]) -> None:
-        for chunk in chunks(link_ids, CHUNK):
-            execute_sql(
-                db,
-                "INSERT INTO event_file_fts (rowid, content) SELECT id, content "
-                f"FROM event_file_text WHERE id IN ({_marks(len(chunk))})",
-                chunk,
-            )
+        files.index_links(db, self.kind, link_ids)
 
     def set_title(self, db: Database, conv_id: str, title: str | None, *, new: bool) -> None:
         if not new:

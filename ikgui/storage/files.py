@@ -9,6 +9,7 @@ carry only the files' references (``data["attachments"]``); the bytes are read o
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 
 from peewee import Database
@@ -27,9 +28,33 @@ _INSERT_FILE = Query(
 _LINK = Query("INSERT INTO event_file (event_id, sha256, name) VALUES (?, ?, ?) RETURNING id")
 _DRAFTS = Query("SELECT draft_files FROM conversation WHERE draft_files != ''")
 _UNREFERENCED = Query(
-    "SELECT sha256 FROM stored_file WHERE NOT EXISTS "
+    "SELECT sha256 FROM stored_file WHERE created_at < ? AND NOT EXISTS "
     "(SELECT 1 FROM event_file WHERE event_file.sha256 = stored_file.sha256)"
 )
+#: A file put for a draft (a pasted image) is named by the draft a moment later (when
+#: the window keeps its drafts): a sweep leaves files put this recently (seconds).
+DRAFT_GRACE = 3600.0
+
+
+#: What search reads of new ``event_file`` rows, put into each database's index.
+_INDEX_SQLITE = (
+    "INSERT INTO event_file_fts (rowid, content) SELECT id, content "
+    "FROM event_file_text WHERE id IN ({marks})"
+)
+# Computed in the server from the stored text: the bytes never travel again.
+_INDEX_POSTGRES = (
+    "UPDATE event_file ef SET search = ikgui_file_search(ef.name, f.text) "
+    "FROM stored_file f WHERE f.sha256 = ef.sha256 AND ef.id = ANY(%s)"
+)
+
+
+def index_links(db: Database, kind: str, link_ids: Sequence[int]) -> None:
+    """Index new ``event_file`` rows (``kind``: "sqlite" or "postgresql")."""
+    for chunk in chunks(list(link_ids), _CHUNK):
+        if kind == "sqlite":
+            execute_sql(db, _INDEX_SQLITE.format(marks=marks(len(chunk))), chunk)
+        else:
+            execute_sql(db, _INDEX_POSTGRES, (list(chunk),))
 
 
 def _in(column: str, count: int) -> str:
@@ -50,9 +75,13 @@ def stored(db: Database, shas: Iterable[str]) -> set[str]:
     return found
 
 
-def put(db: Database, files: Sequence[StoredFile], when: float) -> None:
-    """Store the files not stored yet (a file's bytes are sent only when it is new)."""
+def put(db: Database, files: Sequence[StoredFile], when: float, *, fresh: bool = False) -> None:
+    """Store the files not stored yet (a file's bytes are sent only when it is new);
+    ``fresh``: put for a draft, so a sweep leaves those stored already for a while too."""
     have = stored(db, (f.sha256 for f in files))
+    if fresh and have:
+        sql = _sql(db, f"UPDATE stored_file SET created_at = ? WHERE {_in('sha256', len(have))}")
+        execute_sql(db, sql, [when, *sorted(have)])
     for file in files:
         if file.sha256 in have:
             continue
@@ -118,10 +147,14 @@ def in_drafts(db: Database) -> set[str]:
     }
 
 
-def remove_unreferenced(db: Database, among: Iterable[str] | None = None) -> int:
-    """Remove the files (of ``among``, or any) no event and no draft refers to."""
+def remove_unreferenced(
+    db: Database, among: Iterable[str] | None = None, now: float | None = None
+) -> int:
+    """Remove the files (of ``among``, or any put before ``DRAFT_GRACE`` ago) no event
+    and no draft refers to."""
     if among is None:
-        candidates = {r[0] for r in _UNREFERENCED.run(db).fetchall()}
+        before = (time.time() if now is None else now) - DRAFT_GRACE
+        candidates = {r[0] for r in _UNREFERENCED.run(db, before).fetchall()}
     else:
         wanted = list(dict.fromkeys(among))
         candidates = set()
@@ -145,3 +178,66 @@ def total_bytes(db: Database) -> int:
     """What the stored files hold (``conv``/benchmarks: the store's share of files)."""
     row = execute_sql(db, "SELECT coalesce(sum(size), 0) FROM stored_file").fetchone()
     return int(row[0])
+
+
+# -- copying (``ikgui db copy``) --------------------------------------------------------
+
+#: Files per batch of a copy (each may be 20 MB: a few at a time).
+COPY_BATCH = 8
+_ALL_SHAS = Query("SELECT sha256 FROM stored_file ORDER BY sha256")
+_LINKS_OF = "SELECT id, event_id, sha256, name FROM event_file WHERE {where} ORDER BY id"
+
+
+def copy_files(source: Database, dest: Database, dest_kind: str, batch: int = 500) -> int:
+    """Copy the files ``dest`` lacks and the events' references to them (the events are
+    copied by now, under the same ids); returns how many files were copied."""
+    shas = [r[0] for r in _ALL_SHAS.run(source).fetchall()]
+    have = stored(dest, shas)
+    missing = [sha for sha in shas if sha not in have]
+    for chunk in chunks(missing, COPY_BATCH):
+        sql = _sql(
+            source,
+            "SELECT sha256, name, mime, size, content, text, created_at FROM stored_file "
+            f"WHERE {_in('sha256', len(chunk))}",
+        )
+        rows = execute_sql(source, sql, chunk).fetchall()
+        with dest.atomic():
+            for sha, name, mime, size, content, text, when in rows:
+                _INSERT_FILE.run(dest, sha, name, mime, size, bytes(content), text, when)
+    _copy_links(source, dest, dest_kind, batch)
+    return len(missing)
+
+
+def _copy_links(source: Database, dest: Database, dest_kind: str, batch: int) -> None:
+    last = 0
+    while True:
+        rows = execute_sql(
+            source,
+            _sql(source, _LINKS_OF.format(where="id > ?") + " LIMIT ?"),
+            [last, batch],
+        ).fetchall()
+        if not rows:
+            return
+        last = int(rows[-1][0])
+        events = sorted({int(r[1]) for r in rows})
+        there: dict[tuple[int, str, str], int] = {}
+        for event_id, sha, name in execute_sql(
+            dest,
+            _sql(
+                dest,
+                "SELECT event_id, sha256, name FROM event_file WHERE "
+                f"{_in('event_id', len(events))}",
+            ),
+            events,
+        ).fetchall():
+            key = (int(event_id), sha, name)
+            there[key] = there.get(key, 0) + 1
+        with dest.atomic():
+            new: list[int] = []
+            for _id, event_id, sha, name in rows:
+                key = (int(event_id), sha, name)
+                if there.get(key, 0) > 0:
+                    there[key] -= 1
+                    continue
+                new.append(int(_LINK.run(dest, int(event_id), sha, name).fetchone()[0]))
+            index_links(dest, dest_kind, new)

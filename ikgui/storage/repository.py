@@ -50,7 +50,7 @@ class PeeweeStore(EventStore):
         if not files:
             return
         with self._writing() as db:
-            files_sql.put(db, files, time.time())
+            files_sql.put(db, files, time.time(), fresh=True)
 
     def has_files(self, shas: Sequence[str]) -> set[str]:
         if not shas:
@@ -72,6 +72,7 @@ class PeeweeStore(EventStore):
                 self._db.close()
 
     def remove_unreferenced_files(self) -> int:
+        """(Files put for a draft in the last hour are left: see ``files.DRAFT_GRACE``.)"""
         with self._writing() as db:
             return files_sql.remove_unreferenced(db)
 

@@ -140,3 +140,45 @@ def test_retry_fork_and_edit_keep_a_messages_files() -> None:
     assert (message["content"], message["files"]) == ("look closer", [SHOT])
     edited = [e for e in session.state.context if e.kind == Kind.USER][-1]
     assert listed(edited.data) == [SHOT.attachment]
+
+
+def test_on_a_full_disk_the_message_waits_with_its_files_and_they_are_sent() -> None:
+    store = MemoryStore()
+    session, provider = make(store)
+    asyncio.run(session.send("hello"))
+    store.read_only = "the disk is full"
+    asyncio.run(session.send("look", [SHOT]))
+    assert session.writes  # the message and the reply wait...
+    assert sent_files(provider.requests[-1]) == [[], [SHOT]]  # ...the file went all the same
+    assert store.read_files([SHOT.sha256]) == {}
+    store.read_only = None
+    session.writes.flush()
+    assert store.read_files([SHOT.sha256]) == {SHOT.sha256: SHOT}
+
+
+def test_a_store_that_cannot_be_read_sends_the_files_by_name() -> None:
+    from ikgui.domain.errors import StorageError
+
+    class Away(MemoryStore):
+        away = False
+
+        def read_files(self, shas):  # type: ignore[no-untyped-def]
+            if self.away:
+                raise StorageError("Could not read the database: the server went away.")
+            return super().read_files(shas)
+
+    store = Away()
+    session, provider = make(store)
+    asyncio.run(session.send("look", [SHOT]))
+    store.away = True
+    asyncio.run(session.send("again"))
+    assert sent_files(provider.requests[-1]) == [[SHOT.attachment], []]
+
+
+def test_a_message_of_files_alone_is_titled_by_their_names() -> None:
+    store = MemoryStore()
+    session, provider = make(store)
+    asyncio.run(session.send("", [SHOT, NOTES]))
+    assert session.conversation.title == "shot.png, notes.md"
+    [message] = provider.requests[0].messages
+    assert (message["content"], message["files"]) == ("", [SHOT, NOTES])

@@ -11,6 +11,7 @@ import threading
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from ikgui.domain.attachments import (
@@ -23,10 +24,12 @@ from ikgui.domain.attachments import (
 )
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation
+from ikgui.domain.session.session import Session
+from ikgui.domain.settings import Settings
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.storage.migrations import MIGRATIONS
-from ikgui.storage.queries import execute_sql
+from ikgui.storage.queries import Query, execute_sql
 
 STORES = ("sqlite", "postgresql")
 
@@ -66,6 +69,23 @@ def send(store: PeeweeStore, conv_id: str, text: str, *files: StoredFile, named:
 def count(store: PeeweeStore, table: str) -> int:
     with store._reading() as db:
         return int(execute_sql(db, f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def age_files(store: PeeweeStore) -> None:
+    """The files were put longer ago than a draft takes to name them."""
+    with store._writing() as db:
+        execute_sql(db, Query("UPDATE stored_file SET created_at = ?").text(db), [0.0])
+
+
+def test_a_file_put_for_a_draft_is_left_a_while_by_a_sweep(store: PeeweeStore) -> None:
+    store.put_files([PNG])  # pasted; the window names it in its draft a moment later
+    assert store.remove_unreferenced_files() == 0
+    age_files(store)
+    store.put_files([PNG])  # pasted again: fresh again
+    assert store.remove_unreferenced_files() == 0
+    age_files(store)
+    assert store.remove_unreferenced_files() == 1
+    assert store.has_files([PNG.sha256]) == set()
 
 
 def test_a_file_is_stored_once_with_the_event_that_lists_it(store: PeeweeStore) -> None:
@@ -125,6 +145,7 @@ def test_a_shared_file_goes_with_the_last_reference(store: PeeweeStore) -> None:
     store.delete_conversations([two])
     assert store.has_files([PNG.sha256]) == set()
     # A draft's file stays while the draft refers to it; a sweep takes it after.
+    age_files(store)
     assert store.remove_unreferenced_files() == 0
     store.update_conversation(three, draft_files="")
     assert store.remove_unreferenced_files() == 1
@@ -171,6 +192,8 @@ def test_opening_a_conversation_never_reads_the_files(
         store.tail_events(conv_id, 50)
         store.get_conversation(conv_id)
         store.list_conversations()
+        store.listing_rows()
+        store.unfinished_replies()  # (start-up: a reply a crash left streaming)
         store.update_event(reply.id, "growing", {"streaming": True})
         store.update_event(reply.id, "grown", {})
     statements = [str(r.msg) for r in caplog.records if r.name == "peewee"]
@@ -208,3 +231,30 @@ def test_a_full_disk_refuses_the_event_and_its_file_together(store: PeeweeStore)
         send(store, conv_id, "too big for the disk", PNG)
     conn.execute("PRAGMA max_page_count = 1073741823")
     assert store.events(conv_id) == [] and store.has_files([PNG.sha256]) == set()
+
+
+def test_a_draft_files_change_moves_no_listing(pg_url: str) -> None:
+    """Session state as the draft is: another window hears it as unlisted."""
+    with open_store(pg_url) as store, psycopg.connect(pg_url, autocommit=True) as listener:
+        conv_id = new_conversation(store, "chat-aaaa")
+        listener.execute("LISTEN ikgui_changes")
+        store.update_conversation(
+            conv_id, draft_files=draft_files_text([DraftFile(PNG.attachment)])
+        )
+        heard = [n.payload for n in listener.notifies(timeout=2, stop_after=1)]
+    assert heard == ["conversation_unlisted"]
+
+
+def test_the_session_keeps_a_drafts_files_with_it(tmp_path: Path) -> None:
+    with open_store(tmp_path / "ikgui.db") as store:
+        session = Session(store, Settings(default_provider="local", default_model="m"))
+        session.new_conversation()
+        session.current.append("user", "saved first")
+        conv_id = session.conversation.id
+        kept = draft_files_text([DraftFile(NOTES.attachment, "/home/me/notes.md")])
+        session.keep_drafts(conv_id, draft="about these notes", draft_files=kept)
+        assert session.conversation.draft_files == kept
+    with open_store(tmp_path / "ikgui.db") as again:  # a restart
+        conv = again.get_conversation(conv_id)
+        assert conv is not None and conv.draft == "about these notes"
+        assert [f.path for f in draft_files(conv.draft_files)] == ["/home/me/notes.md"]

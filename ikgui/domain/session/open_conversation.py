@@ -424,7 +424,7 @@ class OpenConversation(PromptEditing):
         refuse(self.locked)  # (a reply under way may still end in a closed branch)
         if self.saved:
             closing.refuse_closed(self.conversation, kind)
-        title = title_for_first_message(self.conversation, kind, content)
+        title = title_for_first_message(self.conversation, kind, content, data)
         write = NewEvent(kind, content, data, title=title, materialize=True, files=tuple(files))
         fields = {"title": title} if title else {}
         (event,) = self.apply(Changes(self.conversation.id, fields=fields, writes=(write,)))

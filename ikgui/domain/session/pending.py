@@ -97,6 +97,11 @@ class PendingWrites:
         return bool(self.queue)
 
     # -- what waits ----------------------------------------------------------------
+    def waiting_files(self) -> dict[str, StoredFile]:
+        """The files of events that wait (a message sent while the disk is full is
+        sent with its files all the same: they are here, not in the store yet)."""
+        return {f.sha256: f for w in self.queue if isinstance(w, Append) for f in w.files}
+
     def touches(self, conv_id: str) -> bool:
         return any(
             conv_id in w.conv_ids if isinstance(w, StoreWrite) else w.conv_id == conv_id

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
-from ikgui.domain.errors import ProviderError
+from ikgui.domain.errors import ProviderError, StorageError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.open_conversation import OpenConversation
 from ikgui.domain.state.context import Message, attached_shas, with_files
@@ -178,8 +178,13 @@ async def sent_context(session: OpenConversation) -> list[Message]:
     shas = attached_shas(messages)
     if not shas:
         return messages
-    found = await asyncio.to_thread(session.store.read_files, shas)
-    return with_files(messages, found)
+    waiting = session.writes.waiting_files()  # (a message written while the disk is full)
+    stored = [sha for sha in shas if sha not in waiting]
+    try:
+        found = await asyncio.to_thread(session.store.read_files, stored) if stored else {}
+    except StorageError:  # (the store went away: what it holds is sent by name)
+        found = {}
+    return with_files(messages, {**found, **waiting})
 
 
 async def stream_reply(
