@@ -24,6 +24,7 @@ from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings, ToolServerSettings
 from ikgui.domain.tools import ServerState
+from ikgui.files import checked, read_file
 from ikgui.local.keys import KeyStore
 from ikgui.local.paths import resolve
 from ikgui.ui.bugs import install as install_bug_path
@@ -201,7 +202,7 @@ def build_window(
         close_providers=closer(providers.aclose, lambda: close_tools(session)),
         test_tool_server=lambda config: try_tool_server(config, keys),
     )
-    services.open_demo = open_demo
+    services.open_demo, services.read_file, services.check_file = open_demo, read_file, checked
     window = open_window(services)
     shown.append(window)
     if store.kind == "postgresql":  # (a SQLite file is never waited for on a server)

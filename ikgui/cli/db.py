@@ -24,6 +24,7 @@ from ikgui.app.store import (
     sqlite_target,
 )
 from ikgui.cli.output import error, say
+from ikgui.domain.attachments import size_text
 from ikgui.domain.errors import StorageError, UsageError, UserError
 from ikgui.local.keys import KeyStore
 from ikgui.local.paths import Paths
@@ -71,6 +72,7 @@ def cmd_status(env: Env) -> int:
     say(f"Conversations: {counts['conversations']:,} ({counts['trashed']:,} in the Trash)")
     say(f"Events: {counts['events']:,}")
     say(f"Tags: {counts['tags']:,}")
+    say(f"Attached files: {counts['files']:,} ({size_text(counts['file_bytes'])}, each once)")
     return 0
 
 

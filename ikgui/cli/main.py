@@ -264,7 +264,7 @@ def _main(argv: Sequence[str] | None, home: Path | None) -> int:
 
 
 #: Arguments that name files: the system's bytes, passed on as they are.
-_FILE_ARGUMENTS = ("file", "output")
+_FILE_ARGUMENTS = ("file", "output", "attach")
 
 
 def _undecodable(args: argparse.Namespace) -> str | None:

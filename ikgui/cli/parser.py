@@ -181,6 +181,14 @@ def _add_run_parser(sub: Any) -> None:
     )
     run.add_argument("--no-tools", action="store_true", help="offer the model no tools")
     run.add_argument(
+        "-A",
+        "--attach",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="send this file with the message: an image, a PDF or a text file (repeat)",
+    )
+    run.add_argument(
         "-v",
         "--verbose",
         action="store_true",

@@ -27,6 +27,7 @@ from ikgui.app.store import KEY_NAME
 from ikgui.cli import output as out
 from ikgui.cli.db import database_password, database_status
 from ikgui.cli.tools import KEY_PREFIX, cmd_tool_key, key_entries
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.library import exchange
@@ -60,7 +61,7 @@ def _text(args: argparse.Namespace) -> str:
                 "the text on standard input is not valid text (its bytes are not UTF-8): "
                 "give text as UTF-8"
             ) from None
-    if not text.strip():
+    if not text.strip() and not args.attach:  # (files alone are a message)
         raise UsageError("Nothing to send: give a message or a /command")
     return text
 
@@ -178,9 +179,10 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
     text = _text(args)
     if args.provider and args.provider not in env.settings.providers:
         raise UserError(f"Unknown provider '{args.provider}'")
+    files = _attached(env, args, text)  # before anything: one bad file refuses it all
     target = _target(env, args)
     if not args.no_save:
-        return _exit_code(_run(_session(env, args), target, text, args, env))
+        return _exit_code(_run(_session(env, args), target, text, args, env, files))
     with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:
         from ikgui.storage import open_store
 
@@ -189,9 +191,22 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
-            return _exit_code(_run(_session(env, args, scratch), target, text, args, env))
+            session = _session(env, args, scratch)
+            return _exit_code(_run(session, target, text, args, env, files))
         finally:
             scratch.close()
+
+
+def _attached(env: Env, args: argparse.Namespace, text: str) -> list[StoredFile]:
+    """``--attach FILE``: each file read and checked (SPEC §13), or the one line why
+    not (exit 1, nothing sent, nothing stored)."""
+    if not args.attach:
+        return []
+    if text.startswith("/") and not text.startswith("//"):
+        raise UsageError("--attach sends files with a message, not with a command")
+    from ikgui.files import read_file
+
+    return [read_file(path, env.settings.attachment_mb) for path in args.attach]
 
 
 def _session(env: Env, args: argparse.Namespace, store: Store | None = None) -> Session:
@@ -247,7 +262,12 @@ def _print_result(
 
 
 def _run(
-    session: Session, target: str | None, text: str, args: argparse.Namespace, env: Env
+    session: Session,
+    target: str | None,
+    text: str,
+    args: argparse.Namespace,
+    env: Env,
+    files: list[StoredFile],
 ) -> int:
     if target is None:
         session.new_conversation(args.agent or env.settings.default_agent)
@@ -264,10 +284,9 @@ def _run(
     error: ProviderError | None = None
     #: What failed after the reply streamed (the store went away under the title's read).
     failure: IkguiError | None = None
-    interrupted = False
-    output = ""
+    interrupted, output = False, ""
     try:
-        output = asyncio.run(_execute(session, text, env, printer))
+        output = asyncio.run(_execute(session, text, env, printer, files))
     except ProviderError as exc:
         error = exc
     except KeyboardInterrupt as exc:
@@ -298,10 +317,8 @@ def _run(
         out.error(unsaved)
     elif failure is not None:
         out.error(failure.line)
-    if interrupted:
-        return 130
-    if error is not None:
-        return error.exit_code
+    if interrupted or error is not None:
+        return error.exit_code if error is not None else 130  # (never both: one except)
     return failure.exit_code if failure is not None else (1 if unsaved else 0)
 
 
@@ -327,7 +344,9 @@ class _Terminated(KeyboardInterrupt):
     """SIGTERM arrived: handled exactly like Ctrl+C."""
 
 
-async def _execute(session: Session, text: str, env: Env, printer: _Printer) -> str:
+async def _execute(
+    session: Session, text: str, env: Env, printer: _Printer, files: list[StoredFile]
+) -> str:
     """Run the line; SIGTERM cancels it as Ctrl+C does (the partial reply is kept)."""
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
@@ -343,6 +362,9 @@ async def _execute(session: Session, text: str, env: Env, printer: _Printer) -> 
         loop.add_signal_handler(signal.SIGTERM, terminate)
         installed = True
     try:
+        if files:  # a message (never a command): sent as it is, `//` unescaped
+            await session.send(text[1:] if text.startswith("//") else text, files)
+            return ""
         return await _line(session, text, env, printer)
     except asyncio.CancelledError:
         if _Signals.terminated:

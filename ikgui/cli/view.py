@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ikgui.cli.output import print_json, reply_safe, say, width
+from ikgui.domain.attachments import listed, size_text
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.library import conversations as library
@@ -102,6 +103,10 @@ def cmd_show(env: Env, args: argparse.Namespace) -> int:
         # A reply is the model's text (raw to a pipe); every other item is escaped.
         text = reply_safe(text) if event.kind == Kind.ASSISTANT else terminal_safe(text)
         sys.stdout.write("\n" + (f"[{label}] {text}" if label else f"-- {text}") + "\n")
+        for attachment in listed(event.data) if event.may_have("attachments") else ():
+            kind = attachment.mime.split("/")[-1]
+            line = f"  attached: {attachment.name} ({kind}, {size_text(attachment.size)})"
+            sys.stdout.write(terminal_safe(one_line(line)) + "\n")
     if state.working_prompt:
         say(f"\nWorking prompt: {state.working_prompt}")
     if conv.prompt_draft is not None:  # typed in a window, not saved (issue 22, item 8)

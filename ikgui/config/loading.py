@@ -65,6 +65,7 @@ base_url = "http://localhost:11434"
 # reply_mb = 20        # the most one reply may hold
 # tool_rounds = 10     # rounds of tool calls one message may run
 # tool_output_kb = 100 # how much of a tool's output the model reads (stored whole)
+# attachment_mb = 20   # the most one attached file may hold (MiB)
 
 # Tools from MCP servers (SPEC §12): started on first need, asked before each call.
 # [mcp.files]
@@ -291,13 +292,13 @@ def _load_text_size(value: Any, settings: Settings, problems: _Problems) -> None
 
 def _load_limits(section: Any, settings: Settings, problems: _Problems) -> None:
     """``[limits] reply_minutes, reply_mb``: numbers above 0 (fractions allowed);
-    ``tool_rounds``, ``tool_output_kb``: whole numbers above 0."""
+    ``tool_rounds``, ``tool_output_kb``, ``attachment_mb``: whole numbers above 0."""
     if not isinstance(section, dict):
         problems.add("[limits] must be a table", "limits")
         return
     for key, value in section.items():
         number = value if isinstance(value, int | float) and not isinstance(value, bool) else None
-        if key in ("tool_rounds", "tool_output_kb"):
+        if key in ("tool_rounds", "tool_output_kb", "attachment_mb"):
             _load_whole_limit(key, value, settings, problems)
         elif key not in ("reply_minutes", "reply_mb"):
             problems.add(f"unknown setting limits.{key} (ignored)", "limits", key)
@@ -319,6 +320,8 @@ def _load_whole_limit(key: str, value: Any, settings: Settings, problems: _Probl
         )
     elif key == "tool_rounds":
         settings.tool_rounds = value
+    elif key == "attachment_mb":
+        settings.attachment_mb = value
     else:
         settings.tool_output_kb = value
 

@@ -21,6 +21,7 @@ import tomlkit
 from tomlkit.container import Container
 from tomlkit.items import Table
 
+from ikgui.domain.attachments import ATTACHMENT_MB
 from ikgui.domain.settings import (
     REPLY_BYTES,
     REPLY_SECONDS,
@@ -108,6 +109,9 @@ def _limits_fields(settings: Settings) -> Fields:
         "tool_rounds": None if settings.tool_rounds == TOOL_ROUNDS else settings.tool_rounds,
         "tool_output_kb": (
             None if settings.tool_output_kb == TOOL_OUTPUT_KB else settings.tool_output_kb
+        ),
+        "attachment_mb": (
+            None if settings.attachment_mb == ATTACHMENT_MB else settings.attachment_mb
         ),
     }
 

@@ -203,6 +203,9 @@ class Conversation:
     #: with the conversation, as ``draft`` (the message typed, not sent) is.
     prompt_draft: str | None = None
     prompt_set_aside: str | None = None
+    #: The files attached to ``draft`` and not sent yet (JSON of
+    #: :class:`ikgui.domain.attachments.DraftFile`; ``""``: none), kept as the draft is.
+    draft_files: str = ""
 
     @property
     def visible_status(self) -> str:

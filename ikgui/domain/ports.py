@@ -32,6 +32,7 @@ UPDATABLE = frozenset(
         "draft",
         "prompt_draft",
         "prompt_set_aside",
+        "draft_files",
     }
 )
 STATUSES = frozenset({"active", "killed"})

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ikgui.domain.attachments import ATTACHMENT_MB
+
 PROVIDER_KINDS = ("openai", "ollama", "anthropic")
 THEMES = ("system", "light", "dark")
 #: How a conversation gets its automatic title: its first words, or a short title the
@@ -115,6 +117,8 @@ class Settings:
     default_tools: tuple[str, ...] | None = None
     tool_rounds: int = TOOL_ROUNDS
     tool_output_kb: int = TOOL_OUTPUT_KB
+    #: The most one attached file may hold, in MiB (``[limits] attachment_mb``).
+    attachment_mb: int = ATTACHMENT_MB
     #: ``[storage] url``: a PostgreSQL URL (None: the SQLite file), and ``password_env``:
     #: the environment variable holding its password (the password is never stored here).
     storage_url: str | None = None

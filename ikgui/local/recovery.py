@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ikgui.domain.attachments import listed, size_text
 from ikgui.domain.events import Event
 from ikgui.domain.text.safe import valid_id
 from ikgui.domain.text.times import iso
@@ -42,6 +43,9 @@ def _text(events: list[Event], database: Path | str) -> str:
         when = iso(event.created_at) if event.created_at else ""
         lines.append(f"--- {event.conversation_id} {event.kind} {when}".rstrip())
         lines.append(event.content)
+        lines.extend(
+            f"(attached: {a.name}, {a.mime}, {size_text(a.size)})" for a in listed(event.data)
+        )
         lines.append("")
     return "\n".join(lines)
 

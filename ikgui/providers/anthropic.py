@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ikgui.domain.streaming import ChatRequest
+from ikgui.providers.attachments import Blobs
 from ikgui.providers.convert import anthropic_messages, anthropic_tools
 from ikgui.providers.http import HTTPProvider
 from ikgui.providers.openai import v1_url
@@ -35,8 +36,8 @@ class AnthropicProvider(HTTPProvider):
             headers["x-api-key"] = self.api_key
         return headers
 
-    def body(self, request: ChatRequest) -> dict[str, Any]:
-        system, messages = anthropic_messages(request.messages)
+    def body(self, request: ChatRequest, blobs: Blobs | None = None) -> dict[str, Any]:
+        system, messages = anthropic_messages(request.messages, blobs)
         options = request.options
         body: dict[str, Any] = {
             "model": request.model,

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from ikgui.domain.state.context import Message
+from ikgui.providers.attachments import Blobs, anthropic_blocks, files_of, ollama_message
 
 
 def text_of(content: Any) -> str:
@@ -50,9 +51,11 @@ def _function(call: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- Ollama ------------------------------------------------------------------
-def ollama_messages(messages: list[Message]) -> list[dict[str, Any]]:
+def ollama_messages(messages: list[Message], blobs: Blobs | None = None) -> list[dict[str, Any]]:
     """Ollama keeps system messages where they are; tool-call arguments become objects
-    and a tool result names its tool (``tool_name``) when the call is in the history."""
+    and a tool result names its tool (``tool_name``) when the call is in the history;
+    a message's images go in its ``images``, other files as text."""
+    blobs = blobs or Blobs()
     names: dict[str, str] = {}
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -74,13 +77,17 @@ def ollama_messages(messages: list[Message]) -> list[dict[str, Any]]:
             if tool_name:
                 result["tool_name"] = tool_name
             out.append(result)
+        elif files := files_of(message):
+            out.append(ollama_message(text, files, blobs))
         else:
             out.append({"role": role, "content": text})
     return out
 
 
 # -- Anthropic ---------------------------------------------------------------
-def anthropic_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+def anthropic_messages(
+    messages: list[Message], blobs: Blobs | None = None
+) -> tuple[str | None, list[dict[str, Any]]]:
     """``(system, messages)`` for ``/v1/messages``.
 
     A leading system message becomes the top-level ``system``; later system messages
@@ -88,7 +95,9 @@ def anthropic_messages(messages: list[Message]) -> tuple[str | None, list[dict[s
     Assistant tool calls become ``tool_use`` blocks, tool results user ``tool_result``
     blocks (placed first in their turn, as the API requires); consecutive messages of
     one role are merged so roles alternate; empty text is dropped (the API refuses it).
+    A message's files come first in its turn (``image`` and ``document`` blocks).
     """
+    blobs = blobs or Blobs()
     system: str | None = None
     rest = messages
     if messages and messages[0].get("role") == "system":
@@ -107,8 +116,10 @@ def anthropic_messages(messages: list[Message]) -> tuple[str | None, list[dict[s
                     "content": text,
                 }
             )
-        elif text:
-            blocks.append({"type": "text", "text": text})
+        else:
+            blocks.extend(anthropic_blocks(files_of(message), blobs))
+            if text:
+                blocks.append({"type": "text", "text": text})
         if role == "assistant":
             for call in _calls(message):
                 function = _function(call)

@@ -30,6 +30,7 @@ import httpx
 
 from ikgui.domain import settings
 from ikgui.domain.streaming import ChatRequest
+from ikgui.providers.attachments import Blobs, Body
 from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.errors import ErrorContext
 from ikgui.providers.reply_stream import ERROR_BODY_LIMIT, JSON_BODY_LIMIT, ReplyStream
@@ -158,8 +159,16 @@ class HTTPProvider:
             headers["authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    def body(self, request: ChatRequest) -> dict[str, Any]:
+    def body(self, request: ChatRequest, blobs: Blobs | None = None) -> dict[str, Any]:
+        """The request's JSON body (``blobs``: where attached files' base64 goes)."""
         raise NotImplementedError
+
+    def encoded(self, request: ChatRequest) -> Body:
+        """The request's body as it is sent: attached files' base64 is encoded as it
+        goes out, never held whole (called in a worker thread when the request
+        carries files: the JSON around them can be megabytes of text files too)."""
+        blobs = Blobs(deferred=True)
+        return blobs.encode(self.body(request, blobs))
 
     def model_names(self, body: Any) -> tuple[list[str], dict[str, str] | None]:
         """Names in one page of the model list, and the query for the next page."""

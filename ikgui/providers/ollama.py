@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ikgui.domain.streaming import ChatRequest
+from ikgui.providers.attachments import Blobs
 from ikgui.providers.convert import ollama_messages
 from ikgui.providers.http import HTTPProvider
 
@@ -32,10 +33,10 @@ class OllamaProvider(HTTPProvider):
     def models_url(self) -> str:
         return f"{self._root()}/api/tags"
 
-    def body(self, request: ChatRequest) -> dict[str, Any]:
+    def body(self, request: ChatRequest, blobs: Blobs | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": ollama_messages(request.messages),
+            "messages": ollama_messages(request.messages, blobs),
             "stream": True,
         }
         options: dict[str, Any] = {}

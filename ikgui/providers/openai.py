@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ikgui.domain.streaming import ChatRequest
+from ikgui.providers.attachments import Blobs, openai_messages
 from ikgui.providers.http import HTTPProvider
 
 _RESERVED = ("model", "messages", "stream", "stream_options")
@@ -31,10 +32,10 @@ class OpenAIProvider(HTTPProvider):
     def models_url(self) -> str:
         return v1_url(self.base_url, "models")
 
-    def body(self, request: ChatRequest) -> dict[str, Any]:
+    def body(self, request: ChatRequest, blobs: Blobs | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": request.messages,
+            "messages": openai_messages(request.messages, blobs or Blobs()),
             "stream": True,
             "stream_options": {"include_usage": True},
         }

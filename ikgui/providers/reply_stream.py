@@ -19,15 +19,17 @@ import asyncio
 import json
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from ikgui.domain.errors import ProviderError
 from ikgui.domain.streaming import ChatRequest, StreamItem, TextDelta, ToolCallDelta
+from ikgui.providers.attachments import carries_files, sent_types
 from ikgui.providers.body import BodyDecoder, UnknownEncoding
 from ikgui.providers.parser import StreamParser
+from ikgui.providers.status_errors import file_type_refusal
 
 if TYPE_CHECKING:
     from ikgui.providers.http import HTTPProvider
@@ -183,12 +185,20 @@ class ReplyStream:
     async def _open(self) -> None:
         provider, errors = self._provider, self._errors
         client = provider.client()
-        content = json.dumps(provider.body(self._request), ensure_ascii=False).encode()
         headers = {
             **provider.headers(),
             "content-type": "application/json",
             "accept-encoding": "identity",
         }
+        content: bytes | AsyncIterator[bytes]
+        if carries_files(self._request.messages):
+            # Megabytes of files: the JSON built in a worker thread, their base64
+            # encoded piece by piece as it is sent (never held whole).
+            encoded = await asyncio.to_thread(provider.encoded, self._request)
+            content = encoded.stream()
+            headers["content-length"] = str(encoded.length)
+        else:
+            content = json.dumps(provider.body(self._request), ensure_ascii=False).encode()
         url = provider.chat_url()
         request = client.build_request("POST", url, content=content, headers=headers)
         loop = asyncio.get_running_loop()
@@ -215,6 +225,9 @@ class ReplyStream:
         self._state = "open"
         if not 200 <= response.status_code < 300:
             body = await self._read_upto(ERROR_BODY_LIMIT, strict=False)
+            mimes = sent_types(self._request.messages)
+            if mimes and (refused := file_type_refusal(errors, response.status_code, body, mimes)):
+                raise refused
             raise errors.http_status(
                 response.status_code, body, response.headers, provider.chat_url()
             )

@@ -27,6 +27,20 @@ _SERVER_TROUBLE = {
     504: "timed out waiting for its model backend",
     529: "is overloaded",
 }
+#: A refusal that speaks of a file's type ("does not support image input", "image_url is
+#: only supported by certain models", "This model does not support PDF input").
+_FILE_TYPE = re.compile(
+    r"image|vision|multimodal|mmproj|pdf|document|attachment|media|content.?type|file",
+    re.IGNORECASE,
+)
+_REFUSING = re.compile(
+    r"not (be )?supported|unsupported|does ?n[o']t (support|accept|handle|read)|"
+    r"cannot|can't|unable|only|invalid|missing data|not (allowed|enabled|available|accepted)",
+    re.IGNORECASE,
+)
+#: What the model is told a file is, by the words a refusal uses for it.
+_PDF_WORDS = re.compile(r"pdf|document", re.IGNORECASE)
+_IMAGE_WORDS = re.compile(r"image|vision|mmproj|multimodal", re.IGNORECASE)
 #: The statuses that mean "overloaded"; any other 5xx is a server error.
 _OVERLOADED = (503, 529)
 
@@ -61,6 +75,34 @@ def status_error(
         return _refused(ctx, status, code, said)
     return ctx.make(
         f"{ctx.server} answered with HTTP {status} instead of a reply.", "protocol", status
+    )
+
+
+def file_type_refusal(
+    ctx: ErrorContext, status: int, body: bytes, mimes: frozenset[str]
+) -> ProviderError | None:
+    """A request carrying files (of types ``mimes``) refused because the model cannot
+    read one of their types: one plain error naming the model and the type (SPEC §13);
+    ``None`` for any other refusal."""
+    said = server_message(body)
+    if not said or status in (401, 403, 404, 405, 408, 429) or not (400 <= status <= 501):
+        return None
+    if not (_FILE_TYPE.search(said) and _REFUSING.search(said)):
+        return None
+    if _PDF_WORDS.search(said) and not _IMAGE_WORDS.search(said):
+        kind = "PDF documents"
+    elif _IMAGE_WORDS.search(said) or any(m.startswith("image/") for m in mimes):
+        kind = "images"
+    else:
+        kind = "PDF documents"
+    model = ctx.model or "the model"
+    return ctx.make(
+        f'The model "{model}" at {ctx.url} cannot read {kind} (HTTP {status}: {said}).',
+        "bad_request",
+        status,
+        advice="file_type",
+        model=model,
+        kind=kind,
     )
 
 

@@ -1,6 +1,6 @@
 """Copying a whole history from one opened store to another (``ikgui db copy``).
 
-Every conversation, event and tag is copied with all its columns and the same ids
+Every conversation, event, tag and attached file is copied with all its columns and the same ids
 (fork links and ``fork_event_id`` keep pointing where they did), through the peewee
 models on each store's database, in batches of :data:`BATCH` rows. A copy can be run
 again, and brings the destination up to date (:mod:`ikgui.storage.copy_sync`): rows it
@@ -30,6 +30,7 @@ from typing import Any
 from peewee import Database, Field, Model, PeeweeException
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage import files
 from ikgui.storage.copy_sync import (
     Side,
     Synced,
@@ -58,6 +59,8 @@ class Copied:
     updated_conversations: int = 0
     updated_events: int = 0
     removed_tags: int = 0
+    #: Attached files copied (each once, SPEC §13).
+    files: int = 0
 
     def summary(self, where: str) -> str:
         text = (
@@ -74,6 +77,8 @@ class Copied:
         ]
         if updated:
             text += "; updated " + ", ".join(updated)
+        if self.files:
+            text += f"; copied {_count(self.files, 'attached file')}"
         if self.removed_tags:
             text += f"; removed {_count(self.removed_tags, 'tag')}"
         return f"{text} ({self.skipped:,} already there)."
@@ -120,6 +125,7 @@ def copy_history(
             report("tags", done.added + done.same, done.added + done.same)
             copied.tags, copied.removed_tags = done.added, done.updated
             copied.skipped += done.same
+            copied.files = files.copy_files(source, dest, dest_kind, batch)
     except BaseException as exc:
         if dest_kind == "postgresql":  # what was copied must not clash with new ids
             with contextlib.suppress(Exception):
@@ -144,8 +150,9 @@ def _driver_errors() -> tuple[type[Exception], ...]:
 
 
 def history_counts(database: Database) -> dict[str, int]:
-    """Rows per table (and conversations in the Trash) of a history (``ikgui db status``)."""
-    from ikgui.storage.models import TagRow
+    """Rows per table (and conversations in the Trash, and what the attached files
+    hold) of a history (``ikgui db status``)."""
+    from ikgui.storage.models import FileRow, TagRow
 
     trashed = ConversationRow.select().where(ConversationRow.trashed_at.is_null(False))
     return {
@@ -153,6 +160,8 @@ def history_counts(database: Database) -> dict[str, int]:
         "trashed": int(trashed.count(database)),
         "events": int(EventRow.select().count(database)),
         "tags": int(TagRow.select().count(database)),
+        "files": int(FileRow.select().count(database)),
+        "file_bytes": files.total_bytes(database),
     }
 
 

@@ -68,7 +68,13 @@ class Dialect(Protocol):
         self, db: Database, event_id: int, kind: str, content: str, streaming: bool
     ) -> None: ...
 
-    def unindex_conversations(self, db: Database, conv_ids: Sequence[str]) -> None: ...
+    def unindex_conversations(self, db: Database, conv_ids: Sequence[str]) -> None:
+        """Take the events of ``conv_ids`` and the files they list out of the index."""
+        ...
+
+    def index_files(self, db: Database, link_ids: Sequence[int]) -> None:
+        """Index new ``event_file`` rows: the name each was attached under and its text."""
+        ...
 
     def set_title(self, db: Database, conv_id: str, title: str | None, *, new: bool) -> None: ...
 
@@ -91,4 +97,14 @@ class Dialect(Protocol):
         self, db: Database, words: Sequence[str], event_ids: Sequence[int]
     ) -> dict[int, str]:
         """Plain text around the match in each event (trimmed to a snippet later)."""
+        ...
+
+    def file_matches(self, db: Database, words: Sequence[str], limit: int) -> list[Any]:
+        """``(conversation id, event id, event_file id)`` of the newest ``limit`` files
+        listed by events whose name and text hold every word, newest event first, of
+        conversations not in the Trash."""
+        ...
+
+    def file_texts(self, db: Database, link_ids: Sequence[int]) -> dict[int, str]:
+        """The name and (the start of) the text of each ``event_file`` row."""
         ...

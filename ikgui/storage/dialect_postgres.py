@@ -21,6 +21,7 @@ import psycopg
 from peewee import SQL, ColumnBase, Database
 
 from ikgui.domain.errors import DatabaseUnreachable, StorageError
+from ikgui.storage import files
 from ikgui.storage.pg_migrations import MIGRATION_LOCK, SEARCH_CONFIG
 from ikgui.storage.pg_open import (
     PasswordSource,
@@ -191,6 +192,9 @@ class PostgresDialect:
     def set_title(self, db: Database, conv_id: str, title: str | None, *, new: bool) -> None:
         pass
 
+    def index_files(self, db: Database, link_ids: Sequence[int]) -> None:
+        files.index_links(db, self.kind, link_ids)
+
     def maybe_streaming(self) -> ColumnBase:
         # Written out: the partial index ``event_streaming`` names this very expression.
         return SQL("strpos(data, '\"streaming\"') > 0")
@@ -238,6 +242,29 @@ class PostgresDialect:
             int(i): text if short else _framed(text, head, tail, words)
             for i, text, short, head, tail in cursor.fetchall()
         }
+
+    def file_matches(self, db: Database, words: Sequence[str], limit: int) -> list[Any]:
+        cursor = execute_sql(
+            db,
+            "SELECT e.conversation_id, ef.event_id, ef.id FROM event_file ef "
+            "JOIN event e ON e.id = ef.event_id JOIN conversation c ON c.id = e.conversation_id "
+            f"WHERE ef.search @@ websearch_to_tsquery('{SEARCH_CONFIG}', ikgui_fold(%s)) "
+            "AND c.trashed_at IS NULL ORDER BY ef.event_id DESC LIMIT %s",
+            (_query_text(words), limit),
+        )
+        return list(cursor.fetchall())
+
+    def file_texts(self, db: Database, link_ids: Sequence[int]) -> dict[int, str]:
+        if not link_ids:
+            return {}
+        cursor = execute_sql(
+            db,
+            "SELECT ef.id, ef.name || ' ' || left(coalesce(f.text, ''), 100000) "
+            "FROM event_file ef JOIN stored_file f ON f.sha256 = ef.sha256 "
+            "WHERE ef.id = ANY(%s)",
+            (list(link_ids),),
+        )
+        return {int(i): text for i, text in cursor.fetchall()}
 
 
 def _flat(text: str) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from peewee import SQL, ColumnBase, Database
 
 from ikgui.domain.errors import StorageError
+from ikgui.storage import files
 from ikgui.storage.db import storage_error
 from ikgui.storage.locks import FileSendLock
 from ikgui.storage.migrations import FTS_CHARS, INDEXED_KINDS
@@ -119,6 +120,17 @@ class SqliteDialect:
                 chunk,
             )
             execute_sql(db, f"DELETE FROM title_fts WHERE conversation_id IN ({marks})", chunk)
+            execute_sql(
+                db,
+                "INSERT INTO event_file_fts (event_file_fts, rowid, content) "
+                "SELECT 'delete', id, content FROM event_file_text WHERE id IN (SELECT ef.id "
+                "FROM event_file ef JOIN event e ON e.id = ef.event_id "
+                f"WHERE e.conversation_id IN ({marks}))",
+                chunk,
+            )
+
+    def index_files(self, db: Database, link_ids: Sequence[int]) -> None:
+        files.index_links(db, self.kind, link_ids)
 
     def set_title(self, db: Database, conv_id: str, title: str | None, *, new: bool) -> None:
         if not new:
@@ -165,6 +177,30 @@ class SqliteDialect:
             return {}
         return dict(event_contents(len(event_ids)).run(db, *event_ids).fetchall())
 
+    def file_matches(self, db: Database, words: Sequence[str], limit: int) -> list[Any]:
+        cursor = execute_sql(
+            db,
+            "SELECT e.conversation_id, ef.event_id, ef.id FROM event_file_fts "
+            "CROSS JOIN event_file ef ON ef.id = event_file_fts.rowid "
+            "CROSS JOIN event e ON e.id = ef.event_id "
+            "CROSS JOIN conversation c ON c.id = e.conversation_id "
+            "WHERE event_file_fts MATCH ? AND c.trashed_at IS NULL "
+            "ORDER BY ef.event_id DESC LIMIT ?",
+            (match_expression(words), limit),
+        )
+        return list(cursor.fetchall())
+
+    def file_texts(self, db: Database, link_ids: Sequence[int]) -> dict[int, str]:
+        if not link_ids:
+            return {}
+        cursor = execute_sql(
+            db,
+            "SELECT id, substr(content, 1, 100000) FROM event_file_text "
+            f"WHERE id IN ({_marks(len(link_ids))})",
+            list(link_ids),
+        )
+        return {int(i): text for i, text in cursor.fetchall()}
+
 
 def rebuild(conn: sqlite3.Connection) -> None:
     """Rebuild both indexes from the tables (bulk loads, repairs), then merge them."""
@@ -175,3 +211,4 @@ def rebuild(conn: sqlite3.Connection) -> None:
         "SELECT title, id FROM conversation WHERE title IS NOT NULL AND title != ''"
     )
     conn.execute("INSERT INTO event_fts (event_fts) VALUES ('optimize')")
+    conn.execute("INSERT INTO event_file_fts (event_file_fts) VALUES ('rebuild')")

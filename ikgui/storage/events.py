@@ -13,11 +13,12 @@ from typing import Any
 
 from peewee import SQL
 
-from ikgui.domain.attachments import StoredFile
+from ikgui.domain.attachments import StoredFile, listed
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Event, data_text
 from ikgui.domain.state import tally
 from ikgui.storage import counts, queries
+from ikgui.storage import files as files_sql
 from ikgui.storage.connection import StoreConnection
 from ikgui.storage.models import EVENT_FIELDS, EventRow, event_from_row
 from ikgui.storage.queries import execute_query
@@ -66,8 +67,6 @@ class EventStore(StoreConnection):
         created_at: float | None = None,
         files: Sequence[StoredFile] = (),
     ) -> Event:
-        if files:  # (issue 24: the attachment store is being built)
-            raise NotImplementedError("attachments are not stored yet")
         when = time.time() if created_at is None else float(created_at)
         raw = data_text(data)  # (made already off the event loop for a large output)
         text = content or ""
@@ -88,6 +87,11 @@ class EventStore(StoreConnection):
             if now != before:
                 queries.SET_COUNTS.run(db, now.messages, now.context, conv_id)
             self.dialect.index_event(db, event.id, kind, text, streaming(data))
+            attachments = listed(data) if data and "attachments" in data else []
+            if files:
+                files_sql.put(db, files, when)
+            if attachments:
+                files_sql.link(db, self.dialect, event.id, attachments)
         return event
 
     def update_event(self, event_id: int, content: str, data: dict[str, Any] | None) -> None:

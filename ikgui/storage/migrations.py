@@ -199,6 +199,47 @@ def _v6_tallies(conn: sqlite3.Connection) -> None:
     backfill(Runner(lambda sql, params: conn.execute(sql, params).fetchall(), many))
 
 
+#: What search reads of each file an event lists: the name it was attached under and the
+#: file's text (a text file's, a PDF's extracted text), bounded as an event's text is.
+#: The index's external content: a file's text is stored once, however many refer to it.
+_V7_FILE_TEXT = f"""CREATE VIEW event_file_text AS
+    SELECT ef.id, ef.name || ' ' || coalesce(substr(f.text, 1, {FTS_CHARS}), '') AS content
+    FROM event_file ef JOIN stored_file f ON f.sha256 = ef.sha256"""
+
+_V7 = (
+    """CREATE TABLE stored_file (
+        sha256 TEXT NOT NULL PRIMARY KEY,
+        name TEXT NOT NULL,
+        mime TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        content BLOB NOT NULL,
+        text TEXT NULL,
+        created_at REAL NOT NULL
+    )""",
+    """CREATE TABLE event_file (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id INTEGER NOT NULL REFERENCES event (id),
+        sha256 TEXT NOT NULL REFERENCES stored_file (sha256),
+        name TEXT NOT NULL
+    )""",
+    "CREATE INDEX event_file_event ON event_file (event_id)",
+    "CREATE INDEX event_file_sha256 ON event_file (sha256)",
+    _V7_FILE_TEXT,
+    """CREATE VIRTUAL TABLE event_file_fts USING fts5(
+        content, content='event_file_text', content_rowid='id',
+        tokenize='unicode61 remove_diacritics 2')""",
+    # Session state as the message draft is: not listed (no listing trigger names it).
+    "ALTER TABLE conversation ADD COLUMN draft_files TEXT NOT NULL DEFAULT ''",
+)
+
+
+def _v7_files(conn: sqlite3.Connection) -> None:
+    """Attachments (SPEC §13): each file once by its SHA-256, the events that list it,
+    and its name and text searchable. No event lists files before this version."""
+    for statement in _V7:
+        conn.execute(statement)
+
+
 #: Every migration this version knows, oldest first.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -207,6 +248,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v4_listing_change,
     _v5_prompt_drafts,
     _v6_tallies,
+    _v7_files,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from peewee import (
     AutoField,
+    BlobField,
     Field,
     FloatField,
     ForeignKeyField,
@@ -62,6 +63,8 @@ class ConversationRow(_Base):
     #: database before version 6).
     context_count = IntegerField()
     inherited_count = IntegerField()
+    #: The files attached to the draft (JSON; version 7; no default here, as the counts).
+    draft_files = TextField()
 
     class Meta:
         table_name = "conversation"
@@ -92,7 +95,36 @@ class TagRow(_Base):
         indexes = ((("conversation", "name"), True),)
 
 
-MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow)
+class FileRow(_Base):
+    """A file attached to messages, once per content (SPEC §13; version 7). ``name``
+    and ``created_at``: when and under which name it was first stored."""
+
+    sha256 = TextField(primary_key=True)
+    name = TextField()
+    mime = TextField()
+    size = IntegerField()
+    content = BlobField()
+    text = TextField(null=True)
+    created_at = FloatField()
+
+    class Meta:
+        table_name = "stored_file"
+
+
+class EventFileRow(_Base):
+    """One file an event lists (``data["attachments"]``), under the name it gave it: the
+    references that keep a file stored, and what search finds of it."""
+
+    id = AutoField()
+    event = ForeignKeyField(EventRow, column_name="event_id")
+    file = ForeignKeyField(FileRow, column_name="sha256")
+    name = TextField()
+
+    class Meta:
+        table_name = "event_file"
+
+
+MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow, FileRow, EventFileRow)
 
 
 #: What joins a conversation's tags in one column (``listing``; ``\\x1f`` is never in a tag).
@@ -146,6 +178,7 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         prompt_set_aside,
         _context_count,  # read by ``Store.context_counts``
         _inherited_count,
+        draft_files,
     ) = row
     return Conversation(
         id_,
@@ -169,6 +202,7 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         bool(pinned),
         prompt_draft,
         prompt_set_aside,
+        draft_files or "",
     )
 
 
@@ -195,6 +229,7 @@ _CONVERSATION_ARGS = (
     "pinned",
     "prompt_draft",
     "prompt_set_aside",
+    "draft_files",
 )
 
 
@@ -234,9 +269,9 @@ def event_from_row(row: Sequence[Any]) -> Event:
 
 def conversation_values(conv: Conversation) -> dict[str, Any]:
     """The ``conversation`` row for ``conv`` (column name -> value); the working prompt's
-    drafts only when there are some (the columns default to NULL), and the stored context
-    count only when not 0 (its default), so a row without them is written as a database
-    before version 5 (or 6) holds it."""
+    drafts and the draft's files only when there are some (the columns have defaults),
+    and the stored context count only when not 0 (its default), so a row without them
+    is written as a database before version 5 (or 6, 7) holds it."""
     values: dict[str, Any] = {
         "id": conv.id,
         "parent_id": conv.parent,
@@ -261,6 +296,8 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         values["prompt_draft"] = conv.prompt_draft
     if conv.prompt_set_aside is not None:
         values["prompt_set_aside"] = conv.prompt_set_aside
+    if conv.draft_files:
+        values["draft_files"] = conv.draft_files
     if conv.message_count:  # (no events yet: all of them in its context)
         values["context_count"] = conv.message_count
     return values

@@ -11,6 +11,7 @@ event raise ``NotFoundError``. What differs between the databases is the dialect
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from ikgui.domain.events import Conversation, SearchHit
 from ikgui.domain.library.listing import ListingRow
 from ikgui.domain.ports import STATUSES, UPDATABLE
 from ikgui.storage import counts, listing, queries
+from ikgui.storage import files as files_sql
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect_sqlite import SqliteDialect
@@ -43,18 +45,41 @@ _CHUNK = 500
 class PeeweeStore(EventStore):
     """The event log and conversation index in one database (see ``ikgui.domain.ports``)."""
 
-    # -- attachments (SPEC §13; issue 24: being built) ----------------------------------
+    # -- attachments (SPEC §13; the SQL is ikgui.storage.files) ---------------------------
     def put_files(self, files: Sequence[StoredFile]) -> None:
-        raise NotImplementedError
+        if not files:
+            return
+        with self._writing() as db:
+            files_sql.put(db, files, time.time(), fresh=True)
 
     def has_files(self, shas: Sequence[str]) -> set[str]:
-        raise NotImplementedError
+        if not shas:
+            return set()
+        with self._reading() as db:
+            return files_sql.stored(db, shas)
 
     def read_files(self, shas: Sequence[str]) -> dict[str, StoredFile]:
-        raise NotImplementedError
+        if not shas:
+            return {}
+        # A send's worker thread: a connection of its own for this read, closed after
+        # (the caller's thread keeps the one it has).
+        passing = self._db.is_closed()
+        try:
+            with self._reading() as db:
+                return files_sql.read(db, shas)
+        finally:
+            if passing:
+                self._db.close()
 
     def remove_unreferenced_files(self) -> int:
-        raise NotImplementedError
+        """(Files put for a draft in the last hour are left: see ``files.DRAFT_GRACE``.)"""
+        with self._writing() as db:
+            return files_sql.remove_unreferenced(db)
+
+    def stored_file_bytes(self) -> int:
+        """The bytes of every stored file, once each (what attachments cost the store)."""
+        with self._reading() as db:
+            return files_sql.total_bytes(db)
 
     # -- conversations ---------------------------------------------------------------
 
@@ -174,7 +199,8 @@ class PeeweeStore(EventStore):
         return found[0] if found else None
 
     def delete_conversations(self, conv_ids: Sequence[str]) -> None:
-        """Remove rows for good. Forks left behind (not in ``conv_ids``) become roots."""
+        """Remove rows for good. Forks left behind (not in ``conv_ids``) become roots; the
+        files no other event and no draft refers to go with them."""
         ids = list(dict.fromkeys(conv_ids))
         if not ids:
             return
@@ -182,6 +208,8 @@ class PeeweeStore(EventStore):
         detached: list[str] = []
         with self._writing() as db:
             self.dialect.unindex_conversations(db, ids)
+            shared = files_sql.of_conversations(db, ids)
+            files_sql.unlink_conversations(db, ids)
             for chunk in chunks(ids, _CHUNK):
                 TagRow.delete().where(TagRow.conversation.in_(chunk)).execute(db)
                 EventRow.delete().where(EventRow.conversation.in_(chunk)).execute(db)
@@ -203,6 +231,8 @@ class PeeweeStore(EventStore):
                 ConversationRow.delete().where(ConversationRow.id.in_(chunk)).execute(db)
             if detached:  # they and their forks carry less now
                 counts.carry(db, counts.family(db, detached))
+            if shared:  # the files only these referred to go with them
+                files_sql.remove_unreferenced(db, shared)
 
     def _require(self, conv_id: str) -> None:
         if not self.conversation_exists(conv_id):

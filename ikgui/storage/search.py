@@ -41,6 +41,8 @@ def words_of(text: str) -> list[str]:
 class Candidate:
     conversation_id: str
     event_id: int | None = None  # the newest matching message
+    #: The file of that message that matched (``event_file`` id), when its text did not.
+    file_id: int | None = None
     matches: int = 0  # matching messages among the newest SCAN_LIMIT matches
     title: bool = False
     updated_at: float = 0.0
@@ -56,16 +58,31 @@ class Candidate:
 def find(dialect: Dialect, db: Database, words: list[str], limit: int) -> list[Candidate]:
     """The best ``limit`` conversations (not in the Trash) matching all ``words``."""
     found: dict[str, Candidate] = {}
-    for conv_id, event_id in dialect.event_matches(db, words, SCAN_LIMIT):
+    for conv_id, event_id, file_id in _matches(dialect, db, words):
         hit = found.get(conv_id)
         if hit is None:
-            hit = found[conv_id] = Candidate(conv_id, event_id)
+            hit = found[conv_id] = Candidate(conv_id, event_id, file_id)
         hit.matches += 1
     for conv_id, updated_at in dialect.title_matches(db, words):
         hit = found.setdefault(conv_id, Candidate(conv_id))
         hit.title = True
         hit.updated_at = updated_at
     return sorted(found.values(), key=Candidate.rank)[:limit]
+
+
+def _matches(dialect: Dialect, db: Database, words: list[str]) -> list[tuple[str, int, int | None]]:
+    """The newest ``SCAN_LIMIT`` messages matching by their text or by a file they list
+    (its name and text, SPEC §13), newest first, each once."""
+    texts = dialect.event_matches(db, words, SCAN_LIMIT)
+    files = dialect.file_matches(db, words, SCAN_LIMIT)
+    if not files:
+        return [(c, int(e), None) for c, e in texts]
+    merged: dict[int, tuple[str, int, int | None]] = {}
+    for conv_id, event_id in texts:
+        merged[int(event_id)] = (conv_id, int(event_id), None)
+    for conv_id, event_id, file_id in files:
+        merged.setdefault(int(event_id), (conv_id, int(event_id), int(file_id)))
+    return [merged[i] for i in sorted(merged, reverse=True)[:SCAN_LIMIT]]
 
 
 def hits(
@@ -81,14 +98,20 @@ def hits(
     if not found:
         return []
     convs = load([f.conversation_id for f in found])
-    event_ids = [f.event_id for f in found if f.event_id is not None]
+    event_ids = [f.event_id for f in found if f.event_id is not None and f.file_id is None]
     texts = dialect.match_texts(db, words, event_ids)
+    file_texts = dialect.file_texts(db, [f.file_id for f in found if f.file_id is not None])
     out = []
     for f in found:
         conv = convs.get(f.conversation_id)
         if conv is None:
             continue
-        text = texts.get(f.event_id, "") if f.event_id is not None else conv.title or ""
+        if f.file_id is not None:
+            text = file_texts.get(f.file_id, "")
+        elif f.event_id is not None:
+            text = texts.get(f.event_id, "")
+        else:
+            text = conv.title or ""
         out.append(SearchHit(conv, f.event_id, snippet(text, words)))
     return out
 

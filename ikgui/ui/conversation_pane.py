@@ -21,6 +21,7 @@ from ikgui.ui.closed_strip import ClosedStrip
 from ikgui.ui.icons import set_icon
 from ikgui.ui.panels import Banner
 from ikgui.ui.plain import block, make_plain
+from ikgui.ui.prompt.attachments import AttachmentChips
 from ikgui.ui.prompt.editor import PromptEditor
 from ikgui.ui.title_header import TitleHeader
 from ikgui.ui.transcript.scrollback import ScrollbackView
@@ -63,10 +64,14 @@ class ConversationPane(QWidget):
         self.feedback.hide()
         self.approvals = Approvals(self.scrollback)  # tool calls waiting: cards on their items
         self.closed_strip = ClosedStrip(self)  # a closed branch: Reopen (above the prompt)
+        self.attachment_chips = AttachmentChips(self)  # the draft's files, above the editor
         self.prompt = PromptEditor(self)
         self.send_button = _button("Send", "send", "sendButton", "Send (Enter)", True)
         self.stop_button = _button("Stop", "stop", "stopButton", "Stop the reply (Escape)")
         self.stop_button.hide()
+        self.attach_button = _button(
+            "Attach", "attach", "attachButton", "Attach images, PDFs or text files"
+        )
 
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
@@ -76,12 +81,14 @@ class ConversationPane(QWidget):
         column.addWidget(self.stack, 1)
         column.addWidget(self.feedback)
         column.addWidget(self.closed_strip)
+        column.addWidget(self.attachment_chips)
         row = QHBoxLayout()
         row.setContentsMargins(8, 0, 8, 8)
         row.addWidget(self.prompt, 1)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.attach_button)
         buttons.addStretch(1)
         row.addLayout(buttons)
         column.addLayout(row)

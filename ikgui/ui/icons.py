@@ -50,6 +50,7 @@ ICON_NAMES = (
     "warning",
     "sidebar",
     "pin",
+    "attach",
 )
 
 #: The sizes an icon lists as available (it is drawn at whatever size is asked for).

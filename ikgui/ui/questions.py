@@ -58,6 +58,17 @@ def ask_save_path(
     return _opened(dialog)
 
 
+def ask_open_paths(
+    parent: QWidget, caption: str, start: Path, filters: str, then: Callable[[list[str]], object]
+) -> QDialog:
+    """Ask for existing files to open; ``then(paths)`` once some are chosen."""
+    dialog = QFileDialog(parent, caption, str(start), filters)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+    dialog.filesSelected.connect(lambda names: then(list(names)) if names else None)
+    return _opened(dialog)
+
+
 def ask_folder(
     parent: QWidget, caption: str, start: Path, then: Callable[[Path], object]
 ) -> QDialog:

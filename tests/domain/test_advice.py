@@ -35,6 +35,7 @@ FACTS = {
     "wait": "20 seconds",
     "kinds": "openai, ollama",
     "setting": "reply_mb",
+    "kind": "images",
 }
 
 

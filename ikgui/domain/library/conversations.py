@@ -218,7 +218,9 @@ def clean(
     ids and one message per refused conversation.
     """
     with store.transaction():  # what is read is what is removed (Empty Trash, conv clean)
-        return _clean(store, now, older_than, with_forks)
+        removed = _clean(store, now, older_than, with_forks)
+        store.remove_unreferenced_files()  # and files no message and no draft names
+        return removed
 
 
 def _clean(

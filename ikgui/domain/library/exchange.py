@@ -18,9 +18,12 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+from ikgui.domain.attachments import is_image, listed, size_text
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import Conversation, Event, Kind
+from ikgui.domain.library import files as library_files
 from ikgui.domain.library.importing import FORMAT, VERSION, ImportResult, import_document
 from ikgui.domain.library.listing import describe
 from ikgui.domain.ports import Store
@@ -75,7 +78,10 @@ def event_dict(event: Event) -> dict[str, Any]:
 
 
 def export_json(store: Store, conv_ids: Iterable[str]) -> dict[str, Any]:
+    """The conversations (with their ancestors) as ikgui JSON; the files their messages
+    list are embedded once each (``files``: their fields, ``text``, base64 ``content``)."""
     conversations: list[dict[str, Any]] = []
+    events: list[Event] = []
     included: set[str] = set()
     for conv_id in conv_ids:
         for conv in lineage(store, conv_id):
@@ -86,12 +92,24 @@ def export_json(store: Store, conv_ids: Iterable[str]) -> dict[str, Any]:
             fields["title_by_user"] = conv.title_by_user
             fields["trashed_at"] = iso(conv.trashed_at) if conv.trashed_at is not None else None
             fields["draft"] = conv.draft
-            fields["events"] = [event_dict(e) for e in store.events(conv.id)]
+            logged = store.events(conv.id)
+            events.extend(logged)
+            fields["events"] = [event_dict(e) for e in logged]
             conversations.append(fields)
-    return {"format": FORMAT, "version": VERSION, "conversations": conversations}
+    document = {"format": FORMAT, "version": VERSION, "conversations": conversations}
+    files = library_files.embedded(store, events)
+    if files:
+        document["files"] = files
+    return document
 
 
-def export_markdown(store: Store, conv_id: str) -> str:
+def export_markdown(store: Store, conv_id: str, folder: str | None = None) -> str:
+    """The conversation as Markdown; a message's files are linked in ``folder`` (a
+    folder beside the file, named relative to it), or named when there is none."""
+    return _markdown(store, conv_id, folder, {})
+
+
+def _markdown(store: Store, conv_id: str, folder: str | None, names: dict[str, str]) -> str:
     conv = store.get_conversation(conv_id)
     if conv is None:
         raise NotFoundError(f"Conversation not found: {conv_id}")
@@ -112,6 +130,7 @@ def export_markdown(store: Store, conv_id: str) -> str:
         text = describe(event)
         if event.kind in headings:
             lines += [f"### {headings[event.kind]}", "", text, ""]
+            lines += _attachment_lines(event, folder, names)
         elif event.kind == Kind.TOOL_CALL:
             args = tool_record.arguments_text(event.data.get("arguments"), indent=2)
             lines += [f"**Tool call** {_code(tool_record.qualified(event.data))}", ""]
@@ -133,6 +152,25 @@ def export_markdown(store: Store, conv_id: str) -> str:
     if state.working_prompt:
         lines += ["---", "", f"**Working prompt:** {state.working_prompt}", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _attachment_lines(event: Event, folder: str | None, names: dict[str, str]) -> list[str]:
+    """A message's files: linked (images shown) in the export's folder, or named."""
+    attachments = listed(event.data) if event.may_have("attachments") else []
+    if not attachments:
+        return []
+    if folder is None:
+        return [
+            *(f"- Attached: {_plain(a.name)} ({size_text(a.size)})" for a in attachments),
+            "",
+        ]
+    names.update(library_files.names_in_folder(a for a in attachments if a.sha256 not in names))
+    lines = []
+    for a in attachments:
+        target = quote(f"{folder}/{names[a.sha256]}")
+        bang = "!" if is_image(a.mime) else ""
+        lines.append(f"{bang}[{_plain(a.name)}]({target})")
+    return [*lines, ""]
 
 
 def _block(text: str, language: str = "") -> list[str]:
@@ -177,8 +215,15 @@ def _unusable_folder(exc: BaseException) -> str:
 
 
 def write_export(store: Store, conv_id: str, fmt: str, path: Path) -> Path:
+    """Write the export to ``path`` (Markdown: its files into a folder beside it)."""
     if fmt == "md":
-        text = export_markdown(store, conv_id)
+        folder = library_files.folder_for(path)
+        names: dict[str, str] = {}
+        text = _markdown(store, conv_id, folder.name, names)
+        try:
+            library_files.write_folder(store, folder, names)
+        except OSError as exc:
+            raise UserError(f"Could not write {folder}: {_write_failure(folder, exc)}") from exc
     else:
         text = json.dumps(export_json(store, [conv_id]), ensure_ascii=False, indent=2) + "\n"
     tmp = path.with_name(path.name + ".tmp")

@@ -15,8 +15,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import BY_USER, Conversation, Kind
+from ikgui.domain.library.files import available, from_document
 from ikgui.domain.library.import_values import (
     clean_strings,
     count,
@@ -204,8 +206,16 @@ def _tags(value: Any) -> tuple[tuple[str, ...], str | None]:
 class _Importer:
     """Conversations are known by their position in the file (ids may repeat)."""
 
-    def __init__(self, store: Store, convs: list[dict[str, Any]], now: float) -> None:
+    def __init__(
+        self,
+        store: Store,
+        convs: list[dict[str, Any]],
+        now: float,
+        files: dict[str, StoredFile] | None = None,
+    ) -> None:
         self.store = store
+        #: The files the document embeds (checked against their hashes).
+        self.files = files or {}
         self.now = now
         self.convs = convs
         self.first_with: dict[str, int] = {}
@@ -325,12 +335,18 @@ class _Importer:
         for event, index in events:
             conv_id = self.ensure(index)
             kind = event["kind"]
+            data, files, gone = available(
+                self.remap_data(kind, event.get("data")), self.files, self.store
+            )
+            if gone:
+                self.result.cut.append(f"{conv_id}: left out {', '.join(gone)} (not in the file)")
             new_event = self.store.append_event(
                 conv_id,
                 kind,
                 text(event.get("content")) or "",
-                self.remap_data(kind, event.get("data")),
+                data,
                 _time(event.get("created_at"), self.now),
+                files=files,
             )
             self.event_map[event["id"]] = new_event.id
             self.old_ids.append(event["id"])
@@ -345,7 +361,8 @@ def import_document(store: Store, obj: Any, now: float) -> ImportResult:
 
     Everything is validated first and written in one transaction: all or nothing.
     """
+    files = from_document(obj)  # (before strings are cleaned: checked by their hash)
     convs = normalize_document(obj)
     # Unknown kinds (a newer version's) are kept as they are; replay shows them generically.
     with store.transaction():
-        return _Importer(store, convs, now).run()
+        return _Importer(store, convs, now, files).run()

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, EncodedData, Event, Kind
 from ikgui.domain.library.conversations import apply_tag_changes, descendants, retag
@@ -152,6 +153,7 @@ class OpenConversation(PromptEditing):
                     materialize=write.materialize,
                     fields=write.fields,
                     new=write.new,
+                    files=write.files,
                 )
                 conv_id = event.conversation_id  # (a taken id is replaced when stored)
                 appended.append(event)
@@ -414,14 +416,22 @@ class OpenConversation(PromptEditing):
         fresh replay again (the provisional ids are gone)."""
         self.apply(Changes(self.conversation.id, replayed=True, fields_known=False))
 
-    def append(self, kind: str, content: str = "", data: dict[str, Any] | None = None) -> Event:
+    def append(
+        self,
+        kind: str,
+        content: str = "",
+        data: dict[str, Any] | None = None,
+        files: Sequence[StoredFile] = (),
+    ) -> Event:
         """Commit one event to the current conversation and fold it into the state
-        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``)."""
+        (kept in ``writes`` if the store refuses it: see ``ikgui.domain.session.writes``).
+        ``files``: the bytes of files ``data["attachments"]`` lists, stored with it in
+        one transaction (and kept with it while it waits)."""
         refuse(self.locked)  # (a reply under way may still end in a closed branch)
         if self.saved:
             closing.refuse_closed(self.conversation, kind)
-        title = title_for_first_message(self.conversation, kind, content)
-        write = NewEvent(kind, content, data, title=title, materialize=True)
+        title = title_for_first_message(self.conversation, kind, content, data)
+        write = NewEvent(kind, content, data, title=title, materialize=True, files=tuple(files))
         fields = {"title": title} if title else {}
         (event,) = self.apply(Changes(self.conversation.id, fields=fields, writes=(write,)))
         return cast(Event, event)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import IkguiError, StorageError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
@@ -47,6 +48,8 @@ class Append:
     conversation: Conversation | None = None
     title: str | None = None
     fields: tuple[tuple[str, dict[str, Any]], ...] = ()
+    #: The bytes of the files the event lists (SPEC §13), stored with it.
+    files: tuple[StoredFile, ...] = ()
 
     @property
     def conv_id(self) -> str:
@@ -94,6 +97,11 @@ class PendingWrites:
         return bool(self.queue)
 
     # -- what waits ----------------------------------------------------------------
+    def waiting_files(self) -> dict[str, StoredFile]:
+        """The files of events that wait (a message sent while the disk is full is
+        sent with its files all the same: they are here, not in the store yet)."""
+        return {f.sha256: f for w in self.queue if isinstance(w, Append) for f in w.files}
+
     def touches(self, conv_id: str) -> bool:
         return any(
             conv_id in w.conv_ids if isinstance(w, StoreWrite) else w.conv_id == conv_id
@@ -154,13 +162,14 @@ class PendingWrites:
         conversation: Conversation | None = None,
         title: str | None = None,
         fields: tuple[tuple[str, dict[str, Any]], ...] = (),
+        files: tuple[StoredFile, ...] = (),
     ) -> Event:
         """Queue a new event; returns it with a provisional id."""
         event = Event(
             self._next_id, conv_id, kind, content, dict(data) if data else None, created_at
         )
         self._next_id += 1
-        self.queue.append(Append(event, conversation, title, fields))
+        self.queue.append(Append(event, conversation, title, fields, files))
         return event
 
     def update(self, conv_id: str, event_id: int, content: str, data: dict[str, Any]) -> None:
@@ -205,6 +214,7 @@ class PendingWrites:
                     event.content,
                     self._data(event.data),
                     created_at=event.created_at,
+                    files=item.files,
                 )
                 if item.title:
                     store.update_conversation(event.conversation_id, title=item.title)

@@ -20,9 +20,10 @@ from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
-from ikgui.domain.errors import ProviderError
+from ikgui.domain.errors import ProviderError, StorageError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.open_conversation import OpenConversation
+from ikgui.domain.state.context import Message, attached_shas, with_files
 from ikgui.domain.state.tool_use import wire_tools
 from ikgui.domain.state.working_prompt import extract
 from ikgui.domain.streaming import ChatRequest, Provider, StreamEnd, TextDelta, ToolCallDelta
@@ -170,6 +171,22 @@ class _Reply:
         return self.event
 
 
+async def sent_context(session: OpenConversation) -> list[Message]:
+    """The context with the bytes of the files its messages list, read from the store
+    in a worker thread (megabytes of images never hold the window's loop)."""
+    messages = session.context()
+    shas = attached_shas(messages)
+    if not shas:
+        return messages
+    waiting = session.writes.waiting_files()  # (a message written while the disk is full)
+    stored = [sha for sha in shas if sha not in waiting]
+    try:
+        found = await asyncio.to_thread(session.store.read_files, stored) if stored else {}
+    except StorageError:  # (the store went away: what it holds is sent by name)
+        found = {}
+    return with_files(messages, {**found, **waiting})
+
+
 async def stream_reply(
     session: OpenConversation,
     conv_id: str,
@@ -193,7 +210,7 @@ async def stream_reply(
                 raise _no_model(provider_name)
             model = models[0]
         options = {"tools": wire_tools(offer)} if offer else {}
-        request = ChatRequest(model, session.context(), options)
+        request = ChatRequest(model, await sent_context(session), options)
         reply = _Reply(session, conv_id, provider_name, model, offer)
         reply.open()
         end: StreamEnd | None = None

@@ -6,12 +6,14 @@ stops it on request. The streaming itself is :func:`ikgui.domain.session.reply.s
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.errors import ToolRoundsError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session import sendlock
+from ikgui.domain.session.attaching import message_files
 from ikgui.domain.session.crashed import INTERRUPTED, interrupted_result, unanswered
 from ikgui.domain.session.model_title import title_after_first_reply
 from ikgui.domain.session.open_conversation import OpenConversation
@@ -42,16 +44,20 @@ class ReplyStreamer:
         """Whether a reply streams in the current conversation."""
         return self.current.conversation.id in self.streams
 
-    async def send(self, text: str) -> Event | None:
-        """Send ``text`` (as it is: never parsed) and stream the reply into the log;
-        returns the reply event.
+    async def send(self, text: str, files: Sequence[StoredFile | Attachment] = ()) -> Event | None:
+        """Send ``text`` (as it is: never parsed) with ``files`` and stream the reply
+        into the log; returns the reply event.
 
-        The user event is committed before the request. Failures are recorded as an
-        ``error`` event and raised as ``ProviderError``; cancelling keeps the partial
-        reply, marked interrupted.
+        The user event is committed before the request, its files with it (SPEC §13: a
+        file given as its :class:`Attachment` alone must be stored already). Failures
+        are recorded as an ``error`` event and raised as ``ProviderError``; cancelling
+        keeps the partial reply, marked interrupted.
         """
         self.current.ensure_open()  # a closed branch takes no new message
-        return await self._exchange(lambda: self.current.append(Kind.USER, text))
+        stored, data = message_files(self.current, files)
+        return await self._exchange(
+            lambda: self.current.append(Kind.USER, text, data, files=stored)
+        )
 
     async def retry(self, event_id: int) -> Event | None:
         """Run the model again for the exchange ``event_id`` belongs to (a reply, an

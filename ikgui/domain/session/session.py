@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.commands.registry import CommandResult, Registry
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Event, Kind
@@ -363,14 +364,25 @@ class Session:
         return self.library.restore(conv_id)
 
     # -- sending and commands ------------------------------------------------------------
-    async def send(self, text: str) -> Event | None:
-        """Send ``text`` as it is and stream the reply (see ``ReplyStreamer.send``)."""
-        return await self.streamer.send(text)
+    async def send(self, text: str, files: Sequence[StoredFile | Attachment] = ()) -> Event | None:
+        """Send ``text`` as it is, with ``files``, and stream the reply (see
+        ``ReplyStreamer.send``)."""
+        return await self.streamer.send(text, files)
 
-    async def resend(self, text: str) -> Event | None:
+    async def resend(self, text: str, files: Sequence[Attachment] = ()) -> Event | None:
         """Send a stored message again (Retry, "edit and resend"): never parsed, so a
-        message that reads ``/help`` is sent as text, not run as the command."""
-        return await self.streamer.send(text)
+        message that reads ``/help`` is sent as text, not run as the command; ``files``:
+        the files it listed (stored already)."""
+        return await self.streamer.send(text, files)
+
+    async def edit_and_resend(self, event_id: int, text: str) -> Event | None:
+        """ "Edit and resend" the message ``event_id``: fork just before it and send
+        ``text`` in the new branch with the files the message listed (SPEC §6, §13)."""
+        event = self.store.get_event(event_id)
+        if event is None or event.kind != Kind.USER:
+            raise UserError("Only a message of yours can be edited and resent")
+        self.fork(event_id - 1)
+        return await self.resend(text, listed(event.data))
 
     async def retry(self, event_id: int) -> Event | None:
         """Retry: answer the exchange of ``event_id`` (a reply or an error) again, in

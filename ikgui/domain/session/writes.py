@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import StorageError, UserError
 from ikgui.domain.events import Conversation, Event
 from ikgui.domain.ports import Store
@@ -66,11 +67,13 @@ def append(
     materialize: bool = False,
     fields: tuple[tuple[str, dict[str, Any]], ...] = (),
     new: Conversation | None = None,
+    files: tuple[StoredFile, ...] = (),
 ) -> Event:
     """Commit one event, or queue it when the store refuses (or earlier changes wait);
     ``fields``: conversations' fields set in the same transaction (conversation id,
     fields), as a ``/kill`` closes branches with its event; ``new``: a conversation
-    stored with its first event (a fork's child)."""
+    stored with its first event (a fork's child); ``files``: the bytes of the files it
+    lists, stored with it (and queued with it: a full disk loses none)."""
     replay_first(session, conv_id)
     store, writes = session.store, session.writes
     was_saved = session.saved
@@ -84,7 +87,7 @@ def append(
                     store.insert_conversation(new)
                 for other, changes in fields:
                     store.update_conversation(other, **changes)
-                event = store.append_event(conv_id, kind, content, data)
+                event = store.append_event(conv_id, kind, content, data, files=files)
                 if title:
                     store.update_conversation(conv_id, title=title)
             return event
@@ -107,6 +110,7 @@ def append(
         conversation=conversation,
         title=title,
         fields=fields,
+        files=files,
     )
     _waits(session, conv_id)
     return event
@@ -159,8 +163,9 @@ def _waits(session: Writer, conv_id: str) -> None:
 
 
 #: A conversation's drafts: session state kept with it (the message typed and not sent,
-#: the working prompt's unsaved edit, the edit a Clear set aside).
-DRAFTS = frozenset({"draft", "prompt_draft", "prompt_set_aside"})
+#: the working prompt's unsaved edit, the edit a Clear set aside, the files attached to
+#: the message and not sent).
+DRAFTS = frozenset({"draft", "prompt_draft", "prompt_set_aside", "draft_files"})
 
 
 def fields_wait(session: Writer, changes: dict[str, Any]) -> bool:

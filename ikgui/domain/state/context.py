@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.state.replay import ReplayState
 from ikgui.domain.state.tool_use import capped, wire_name
@@ -62,7 +63,11 @@ def context_messages(events: list[Event], tool_output_kb: int | None = None) -> 
         if kind in (Kind.SYSTEM, Kind.PROMPT_EDIT):
             messages.append({"role": "system", "content": event.content})
         elif kind == Kind.USER:
-            messages.append({"role": "user", "content": event.content})
+            message: Message = {"role": "user", "content": event.content}
+            attached = listed(event.data)
+            if attached:  # by reference: the bytes are read at send time (with_files)
+                message["attachments"] = [a.data() for a in attached]
+            messages.append(message)
         elif kind == Kind.ASSISTANT:
             if event.content:
                 messages.append({"role": "assistant", "content": event.content})
@@ -83,6 +88,41 @@ def context_messages(events: list[Event], tool_output_kb: int | None = None) -> 
                 }
             )
     return messages
+
+
+def attached_shas(messages: list[Message]) -> list[str]:
+    """The hashes of the files the context's messages list, each once, in order."""
+    shas: dict[str, None] = {}
+    for message in messages:
+        for entry in message.get("attachments") or ():
+            attachment = Attachment.from_data(entry)
+            if attachment is not None:
+                shas.setdefault(attachment.sha256)
+    return list(shas)
+
+
+def with_files(messages: list[Message], found: dict[str, StoredFile]) -> list[Message]:
+    """The context as it is sent: each message that lists files carries them
+    (``files``: the stored file, or its :class:`Attachment` alone when the store no
+    longer has it), under the name it was attached as. Providers put them in their
+    wire forms."""
+    sent: list[Message] = []
+    for message in messages:
+        entries = message.get("attachments")
+        if not entries:
+            sent.append(message)
+            continue
+        files: list[StoredFile | Attachment] = []
+        for entry in entries:
+            attachment = Attachment.from_data(entry)
+            if attachment is None:
+                continue
+            stored = found.get(attachment.sha256)
+            files.append(
+                StoredFile(attachment, stored.content, stored.text) if stored else attachment
+            )
+        sent.append({**{k: v for k, v in message.items() if k != "attachments"}, "files": files})
+    return sent
 
 
 def build_context(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from ikgui.domain.attachments import Attachment, size_text
 from ikgui.domain.events import Event, Kind
 
 #: The heading of each kind of message (``You``, ``Assistant``...); other kinds are
@@ -54,8 +55,13 @@ def visible(events: Iterable[Event]) -> list[Event]:
 
 
 def message_text(message: dict[str, Any], arrow: str = "→", gap: str = "  ") -> str:
-    """One context message's text: its content, then one line per tool call."""
+    """One context message's text: its content, then one line per attached file and
+    per tool call."""
     body = message.get("content") or ""
+    for entry in message.get("attachments") or ():
+        file = Attachment.from_data(entry)
+        if file is not None:
+            body += f"\n(attached: {file.name}, {file.mime}, {size_text(file.size)})"
     for call in message.get("tool_calls", []):
         fn = call["function"]
         body += f"\n{arrow} {fn['name']}({fn['arguments']}){gap}[{call['id']}]"

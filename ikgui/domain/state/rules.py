@@ -7,8 +7,10 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from ikgui.domain.attachments import listed
 from ikgui.domain.events import Conversation, Kind
 from ikgui.domain.settings import Settings
 from ikgui.domain.state.ids import auto_title
@@ -30,11 +32,17 @@ def user_title_fields(text: str) -> dict[str, str | bool | None]:
     return {"title": clean, "title_by_user": clean is not None}
 
 
-def title_for_first_message(conv: Conversation, kind: str, content: str) -> str | None:
-    """The automatic title a message gives a conversation that has none yet."""
-    if kind == Kind.USER and not conv.title and content.strip():
+def title_for_first_message(
+    conv: Conversation, kind: str, content: str, data: Mapping[str, Any] | None = None
+) -> str | None:
+    """The automatic title a message gives a conversation that has none yet (a message
+    of files alone: their names)."""
+    if kind != Kind.USER or conv.title:
+        return None
+    if content.strip():
         return auto_title(content)
-    return None
+    names = [a.name for a in listed(data)]
+    return auto_title(", ".join(names)) if names else None
 
 
 #: A fork's default title: ``↳ Title · branch 2`` (a fork of it: ``… · branch 2.1``).

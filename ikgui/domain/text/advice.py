@@ -110,6 +110,11 @@ ADVICE: dict[str, tuple[str, str]] = {
         "Add [providers.{provider}] to config.toml (or choose another with -p).",
         f"Add it in {_PROVIDERS}, or choose another provider in Settings → General.",
     ),
+    "file_type": (
+        "Choose a model that reads {kind} with /model and retry, or ask without the file.",
+        "Choose a model that reads {kind} in the toolbar's model list and Retry, or ask "
+        "without the file.",
+    ),
     "shorten": (
         "Shorten it with /rewind or /clear, or choose a model with a larger context.",
         "Shorten it with Rewind or Clear in the toolbar, or choose a model with a larger context.",

@@ -35,6 +35,7 @@ UNSAVED_KEYS: Final = {
     "draft": "draft_unsaved",
     "prompt_draft": "working_prompt/drafts/_unsaved",
     "prompt_set_aside": "working_prompt/cleared/_unsaved",
+    "draft_files": "draft_files_unsaved",
 }
 #: ``ui_state`` groups where windows before schema 5 kept the working prompt's drafts,
 #: one key per conversation id (``_unsaved`` is the conversation not stored yet).
@@ -82,7 +83,7 @@ class DraftKeeper(QObject):
         due = self._due.get(session.conversation.id, {}).get(name, _NONE)
         if due is not _NONE:
             return due  # type: ignore[return-value]
-        value: str | None = getattr(session.conversation, name)
+        value: str | None = getattr(session.conversation, name, None)
         return value
 
     def keep(self, name: str, value: str | None, *, now: bool = False) -> None:

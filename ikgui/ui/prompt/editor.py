@@ -8,9 +8,9 @@ Enter on a partial name, or Tab, completes it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QMimeData, QStringListModel, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -53,7 +53,21 @@ class PromptEditor(QPlainTextEdit):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         layout = self.document().documentLayout()
         layout.documentSizeChanged.connect(lambda _size: self._fit())
+        #: Takes files or a picture pasted or dropped here (``False``: not files: the
+        #: editor inserts the text). Set by the window.
+        self.take_files: Callable[[QMimeData], bool] = lambda mime: False
+        #: Whether files are attached (then Enter sends them with no text, too).
+        self.sends_files: Callable[[], bool] = lambda: False
         self._fit()
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return source.hasImage() or source.hasUrls() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """A paste: files copied in a file manager, or a picture, are attached."""
+        if self.take_files(source):
+            return
+        super().insertFromMimeData(source)
 
     def _fit(self) -> None:
         """Grow with the text: two lines empty, at most eight before scrolling."""
@@ -171,7 +185,7 @@ class PromptEditor(QPlainTextEdit):
 
     def submit(self) -> None:
         text = self.toPlainText().strip("\n")
-        if not text.strip():
+        if not text.strip() and not self.sends_files():
             return
         self.remember(text)
         self.clear()

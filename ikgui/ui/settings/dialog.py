@@ -208,6 +208,7 @@ class SettingsDialog(QDialog):
             default_tools=before.default_tools,
             tool_rounds=before.tool_rounds,
             tool_output_kb=before.tool_output_kb,
+            attachment_mb=before.attachment_mb,
         )
 
     def save(self) -> None:

@@ -88,7 +88,13 @@ class SafeDocument(QTextDocument):
     #: Code left to colour later: (index among its code blocks, a highlight.Job).
     pending: list[tuple[int, Any]] = []  # noqa: RUF012  (replaced, never mutated)
 
+    #: The transcript's own pictures (a message's thumbnails): set on its document only.
+    #: Rendered Markdown never gets one: its images are replaced by a label.
+    pictures: Any = None
+
     def loadResource(self, type: int, name: QUrl | str) -> object:
+        if self.pictures is not None and type == QTextDocument.ResourceType.ImageResource.value:
+            return self.pictures(QUrl(name))
         return None
 
 

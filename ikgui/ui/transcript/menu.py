@@ -5,10 +5,12 @@ Fork from here, Edit and resend, Retry), which item a point shows, and what a li
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QPoint, QUrl
 from PySide6.QtGui import (
+    QCursor,
     QDesktopServices,
     QGuiApplication,
     QTextCursor,
@@ -17,10 +19,13 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QMenu, QWidget
 
+from ikgui.domain.attachments import is_image, listed
 from ikgui.domain.events import Event, Kind
+from ikgui.ui.plain import action_text
 from ikgui.ui.transcript.body import FULL_SCHEME, internal_link
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
 from ikgui.ui.transcript.command_output import expand, expand_link
+from ikgui.ui.transcript.files import MessageFiles, file_link
 from ikgui.ui.transcript.item_actions import ItemActions
 from ikgui.ui.transcript.items import EVENT_ID_PROPERTY, copy_text
 from ikgui.ui.transcript.markdown import is_safe_link
@@ -37,6 +42,7 @@ class _View(Protocol):
     prompt_restore_requested: Any
     item_actions: ItemActions
     conversation_link: Any
+    files: MessageFiles
 
     def update_event(self, event: Event) -> None: ...
     def textCursor(self) -> QTextCursor: ...
@@ -44,6 +50,7 @@ class _View(Protocol):
     def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
     def copy(self) -> None: ...
     def open_viewer(self, scheme: str, event_id: int, start: int = 0) -> QWidget | None: ...
+    def open_file(self, event_id: int, sha256: str) -> QWidget | None: ...
     def _copy_item(self, event_id: int) -> None: ...
     def copy_code(self, event_id: int, number: int) -> None: ...
     def _event(self, event_id: int) -> Event: ...
@@ -72,6 +79,15 @@ class MenuMixin:
         ):
             retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
             retry.setObjectName("actionRetry")
+        files = listed(event.data) if event.kind == Kind.USER else []
+        if files:  # (by keyboard too: the menu key reaches what a click on a file does)
+            menu.addSeparator()
+        for attachment in files:
+            verb = "View" if is_image(attachment.mime) else "Save or open"
+            opened = menu.addAction(
+                action_text(f"{verb} {attachment.name}"), partial(self.files.open, attachment)
+            )
+            opened.setObjectName("actionOpenFile")
         return menu
 
     def start_edit(self: _View, event_id: int) -> QWidget | None:
@@ -127,6 +143,8 @@ class MenuMixin:
             self.copy_code(*code)
         elif (conv := conv_link(url)) is not None:  # a fork or close notice's title
             self.conversation_link.emit(*conv)
+        elif (file := file_link(url)) is not None:  # a message's file: view, save, open
+            self.open_file(*file)
         elif is_safe_link(url):
             QDesktopServices.openUrl(url)
 
@@ -147,6 +165,16 @@ class MenuMixin:
             viewer = TableDialog(table_at(text, start), cast(QWidget, self))
         viewer.show()
         return viewer
+
+    def open_file(self: _View, event_id: int, sha256: str) -> QWidget | None:
+        """A message's file clicked: an image in the viewer, another file's menu."""
+        item = self._by_id.get(event_id)
+        if item is None:
+            return None
+        for attachment in listed(item.event.data):
+            if attachment.sha256 == sha256:
+                return self.files.open(attachment, QCursor.pos())
+        return None
 
     def copy_code(self: _View, event_id: int, number: int) -> None:
         """A code block's Copy link: that block's exact source to the clipboard."""

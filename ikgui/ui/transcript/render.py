@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QTextFrame,
 )
 
+from ikgui.domain.attachments import listed
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.text.safe import reveal_bidi
 from ikgui.ui.transcript.body import BodyWriter
@@ -400,6 +401,13 @@ class ItemWriter:
             self._badge(item.frame, display.badge)
         elif item.event.kind == Kind.TOOL_CALL and self.interrupted(item.event):
             self._badge(item.frame, INTERRUPTED)
+        files = listed(item.event.data) if item.event.kind == Kind.USER else []
+        if files:
+            from ikgui.ui.transcript.files import write_files
+
+            end = QTextCursor(self.document)
+            end.setPosition(item.frame.lastPosition())
+            write_files(end, event_id, files, colors, font)
         if display.role == "assistant" and not display.streaming:
             self._reply_footer(item)
 

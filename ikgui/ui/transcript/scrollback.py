@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.state.reading import shown
 from ikgui.domain.state.transcript import Entry, Group
+from ikgui.ui.transcript.files import MessageFiles
 from ikgui.ui.transcript.groups import GroupsMixin, group_link
 from ikgui.ui.transcript.grown import grow
 from ikgui.ui.transcript.highlight import LateHighlighter
@@ -86,6 +87,9 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         document.setUndoRedoEnabled(False)
         document.setDocumentMargin(14)
         self.setDocument(document)
+        #: The messages' files: thumbnails loaded as they scroll into view, and clicks.
+        self.files = MessageFiles(document, self)
+        document.pictures = self.files.resource
         self.setFont(body_font(self.text_size))
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
@@ -372,6 +376,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
                 return  # showing the window sends palette events that change nothing
             self._writer.colors = colors
             self._writer.font = font
+            self.files.restyled()
             follow, value = self._at_bottom(), self.verticalScrollBar().value()
             self._rebuild()
             if follow:

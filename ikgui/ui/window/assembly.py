@@ -9,7 +9,9 @@ checks the imports)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.session.session import Session
@@ -19,6 +21,7 @@ from ikgui.ui.prompt.panel_controller import PromptParts, WorkingPromptControlle
 from ikgui.ui.unsaved import UnsavedIndicator
 from ikgui.ui.window.actions import TextZoom
 from ikgui.ui.window.announce import Announcer
+from ikgui.ui.window.attaching import ATTACH_COMMAND, DraftAttachments, DropTarget
 from ikgui.ui.window.chrome import ChromeParts, ChromePresenter, WindowReading
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
@@ -93,6 +96,7 @@ def assemble(window: MainWindow) -> None:
         window,
     )
     window.unsaved = UnsavedIndicator(session, feedback, window)
+    connect_attachments(window)
     window.chrome = build_chrome(window, runner)
     window.dialogs = build_dialogs(window)
     window.scrollback.text_size_changed.connect(window.working.set_text_size)
@@ -104,6 +108,52 @@ def assemble(window: MainWindow) -> None:
     connect_approvals(window)
     connect_writes(window)
     window.restore_layout()
+
+
+def connect_attachments(window: MainWindow) -> None:
+    """Files attached to the draft (SPEC §13): the Attach button, drops anywhere on the
+    window, pastes into the editor, ``/attach PATH``; kept and shown with the draft."""
+    pane, prompt = window.pane, window.prompt
+    window.attachments = files = DraftAttachments(
+        window.session,
+        window.drafts.keeper,
+        pane.attachment_chips,
+        window.feedback_sink,
+        window.spawn,
+        window.services,
+        window,
+    )
+    files.refuses = window.policy.refuses
+    window.drafts.files_shown = files.shown
+    window.runner.line_work = files.line_work
+    prompt.take_files = files.take_mime
+    prompt.sends_files = lambda: bool(files.files)
+    prompt.set_commands(
+        [*((c.name, c.description, c.usage) for c in window.session.registry), ATTACH_COMMAND]
+    )
+    pane.attach_button.clicked.connect(lambda: window.ask_open_paths(files.attach_paths))
+    drops = DropTarget(files, window)
+    for target in (window, window.scrollback.viewport(), prompt.viewport()):
+        target.setAcceptDrops(True)
+        target.installEventFilter(drops)
+    follow_enabled(prompt, pane.attach_button)
+    shown = window.scrollback.files  # (the messages' files: thumbnails, Save As, Open)
+    shown.reader, shown.spawn = window.store.read_files, window.spawn
+    shown.say = window.feedback_sink.show
+
+
+def follow_enabled(source: QWidget, follower: QWidget) -> None:
+    """``follower`` enabled exactly when ``source`` is (the Attach button follows the
+    editor: the demo, a closed branch and the Trash take no files either)."""
+
+    class Follow(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.EnabledChange:
+                follower.setEnabled(source.isEnabled())
+            return False
+
+    source.installEventFilter(Follow(follower))
+    follower.setEnabled(source.isEnabled())
 
 
 def build_policy(window: MainWindow, feedback: Feedback) -> WritablePolicy:

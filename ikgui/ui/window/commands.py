@@ -99,10 +99,8 @@ class WindowCommands:
     def edit_and_resend(self, event_id: int, edited: str) -> None:
         """The transcript's inline editor sent ``edited`` for the message ``event_id``:
         fork just before that message and send the text (as text, never parsed)."""
-        if not edited.strip():
-            return
-        if self.runner.guard(self.session.fork, event_id - 1) is not None:
-            self.runner.resend(edited)
+        if edited.strip():  # (the message's files go with it: SPEC §13)
+            self.runner.edit_and_resend(event_id, edited)
 
     def retag(self, conv_id: str, tags: list[str]) -> None:
         """The tag editor's OK: apply what the user added and removed to the tags as

@@ -42,6 +42,8 @@ class PromptDrafts(QObject):
         prompt.submitted.connect(lambda _text: self.sent())
         #: Both drafts of the open conversation (the message, the working prompt's).
         self.keeper = DraftKeeper(session, ui_state, writable=writable, parent=self)
+        #: Shows the open conversation's attached files with its draft (set by the wiring).
+        self.files_shown: Callable[[], None] = lambda: None
         if not read_only:
             carry_over(session, ui_state)
 
@@ -68,6 +70,7 @@ class PromptDrafts(QObject):
         conversation shown again (re-read after another process wrote) keeps what is
         typed."""
         session = self.session
+        self.files_shown()
         if session.conversation.id == self._draft_of:
             return
         self._draft_of = session.conversation.id

@@ -36,6 +36,7 @@ from ikgui.ui.prompt.working_prompt import WorkingPromptPanel
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.unsaved import UnsavedIndicator
 from ikgui.ui.window.actions import TextZoom, WindowActions
+from ikgui.ui.window.attaching import DraftAttachments
 from ikgui.ui.window.chrome import ChromePresenter
 from ikgui.ui.window.collaborators import Feedback
 from ikgui.ui.window.commands import WindowCommands
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
     startup: TailFirstStart
     keys: WindowKeys
     unsaved: UnsavedIndicator
+    attachments: DraftAttachments
 
     def __init__(self, services: WindowServices) -> None:
         super().__init__()
@@ -247,6 +249,17 @@ class MainWindow(QMainWindow):
 
         filters = "JSON (*.json);;Markdown (*.md)"
         ask_save_path(self, "Export conversation", documents() / suggested, filters, then)
+
+    def ask_open_paths(self, then: Callable[[list[str]], object]) -> None:
+        """Which files to attach (the Attach button); ``then(paths)`` once chosen."""
+        from ikgui.ui.questions import ask_open_paths
+
+        filters = (
+            "Images, PDFs and text files (*.png *.jpg *.jpeg *.gif *.webp *.pdf *.txt *.md"
+            " *.csv *.json *.py *.js *.ts *.html *.css *.xml *.yaml *.yml *.toml);;"
+            "All files (*)"
+        )
+        ask_open_paths(self, "Attach files", Path.home(), filters, then)
 
     # -- reacting to the session (connected by the wiring module) ----------------------
     def on_switched(self) -> None:

@@ -46,6 +46,9 @@ class CommandRunner:
         self.retire_banner: Callable[[], None] = lambda: None
         #: Closes the window (``/quit``).
         self.close: Callable[[], object] = lambda: None
+        #: The work of a typed line that concerns attached files (``/attach PATH``, a
+        #: message with files); ``None``: the session runs the line as it is.
+        self.line_work: Callable[[str], Callable[[], Awaitable[str]] | None] = lambda line: None
 
     def guard(self, fn: Callable[..., Any], *args: Any) -> Any:
         """Run a session call from a click; an error becomes one visible line."""
@@ -59,7 +62,8 @@ class CommandRunner:
 
     def run_line(self, line: str) -> asyncio.Task[Any]:
         """Send a message or run a slash command, as typed in the prompt editor."""
-        return self._spawn(lambda: self.session.execute(line), typed=line)
+        work = self.line_work(line) or (lambda: self.session.execute(line))
+        return self._spawn(work, typed=line)
 
     def run(self, name: str, /, **arguments: Any) -> asyncio.Task[Any]:
         """Run the command ``name`` with values (a toolbar action, a menu, a dialog)."""
@@ -71,6 +75,15 @@ class CommandRunner:
 
     async def _sent(self, text: str) -> str:
         await self.session.resend(text)
+        return ""
+
+    def edit_and_resend(self, event_id: int, text: str) -> asyncio.Task[Any]:
+        """ "Edit and resend": a new branch just before the message ``event_id``, where
+        ``text`` is sent with the files the message carried."""
+        return self._spawn(lambda: self._edited(event_id, text))
+
+    async def _edited(self, event_id: int, text: str) -> str:
+        await self.session.edit_and_resend(event_id, text)
         return ""
 
     def retry(self, event_id: int) -> asyncio.Task[Any]:

@@ -9,9 +9,14 @@ from typing import Any
 
 from PySide6.QtCore import QSettings
 
+from ikgui.domain.attachments import AttachmentError, StoredFile
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import ProviderSettings, Settings, ToolServerSettings
 from ikgui.domain.tools import ServerState
+
+
+def no_files(name: str, *_: Any) -> StoredFile:
+    raise AttachmentError(f"{name}: this window attaches no files")
 
 
 @dataclass
@@ -34,3 +39,7 @@ class WindowServices:
     test_tool_server: Callable[[ToolServerSettings], Awaitable[ServerState]] | None = None
     #: Opens the read-only demo (None: no demo from this window).
     open_demo: Callable[[], Any] | None = None
+    #: Reads and checks a file to attach (a path, the limit in MB), and checks pasted
+    #: bytes (a name, the bytes): ``ikgui.files``, called in worker threads.
+    read_file: Callable[[str, int], StoredFile] = no_files
+    check_file: Callable[[str, bytes], StoredFile] = no_files
