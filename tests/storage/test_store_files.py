@@ -168,13 +168,17 @@ def test_search_finds_attachment_names_and_text(store: PeeweeStore) -> None:
     assert store.search("zeppelin") == [] and store.has_files([NOTES.sha256]) == set()
 
 
-def test_files_are_read_from_a_worker_thread(store: PeeweeStore) -> None:
+@pytest.mark.parametrize("window", [False, True], ids=["command-line", "window"])
+def test_files_are_read_from_a_worker_thread(store: PeeweeStore, window: bool) -> None:
+    if window:  # a window's store: its calls wait a bounded time for the server
+        store.answer_within(5.0)
     conv_id = new_conversation(store)
     send(store, conv_id, "what is this?", PNG)
     got: dict[str, StoredFile] = {}
-    worker = threading.Thread(target=lambda: got.update(store.read_files([PNG.sha256])))
-    worker.start()
-    worker.join()
+    for _ in range(2):  # each read has a connection of its own, closed after
+        worker = threading.Thread(target=lambda: got.update(store.read_files([PNG.sha256])))
+        worker.start()
+        worker.join()
     assert got == {PNG.sha256: PNG}
     assert store.events(conv_id)[0].content == "what is this?"  # this thread's still works
 
