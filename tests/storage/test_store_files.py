@@ -9,6 +9,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -29,6 +30,7 @@ from ikgui.domain.settings import Settings
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.storage.migrations import MIGRATIONS
+from ikgui.storage.pg_migrations import PG_MIGRATIONS
 from ikgui.storage.queries import Query, execute_sql
 
 STORES = ("sqlite", "postgresql")
@@ -213,9 +215,16 @@ def test_the_store_holds_a_file_attached_ten_times_once(store: PeeweeStore) -> N
     assert store.stored_file_bytes() == len(big.content)
 
 
-def test_an_old_database_gains_the_file_tables(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    with open_store(path, migrations=MIGRATIONS[:6]) as old:
+@pytest.mark.parametrize("kind", STORES)
+def test_an_old_database_gains_the_file_tables(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    path: Path | str = tmp_path / "old.db"
+    before: Sequence[object] = MIGRATIONS[:6]
+    if kind == "postgresql":
+        path, before = request.getfixturevalue("pg_url"), PG_MIGRATIONS[:6]
+    with open_store(path, migrations=before) as old:  # type: ignore[arg-type]
+        assert old.schema_version() == 6
         new_conversation(old, "c1")
         old.append_event("c1", "user", "before attachments")
     with open_store(path) as store:
