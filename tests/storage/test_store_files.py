@@ -9,6 +9,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -29,6 +30,7 @@ from ikgui.domain.settings import Settings
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.storage.migrations import MIGRATIONS
+from ikgui.storage.pg_migrations import PG_MIGRATIONS
 from ikgui.storage.queries import Query, execute_sql
 
 STORES = ("sqlite", "postgresql")
@@ -168,13 +170,17 @@ def test_search_finds_attachment_names_and_text(store: PeeweeStore) -> None:
     assert store.search("zeppelin") == [] and store.has_files([NOTES.sha256]) == set()
 
 
-def test_files_are_read_from_a_worker_thread(store: PeeweeStore) -> None:
+@pytest.mark.parametrize("window", [False, True], ids=["command-line", "window"])
+def test_files_are_read_from_a_worker_thread(store: PeeweeStore, window: bool) -> None:
+    if window:  # a window's store: its calls wait a bounded time for the server
+        store.answer_within(5.0)
     conv_id = new_conversation(store)
     send(store, conv_id, "what is this?", PNG)
     got: dict[str, StoredFile] = {}
-    worker = threading.Thread(target=lambda: got.update(store.read_files([PNG.sha256])))
-    worker.start()
-    worker.join()
+    for _ in range(2):  # each read has a connection of its own, closed after
+        worker = threading.Thread(target=lambda: got.update(store.read_files([PNG.sha256])))
+        worker.start()
+        worker.join()
     assert got == {PNG.sha256: PNG}
     assert store.events(conv_id)[0].content == "what is this?"  # this thread's still works
 
@@ -209,9 +215,16 @@ def test_the_store_holds_a_file_attached_ten_times_once(store: PeeweeStore) -> N
     assert store.stored_file_bytes() == len(big.content)
 
 
-def test_an_old_database_gains_the_file_tables(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    with open_store(path, migrations=MIGRATIONS[:6]) as old:
+@pytest.mark.parametrize("kind", STORES)
+def test_an_old_database_gains_the_file_tables(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    path: Path | str = tmp_path / "old.db"
+    before: Sequence[object] = MIGRATIONS[:6]
+    if kind == "postgresql":
+        path, before = request.getfixturevalue("pg_url"), PG_MIGRATIONS[:6]
+    with open_store(path, migrations=before) as old:  # type: ignore[arg-type]
+        assert old.schema_version() == 6
         new_conversation(old, "c1")
         old.append_event("c1", "user", "before attachments")
     with open_store(path) as store:
