@@ -233,17 +233,18 @@ def test_an_old_database_gains_the_file_tables(
         assert [h.conversation.id for h in store.search("zeppelin")] == ["c1"]
 
 
-def test_a_full_disk_refuses_the_event_and_its_file_together(store: PeeweeStore) -> None:
-    if store.kind != "sqlite":
-        pytest.skip("a full disk is SQLite's max_page_count")
-    conv_id = new_conversation(store)
-    conn = store._connection()
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    conn.execute(f"PRAGMA max_page_count = {pages + 1}")
-    with pytest.raises(StorageError, match="full"):
-        send(store, conv_id, "too big for the disk", PNG)
-    conn.execute("PRAGMA max_page_count = 1073741823")
-    assert store.events(conv_id) == [] and store.has_files([PNG.sha256]) == set()
+def test_a_full_disk_refuses_the_event_and_its_file_together(tmp_path: Path) -> None:
+    # A full disk, here SQLite's max_page_count (tests/cli/test_attach_full_disk.py fills
+    # a real file system).
+    with open_store(tmp_path / "full.db") as store:
+        conv_id = new_conversation(store)
+        conn = store._connection()
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 1}")
+        with pytest.raises(StorageError, match="full"):
+            send(store, conv_id, "too big for the disk", PNG)
+        conn.execute("PRAGMA max_page_count = 1073741823")
+        assert store.events(conv_id) == [] and store.has_files([PNG.sha256]) == set()
 
 
 def test_a_draft_files_change_moves_no_listing(pg_url: str) -> None:
