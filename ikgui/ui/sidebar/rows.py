@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from ikgui.domain.events import STATUS_KILLED, Conversation
 from ikgui.domain.text.times import date_group, relative, short_date
 from ikgui.ui.plain import line, tooltip
-from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text
+from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text, messages
 from ikgui.ui.sidebar.chips import chip_label
 
 _USER = int(Qt.ItemDataRole.UserRole)
@@ -43,7 +43,7 @@ StreamingRole = _USER + 9
 ClosedRole = _USER + 10
 #: Whether the conversation is in the Trash (``bool``).
 TrashedRole = _USER + 11
-#: The second line of the row: ``agent · N msgs · date``, made safe like the title (``str``;
+#: The second line of the row: ``agent · N messages · date``, made safe like the title (``str``;
 #: the id is in the tooltip and the menu's "Copy id").
 DetailRole = _USER + 12
 #: Search results only: the matching text around the hit (``str``); ``None`` elsewhere.
@@ -84,10 +84,11 @@ def title_of(conv: Conversation) -> str:
 
 
 def count_text(count: int, in_context: int | None = None) -> str:
-    """``12 msgs``, or ``8/12 msgs`` when only 8 of them are in the context."""
+    """``12 messages``, or ``12 messages · 8 in context`` when only 8 of them are in the
+    context: words read at a glance (issue 25; the old ``8/12 msgs`` was not)."""
     if in_context is not None and in_context != count:
-        return f"{in_context}/{count} msgs"
-    return "1 msg" if count == 1 else f"{count} msgs"
+        return f"{messages(count)} · {in_context:,} in context"
+    return messages(count)
 
 
 def count_sentence(count: int, in_context: int | None = None) -> str:
@@ -109,7 +110,8 @@ def detail_of(
     in_context: int | None = None,
     inherited: int | None = None,
 ) -> str:
-    """``agent · N msgs · date`` (no agent: ``N msgs · date``; a fork: "N msgs, M own")."""
+    """``agent · N messages · date`` (no agent: ``N messages · date``; a fork:
+    ``N messages · M in this branch``)."""
     parts = [conv.agent] if conv.agent else []
     count = conv.message_count
     parts.append(branch_count_text(count, inherited, in_context) or count_text(count, in_context))
