@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 
-from ikgui.domain.events import STATUS_KILLED, Conversation
+from ikgui.domain.events import ALTERNATIVE_REASONS, BRANCH_FORK, STATUS_KILLED, Conversation
 from ikgui.domain.text.times import date_group, relative, short_date
 from ikgui.ui.plain import line, tooltip
 from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text, messages
@@ -60,6 +60,14 @@ GroupRole = _USER + 17
 #: The conversation tree only: the group's header (``str``) on the first top-level row of
 #: each group, ``None`` on every other row; the delegate paints it above the row.
 HeaderRole = _USER + 18
+#: Why the conversation was branched (issue 25): ``None`` for a root, else
+#: ``BRANCH_FORK``, ``BRANCH_COMPARE`` (deliberate branches: a branch glyph) or
+#: ``BRANCH_EDIT``, ``BRANCH_RETRY`` (alternatives of a turn, folded into the row of
+#: the conversation they are versions of) (``str | None``).
+BranchRole = _USER + 19
+#: The conversation tree only: how many versions the row stands for — itself and the
+#: alternatives (edits, retries) folded under it; ``0`` when it has none (``int``).
+VersionsRole = _USER + 20
 
 PINNED = "Pinned"
 
@@ -76,6 +84,30 @@ def tags_said(tags: Sequence[str]) -> str:
     said = ", ".join(chip_label(t) for t in tags[:TAGS_SAID])
     rest = len(tags) - TAGS_SAID
     return f"tags {said} and {rest:,} more" if rest > 0 else f"tags {said}"
+
+
+def branch_of(conv: Conversation) -> str | None:
+    """Why ``conv`` was branched (``None``: a root); a fork from before reasons were
+    kept is a deliberate one."""
+    if conv.parent is None:
+        return None
+    return conv.branch_reason or BRANCH_FORK
+
+
+def is_alternative(conv: Conversation) -> bool:
+    """Whether ``conv`` is an alternative of a turn (an edit or a retry), not a branch."""
+    return branch_of(conv) in ALTERNATIVE_REASONS
+
+
+#: What an alternative's row says it is, before its counts.
+ALTERNATIVE_WORDS = {"edit": "edited version", "retry": "retried reply"}
+#: What a screen reader hears a branch is.
+_BRANCH_SAID = {**ALTERNATIVE_WORDS, "fork": "a branch", "compare": "a compared model's branch"}
+
+
+def versions_text(count: int) -> str:
+    """The small count on a row with alternatives: ``3 versions``."""
+    return f"{count:,} versions"
 
 
 def title_of(conv: Conversation) -> str:
@@ -113,6 +145,8 @@ def detail_of(
     """``agent · N messages · date`` (no agent: ``N messages · date``; a fork:
     ``N messages · M in this branch``)."""
     parts = [conv.agent] if conv.agent else []
+    if is_alternative(conv):
+        parts.insert(0, ALTERNATIVE_WORDS.get(branch_of(conv) or "", "version"))
     count = conv.message_count
     parts.append(branch_count_text(count, inherited, in_context) or count_text(count, in_context))
     parts.append(short_date(conv.updated_at, now))
@@ -135,6 +169,9 @@ def description_of(
 ) -> str:
     """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
     parts = [title_of(conv), f"id {conv.id}"]
+    reason = branch_of(conv)
+    if reason is not None:
+        parts.append(_BRANCH_SAID.get(reason, "a branch"))
     if conv.pinned:
         parts.append("pinned")
     if conv.agent:
@@ -213,6 +250,8 @@ def row_value(
         return conv.pinned
     if role == GroupRole:
         return group_of(conv, now)
+    if role == BranchRole:
+        return branch_of(conv)
     if role == Qt.ItemDataRole.ToolTipRole:
         return tooltip_of(conv, now, streaming, in_context=in_context, inherited=inherited)
     if role == Qt.ItemDataRole.AccessibleTextRole:
