@@ -1,0 +1,151 @@
+"""Issue 25 item 2: alternatives made by Edit and resend and by Retry do not flood the
+sidebar — they fold into the row of the conversation they are versions of, which says
+``N versions`` and expands to show them; opening one grows no row; deliberate forks show
+as before, with a branch glyph and the part of their title that tells them apart kept
+when the title is elided."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from pytestqt.qtbot import QtBot
+
+from ikgui.domain.events import BRANCH_COMPARE, BRANCH_EDIT, BRANCH_RETRY, Kind
+from ikgui.domain.session.session import Session
+from ikgui.storage import SqliteStore
+from ikgui.ui.sidebar.conversation_model import DetailRole, IdRole
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.sidebar.rows import BranchRole, VersionsRole
+from ikgui.ui.sidebar.titles import fit_branch_title, shown_title
+from tests.ui.test_sidebar import Make, db_path, make_sidebar, store
+from tests.ui.test_sidebar_model import recheck
+
+__all__ = ["db_path", "make_sidebar", "store"]
+
+
+def _shown_rows(sidebar: ConversationSidebar) -> list[str]:
+    """The ids of the rows a user sees, top to bottom (collapsed rows hide theirs)."""
+    view, found = sidebar.view, []
+    index = view.model().index(0, 0)
+    while index.isValid():
+        found.append(str(index.data(IdRole)))
+        index = view.indexBelow(index)
+    return found
+
+
+def _family(store: SqliteStore) -> tuple[str, str, str, str, str]:
+    """A conversation with an edited version, a retried reply's branch, an edit of the
+    edit, and a deliberate fork: (root, edit, retry, edit of the edit, fork)."""
+    session = Session(store)
+    session.append(Kind.USER, "Write unit tests for date parsing")
+    session.append(Kind.ASSISTANT, "Here are some tests")
+    asked = session.append(Kind.USER, "Add time zones")
+    session.append(Kind.ASSISTANT, "With zones")
+    root = session.conversation.id
+    edit = session.fork(asked.id - 1, reason=BRANCH_EDIT).id
+    session.append(Kind.USER, "Add leap years")
+    session.append(Kind.ASSISTANT, "With leap years")
+    again = session.fork(reason=BRANCH_EDIT).id
+    session.append(Kind.USER, "Add leap seconds")
+    session.open(root)
+    retry = session.fork(asked.id, reason=BRANCH_RETRY).id
+    session.append(Kind.ASSISTANT, "Zones, again")
+    session.open(root)
+    fork = session.fork().id
+    return root, edit, retry, again, fork
+
+
+def test_alternatives_fold_into_their_row_which_counts_the_versions(
+    store: SqliteStore, make_sidebar: Make, qtbot: QtBot
+) -> None:
+    root, edit, retry, again, fork = _family(store)
+    sidebar = make_sidebar()
+    model = sidebar.model
+    assert _shown_rows(sidebar) == [root]
+    top = model.index_of(root)
+    qtbot.waitUntil(lambda: top.data(VersionsRole) == 4)  # itself, 2 edits, a retry
+    assert model.index_of(root).data(BranchRole) is None
+    assert [c.id for c in model.members(top)] == [root, edit, retry, again]
+
+    # opening an edited version (an alternative of the edited turn) grows no row: the
+    # conversation's own row stands for it
+    sidebar.set_current(again)
+    assert _shown_rows(sidebar) == [root]
+    assert sidebar.view.currentIndex().data(IdRole) == root
+    # ... and clicking that row opens the version last shown, not the original
+    with qtbot.waitSignal(sidebar.conversation_activated) as opened:
+        sidebar.view.clicked.emit(sidebar.view.currentIndex())
+    assert opened.args == [again, None]
+
+    # a deliberate fork shows as a row of its own, under its parent
+    sidebar.set_current(fork)
+    assert sidebar.view.currentIndex().data(IdRole) == fork
+    assert sidebar.view.currentIndex().data(BranchRole) == "fork"
+    shown = _shown_rows(sidebar)
+    assert shown[0] == root and fork in shown and edit in shown  # expanded: every version
+    # each alternative says what it is; only the top of a family counts versions
+    edit_row = model.index_of(edit)
+    assert edit_row.data(BranchRole) == BRANCH_EDIT
+    assert str(edit_row.data(DetailRole)).startswith("edited version · ")
+    assert "edited version" in str(edit_row.data(Qt.ItemDataRole.AccessibleTextRole))
+    assert str(model.index_of(retry).data(DetailRole)).startswith("retried reply · ")
+    assert edit_row.data(VersionsRole) == 0
+    assert model.index_of(fork).data(VersionsRole) == 0
+    # expanded, an alternative is selected as itself
+    sidebar.set_current(edit)
+    assert sidebar.view.currentIndex().data(IdRole) == edit
+    recheck(model)
+
+
+def test_a_new_edit_adds_a_version_not_a_row(
+    store: SqliteStore, make_sidebar: Make, qtbot: QtBot
+) -> None:
+    session = Session(store)
+    session.append(Kind.USER, "Plan a trip")
+    asked = session.append(Kind.USER, "To Lisbon")
+    root = session.conversation.id
+    sidebar = make_sidebar()
+    sidebar.set_current(root)
+    assert not model_versions(sidebar, root)
+    edit = session.fork(asked.id - 1, reason=BRANCH_EDIT).id
+    session.append(Kind.USER, "To Porto")
+    sidebar.refresh_conversation(edit)
+    sidebar.set_current(edit)
+    assert _shown_rows(sidebar) == [root]
+    qtbot.waitUntil(lambda: model_versions(sidebar, root) == 2)
+    assert sidebar.view.currentIndex().data(IdRole) == root
+    # a compared model's answer is a branch of its own (a glyph), not a version
+    session.open(root)
+    compared = session.fork(reason=BRANCH_COMPARE).id
+    sidebar.refresh_conversation(compared)
+    sidebar.set_current(compared)
+    assert sidebar.view.currentIndex().data(IdRole) == compared
+    assert model_versions(sidebar, root) == 2
+
+
+def model_versions(sidebar: ConversationSidebar, conv_id: str) -> int:
+    return int(sidebar.model.index_of(conv_id).data(VersionsRole) or 0)
+
+
+def test_a_branch_title_keeps_its_own_part_and_elides_the_shared_start(
+    qtbot: QtBot,
+) -> None:
+    metrics = QFontMetrics(QFont())
+    title = "↳ Write unit tests for date par… · branch 2"
+    shown = shown_title(title, glyph=True)
+    assert shown == "Write unit tests for date par… · branch 2"
+    narrow = metrics.horizontalAdvance("Write unit tests · branch 2")
+    fitted = fit_branch_title(shown, metrics, narrow)
+    assert fitted.endswith(" · branch 2") and fitted.startswith("Write")
+    assert "…" in fitted and metrics.horizontalAdvance(fitted) <= narrow
+    # a compared model's answer keeps its model's name
+    answer = fit_branch_title("How do I parse ISO dates? · gpt-4o-mini", metrics, narrow)
+    assert answer.endswith(" · gpt-4o-mini")
+    # too narrow for any of the start: the own part comes first
+    tight = metrics.horizontalAdvance("… · branch 2")
+    assert fit_branch_title(shown, metrics, tight).endswith("branch 2")
+    # a title without an own part is elided at its end; one that fits is left alone
+    assert fit_branch_title("Plain title that is long", metrics, 40).startswith("Pl")
+    assert fit_branch_title("Short · b", metrics, 500) == "Short · b"
+    assert shown_title("↳ Not painted", glyph=False) == "↳ Not painted"
+    assert QModelIndex().data(BranchRole) is None
