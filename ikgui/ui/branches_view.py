@@ -33,6 +33,7 @@ from ikgui.domain.ports import Store
 from ikgui.domain.text.times import relative, short_date
 from ikgui.ui.icons import icon
 from ikgui.ui.plain import line, make_plain, tooltip
+from ikgui.ui.sidebar.titles import own_words, shown_title
 
 _COLUMNS = ("Conversation", "Kind", "Branched at", "State", "Last activity")
 TITLE, KIND, POINT, STATE, ACTIVITY = range(len(_COLUMNS))
@@ -59,6 +60,17 @@ _HINT = "Click a conversation, or choose it and press Enter, to open it."
 def _title(node: MapNode) -> str:
     conv = node.conversation
     return line(conv.title) if conv.title else "Untitled"
+
+
+def _shown(node: MapNode, parent: MapNode | None) -> str:
+    """The title in the map: a branch whose title is its parent's plus its own part
+    shows that part alone (``branch 3``, ``gpt-4o-mini``), which the tree's indentation
+    places; any other title whole, a fork's ``↳`` left to the glyph."""
+    title = node.conversation.title or ""
+    own = own_words(title, parent.conversation.title if parent is not None else None)
+    if own:
+        return line(own)
+    return line(shown_title(title, node.depth > 0)) if title else "Untitled"
 
 
 def said(node: MapNode, now: float) -> str:
@@ -133,12 +145,14 @@ class BranchesView(QDialog):
         now = self._clock()
         # The item last placed at each depth: a node hangs under the one a level up.
         path: list[QTreeWidgetItem] = []
+        above: list[MapNode] = []  # the node last placed at each depth
         this: QTreeWidgetItem | None = None
         dim = self.palette().color(QPalette.ColorRole.PlaceholderText)
         for node in family_map(store, conv_id):
             conv = node.conversation
+            del above[node.depth :]
             cells = [
-                _title(node),
+                _shown(node, above[-1] if above else None),
                 KIND_WORDS.get(node.kind, node.kind),
                 line(node.fork_point) or "—",
                 node.state,
@@ -165,6 +179,7 @@ class BranchesView(QDialog):
             else:
                 self.tree.addTopLevelItem(item)
             path.append(item)
+            above.append(node)
             if node.current:
                 this = item
                 font = item.font(TITLE)

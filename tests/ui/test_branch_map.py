@@ -16,6 +16,7 @@ from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.storage import SqliteStore
 from ikgui.ui.branches_view import ACTIVITY, KIND, POINT, STATE, TITLE, BranchesView, id_of
+from ikgui.ui.sidebar.titles import own_words
 from tests.ui.test_sidebar import db_path, store
 
 __all__ = ["db_path", "store"]
@@ -92,6 +93,13 @@ async def test_the_view_maps_the_family_and_opens_by_click_or_enter(
     assert "in the Trash" in said and "branch" in said and "last active 3h ago" in said
     compared = view.item_of(ids["compare"])
     assert compared is not None and compared.text(KIND) == "compared model"
+    # under its parent a branch is named by what tells it apart, the full title said
+    assert compared.text(TITLE) == "branch 4"
+    assert "↳ Painting with oils · branch 4" in str(
+        compared.data(TITLE, Qt.ItemDataRole.AccessibleTextRole)
+    )
+    assert view.item_of(ids["deep"]).text(TITLE) == "branch 3.1"  # type: ignore[union-attr]
+    assert view.item_of(ids["root"]).text(TITLE) == "Painting with oils"  # type: ignore[union-attr]
     closed = view.item_of(ids["deep"])
     assert closed is not None and closed.text(STATE) == "closed"
     assert closed.foreground(TITLE).color() != this.foreground(TITLE).color()
@@ -116,3 +124,16 @@ async def test_the_view_maps_the_family_and_opens_by_click_or_enter(
     with qtbot.waitSignal(again.open_requested) as clicked:
         qtbot.mouseClick(again.tree.viewport(), Qt.MouseButton.LeftButton, pos=place)
     assert clicked.args == [ids["compare"]]
+
+
+def test_a_branch_is_named_by_its_own_part_when_the_rest_is_its_parents() -> None:
+    root = "Write unit tests for date parsing"
+    assert own_words("↳ Write unit tests for… · branch 3", root) == "branch 3"
+    assert (
+        own_words("↳ Write unit tests for… · branch 3.1", "↳ Write unit tests for… · branch 3")
+        == "branch 3.1"
+    )
+    assert own_words(f"{root} · gpt-4o-mini", root) == "gpt-4o-mini"
+    assert own_words("Fox · at dusk", root) is None  # a title of its own
+    assert own_words("What about a heron?", root) is None
+    assert own_words(f"{root} · x", None) is None

@@ -86,9 +86,9 @@ def test_alternatives_fold_into_their_row_which_counts_the_versions(
     # each alternative says what it is; only the top of a family counts versions
     edit_row = model.index_of(edit)
     assert edit_row.data(BranchRole) == BRANCH_EDIT
-    assert str(edit_row.data(DetailRole)).startswith("edited version · ")
+    assert str(edit_row.data(DetailRole)).startswith("edited · ")
     assert "edited version" in str(edit_row.data(Qt.ItemDataRole.AccessibleTextRole))
-    assert str(model.index_of(retry).data(DetailRole)).startswith("retried reply · ")
+    assert str(model.index_of(retry).data(DetailRole)).startswith("retried · ")
     assert edit_row.data(VersionsRole) == 0
     assert model.index_of(fork).data(VersionsRole) == 0
     # expanded, an alternative is selected as itself
@@ -132,7 +132,7 @@ def test_a_branch_title_keeps_its_own_part_and_elides_the_shared_start(
 ) -> None:
     metrics = QFontMetrics(QFont())
     title = "↳ Write unit tests for date par… · branch 2"
-    shown = shown_title(title, glyph=True)
+    shown = shown_title(title, branch=True)
     assert shown == "Write unit tests for date par… · branch 2"
     narrow = metrics.horizontalAdvance("Write unit tests · branch 2")
     fitted = fit_branch_title(shown, metrics, narrow)
@@ -147,5 +147,5 @@ def test_a_branch_title_keeps_its_own_part_and_elides_the_shared_start(
     # a title without an own part is elided at its end; one that fits is left alone
     assert fit_branch_title("Plain title that is long", metrics, 40).startswith("Pl")
     assert fit_branch_title("Short · b", metrics, 500) == "Short · b"
-    assert shown_title("↳ Not painted", glyph=False) == "↳ Not painted"
+    assert shown_title("↳ Not painted", branch=False) == "↳ Not painted"
     assert QModelIndex().data(BranchRole) is None

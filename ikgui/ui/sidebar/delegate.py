@@ -256,8 +256,9 @@ class ConversationDelegate(QStyledItemDelegate):
         painter.setFont(fonts.untitled if untitled else fonts.title)
         painter.setPen(muted if untitled else text)
         metrics = fonts.untitled_fm if untitled else fonts.title_fm
-        shown = shown_title(str(data(TitleRole) or ""), left > rect.left())
-        if data(BranchRole) is None:
+        branch = data(BranchRole)
+        shown = shown_title(str(data(TitleRole) or ""), branch is not None)
+        if branch is None:
             title = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, right - left)
         else:  # siblings differ at the end of their titles: that part stays
             title = fit_branch_title(shown, metrics, right - left)

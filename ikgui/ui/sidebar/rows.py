@@ -99,10 +99,15 @@ def is_alternative(conv: Conversation) -> bool:
     return branch_of(conv) in ALTERNATIVE_REASONS
 
 
-#: What an alternative's row says it is, before its counts.
-ALTERNATIVE_WORDS = {"edit": "edited version", "retry": "retried reply"}
+#: What an alternative's row says it is, before its counts (short: the row is narrow).
+ALTERNATIVE_WORDS = {"edit": "edited", "retry": "retried"}
 #: What a screen reader hears a branch is.
-_BRANCH_SAID = {**ALTERNATIVE_WORDS, "fork": "a branch", "compare": "a compared model's branch"}
+_BRANCH_SAID = {
+    "edit": "edited version",
+    "retry": "retried reply",
+    "fork": "a branch",
+    "compare": "a compared model's branch",
+}
 
 
 def versions_text(count: int) -> str:
