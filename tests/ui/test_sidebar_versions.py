@@ -17,6 +17,7 @@ from ikgui.ui.sidebar.conversation_model import DetailRole, IdRole
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.sidebar.rows import BranchRole, VersionsRole
 from ikgui.ui.sidebar.titles import fit_branch_title, shown_title
+from tests.ui.styled import app_styled
 from tests.ui.test_sidebar import Make, db_path, make_sidebar, store
 from tests.ui.test_sidebar_model import recheck
 
@@ -149,3 +150,29 @@ def test_a_branch_title_keeps_its_own_part_and_elides_the_shared_start(
     assert fit_branch_title("Short · b", metrics, 500) == "Short · b"
     assert shown_title("↳ Not painted", branch=False) == "↳ Not painted"
     assert QModelIndex().data(BranchRole) is None
+
+
+def test_a_selected_row_with_versions_shows_it_can_open(
+    store: SqliteStore, make_sidebar: Make, qtbot: QtBot
+) -> None:
+    """The style sheet's background for a selected row's branch area dropped Qt's arrow:
+    the row an opened edit selects looked like a row with nothing under it."""
+    root, edit, *_ = _family(store)
+    with app_styled("light"):
+        sidebar = make_sidebar()
+        sidebar.set_current(edit)
+        view = sidebar.view
+        index = view.currentIndex()
+        assert index.data(IdRole) == root and not view.isExpanded(index)
+
+        def arrow_ink() -> int:
+            """How many dark pixels the row's arrow cell has (the light theme's text)."""
+            image = view.viewport().grab().toImage()
+            row = view.visualRect(index)
+            return sum(
+                image.pixelColor(x, y).lightness() < 128
+                for x in range(2, view.indentation() - 2)
+                for y in range(max(row.top(), 0), row.bottom())
+            )
+
+        qtbot.waitUntil(lambda: arrow_ink() > 4)

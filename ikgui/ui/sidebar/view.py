@@ -121,7 +121,9 @@ class ConversationTreeView(QTreeView):
         if fonts is not None and isinstance(model, ConversationTree) and model.header_at(index):
             rect = rect.adjusted(0, fonts(self.font()).header_h, 0, 0)
         super().drawBranches(painter, rect, index)
-        if model is not None and model.hasChildren(index) and self._is_selected(index):
+        # (Only the tree: a list model's hasChildren is private in Qt, and crashes.)
+        tree = isinstance(model, ConversationTree)
+        if tree and self._is_selected(index) and model.hasChildren(index):
             self._draw_arrow(painter, rect, self.isExpanded(index))
 
     def _is_selected(self, index: QModelIndex | QPersistentModelIndex) -> bool:
