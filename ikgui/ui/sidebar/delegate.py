@@ -252,17 +252,8 @@ class ConversationDelegate(QStyledItemDelegate):
         right = self._paint_pin(painter, data, fonts, rect, right, muted)
         right = self._paint_versions(painter, data, fonts, rect, right, muted)
         left = self._paint_glyph(painter, data, fonts, rect, muted)
-        untitled = not data(Qt.ItemDataRole.EditRole)
-        painter.setFont(fonts.untitled if untitled else fonts.title)
-        painter.setPen(muted if untitled else text)
-        metrics = fonts.untitled_fm if untitled else fonts.title_fm
-        branch = data(BranchRole)
-        shown = shown_title(str(data(TitleRole) or ""), branch is not None)
-        if branch is None:
-            title = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, right - left)
-        else:  # siblings differ at the end of their titles: that part stays
-            title = fit_branch_title(shown, metrics, right - left)
-        _draw_line(painter, metrics, left, rect.top(), line_h, title)
+        place = QRect(left, rect.top(), right - left, line_h)
+        self._paint_title(painter, data, fonts, place, (text, muted))
 
         y = rect.top() + line_h + LINE_GAP
         snippet = data(SnippetRole)
@@ -399,6 +390,29 @@ class ConversationDelegate(QStyledItemDelegate):
             return right
         icon("pin", ink).paint(painter, place)
         return place.left() - 6
+
+    def _paint_title(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        place: QRect,
+        inks: tuple[QColor, QColor],
+    ) -> None:
+        """The title on line 1 (``Untitled`` in muted italics: ``inks`` is the text's
+        colour and the muted one); a branch's own part kept whole, siblings differing
+        at the end of their titles."""
+        untitled = not data(Qt.ItemDataRole.EditRole)
+        painter.setPen(inks[1] if untitled else inks[0])
+        painter.setFont(fonts.untitled if untitled else fonts.title)
+        metrics = fonts.untitled_fm if untitled else fonts.title_fm
+        branch = data(BranchRole)
+        shown = shown_title(str(data(TitleRole) or ""), branch is not None)
+        if branch is None:
+            title = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, place.width())
+        else:
+            title = fit_branch_title(shown, metrics, place.width())
+        _draw_line(painter, metrics, place.left(), place.top(), place.height(), title)
 
     def _paint_glyph(
         self,
