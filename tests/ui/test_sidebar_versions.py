@@ -6,7 +6,7 @@ when the title is elided."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPoint, Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from pytestqt.qtbot import QtBot
 
@@ -74,8 +74,11 @@ def test_alternatives_fold_into_their_row_which_counts_the_versions(
     assert _shown_rows(sidebar) == [root]
     assert sidebar.view.currentIndex().data(IdRole) == root
     # ... and clicking that row opens the version last shown, not the original
+    place = sidebar.view.visualRect(sidebar.view.currentIndex()).bottomLeft()
     with qtbot.waitSignal(sidebar.conversation_activated) as opened:
-        sidebar.view.clicked.emit(sidebar.view.currentIndex())
+        qtbot.mouseClick(
+            sidebar.view.viewport(), Qt.MouseButton.LeftButton, pos=place + QPoint(60, -12)
+        )
     assert opened.args == [again, None]
 
     # a deliberate fork shows as a row of its own, under its parent
