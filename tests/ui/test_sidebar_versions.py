@@ -17,11 +17,16 @@ from ikgui.ui.sidebar.conversation_model import DetailRole, IdRole
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.sidebar.rows import BranchRole, VersionsRole
 from ikgui.ui.sidebar.titles import fit_branch_title, shown_title
+from ikgui.ui.window.main_window import MainWindow
+from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.waiting import wait_until
+from tests.support.wire_server import WireServer
 from tests.ui.styled import app_styled
 from tests.ui.test_sidebar import Make, db_path, make_sidebar, store
 from tests.ui.test_sidebar_model import recheck
+from tests.ui.test_window import reply, settle, type_and_send, window
 
-__all__ = ["db_path", "make_sidebar", "store"]
+__all__ = ["db_path", "make_sidebar", "store", "window", "wire_server", "wire_server_session"]
 
 
 def _shown_rows(sidebar: ConversationSidebar) -> list[str]:
@@ -179,3 +184,27 @@ def test_a_selected_row_with_versions_shows_it_can_open(
             )
 
         qtbot.waitUntil(lambda: arrow_ink() > 4)
+
+
+async def test_edit_and_resend_in_the_window_grows_no_row(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    """The issue's "Done when": an earlier message edited and resent, and the sidebar
+    still shows the one conversation (its row selected, saying "2 versions")."""
+    wire_server.route("/v1/chat/completions", reply("Cobalt"))
+    await type_and_send(qtbot, window, "Which blue?")
+    await settle(window)
+    await type_and_send(qtbot, window, "Cheaper?")
+    await settle(window)
+    root = window.current_id
+    before = _shown_rows(window.sidebar)
+    asked = next(e for e in window.session.state.context if e.content == "Which blue?")
+    wire_server.route("/v1/chat/completions", reply("Ultramarine"))
+    window.commands.edit_and_resend(asked.id, "Which blue for skies?")
+    await settle(window)
+    edit = window.current_id
+    assert edit != root and window.session.conversation.branch_reason == BRANCH_EDIT
+    assert _shown_rows(window.sidebar) == before
+    current = window.sidebar.view.currentIndex()
+    assert current.data(IdRole) == root
+    await wait_until(lambda: current.data(VersionsRole) == 2)
