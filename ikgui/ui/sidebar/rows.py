@@ -115,6 +115,11 @@ def versions_text(count: int) -> str:
     return f"{count:,} versions"
 
 
+def versions_said(count: int) -> str:
+    """The count in words, for the row's tooltip and screen readers."""
+    return f"{versions_text(count)} (edited or retried), expand the row to list them"
+
+
 def title_of(conv: Conversation) -> str:
     """The title as shown: one line, control and bidi characters visible."""
     return line(conv.title) if conv.title else UNTITLED
