@@ -141,7 +141,7 @@ def test_rows_are_newest_first_and_show_their_fields(
     assert mid.data(TitleRole) == "Api design"
     assert mid.data(MessageCountRole) == 2
     mid_date = short_date(NOW - 2 * HOUR, now)
-    assert mid.data(DetailRole) == f"coder · 2 msgs · {mid_date}"  # the id is not on the row
+    assert mid.data(DetailRole) == f"coder · 2 messages · {mid_date}"  # the id is not on the row
     assert mid.data(TagsRole) == ("work",)
     assert mid.data(RelativeTimeRole) == mid_date
     assert isinstance(mid.data(ConversationRole), Conversation)

@@ -1,6 +1,7 @@
 """Branches in the sidebar (issue 12 item 3): a fork's row counts what it carries and
-its own ("5 msgs, 2 own"); indentation stops after three levels, deeper forks saying
-"branch of <title>" instead; the model keeps Qt's rules through it."""
+its own ("5 messages · 2 in this branch", in words since issue 25); indentation stops
+after three levels, deeper forks saying "branch of <title>" instead; the model keeps
+Qt's rules through it."""
 
 from __future__ import annotations
 
@@ -31,11 +32,11 @@ def test_a_fork_row_counts_carried_and_own_messages(store: SqliteStore, qtbot: Q
     model.fetchMore(QModelIndex())
     show(qtbot, model).expandAll()
     row = model.reveal(fork.id)
-    qtbot.waitUntil(lambda: "5 msgs, 2 own" in str(row.data(DetailRole)))
+    qtbot.waitUntil(lambda: "5 messages · 2 in this branch" in str(row.data(DetailRole)))
     assert "carried" in str(row.data(Qt.ItemDataRole.AccessibleTextRole))
     root_row = model.reveal(root)
-    qtbot.waitUntil(lambda: "3 msgs" in str(root_row.data(DetailRole)))
-    assert "own" not in str(root_row.data(DetailRole))
+    qtbot.waitUntil(lambda: "3 messages" in str(root_row.data(DetailRole)))
+    assert "branch" not in str(root_row.data(DetailRole))
 
 
 def test_indentation_stops_after_three_levels(

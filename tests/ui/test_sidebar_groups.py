@@ -105,7 +105,7 @@ def test_rows_are_grouped_under_date_headers(store: SqliteStore, qtbot: QtBot) -
     assert rows[1].data(GroupRole) == "Today"
     yesterday = rows[2]
     assert yesterday.data(RelativeTimeRole) == "Yesterday"
-    assert yesterday.data(DetailRole) == "coder · 1 msg · Yesterday"  # no id on the row
+    assert yesterday.data(DetailRole) == "coder · 1 message · Yesterday"  # no id on the row
     fork = bar.model.index(0, 0, yesterday)
     assert fork.data(IdRole) == "chat-fork" and fork.data(HeaderRole) is None
     # The header is painted above the group's first row: that row is taller.

@@ -251,11 +251,11 @@ async def test_the_sidebar_says_how_many_messages_are_in_the_context(
     await chat(qtbot, window, wire_server, "two", "second answer")
     model = window.sidebar.model
     row = model.index_of(window.current_id)
-    await wait_until(lambda: " 4 msgs · " in f" {row.data(DetailRole)}")
+    await wait_until(lambda: " 4 messages · " in f" {row.data(DetailRole)}")
     assert "4 messages, all in the model's context" in str(row.data(Qt.ItemDataRole.ToolTipRole))
     await run(window, "rewind")
     row = model.index_of(window.current_id)
-    await wait_until(lambda: " 2/4 msgs · " in f" {row.data(DetailRole)}")
+    await wait_until(lambda: " 4 messages · 2 in context · " in f" {row.data(DetailRole)}")
     assert "4 messages, 2 of them in the model's context" in str(
         row.data(Qt.ItemDataRole.ToolTipRole)
     )
@@ -264,7 +264,7 @@ async def test_the_sidebar_says_how_many_messages_are_in_the_context(
     )
     await run(window, "clear")
     row = model.index_of(window.current_id)
-    await wait_until(lambda: " 0/4 msgs · " in f" {row.data(DetailRole)}")
+    await wait_until(lambda: " 4 messages · 0 in context · " in f" {row.data(DetailRole)}")
 
 
 async def test_expanding_a_group_at_the_bottom_adds_only_its_items(

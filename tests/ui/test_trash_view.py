@@ -49,7 +49,7 @@ def test_trashed_rows_say_when_they_were_trashed_and_the_bar_counts_them(
     qtbot.mouseClick(sidebar.trash_toggle, Qt.MouseButton.LeftButton)
     assert trash.bar.isVisible()
     assert trash.bar.label.text().startswith("2 conversations in the Trash.")
-    assert sidebar.model.index(0, 0).data(DetailRole).startswith("trashed 3h ago · 0 msgs · ")
+    assert sidebar.model.index(0, 0).data(DetailRole).startswith("trashed 3h ago · 0 messages · ")
     assert "moved to the Trash 3h ago" in sidebar.model.index(0, 0).data(
         Qt.ItemDataRole.AccessibleTextRole
     )

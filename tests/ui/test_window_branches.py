@@ -14,7 +14,7 @@ from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import Settings
 from ikgui.storage import SqliteStore
-from ikgui.ui.branches_view import BranchesView
+from ikgui.ui.branches_view import KIND, POINT, STATE, BranchesView, id_of
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
 from tests.support.wire_server import WireServer
@@ -81,17 +81,16 @@ async def test_the_branches_view_lists_the_family_and_opens_one(
     view = window.branches_view
     assert isinstance(view, BranchesView) and view.isVisible()
     assert view.ids() == [parent, first, grandchild, sibling]
-    rows = {view.tree.topLevelItem(0).text(3): view.tree.topLevelItem(0)}  # type: ignore[union-attr]
-    assert parent in rows
+    assert id_of(view.tree.topLevelItem(0)) == parent
     this = view.tree.currentItem()
-    assert this is not None and this.text(3) == first
-    assert this.text(2) == "Reply: Oils dry slowly"
-    assert this.child(0).text(2) == "Reply: Acrylics dry fast"  # type: ignore[union-attr]
+    assert this is not None and id_of(this) == first
+    assert this.text(POINT) == "Reply: Oils dry slowly"
+    assert this.child(0).text(POINT) == "Reply: Acrylics dry fast"  # type: ignore[union-attr]
     # the sibling is opened from the view
     parent_item = view.tree.topLevelItem(0)
     assert parent_item is not None
     sibling_item = parent_item.child(1)
-    assert sibling_item is not None and sibling_item.text(3) == sibling
+    assert sibling_item is not None and id_of(sibling_item) == sibling
     view.tree.setCurrentItem(sibling_item)
     view.open_button.click()
     await settle(window)
@@ -101,7 +100,7 @@ async def test_the_branches_view_lists_the_family_and_opens_one(
     # a fork notice's Branches link opens the view of the conversation it names
     window.scrollback.anchorClicked.emit(QUrl(f"ikgui-branches:{parent}"))
     view = window.branches_view
-    assert view.ids()[0] == parent and view.tree.currentItem().text(3) == parent  # type: ignore[union-attr]
+    assert view.ids()[0] == parent and id_of(view.tree.currentItem()) == parent
     view.close()
 
 
@@ -159,15 +158,16 @@ async def test_the_branches_view_shows_the_whole_subtree_plain_fork_points_and_c
     view.show()
     assert view.ids() == [root, first, grandchild, great, sibling]
     this = view.tree.currentItem()
-    assert this is not None and this.text(3) == first
-    assert this.text(2) == "Reply: Oils They dry slowly, see this."
+    assert this is not None and id_of(this) == first
+    assert this.text(POINT) == "Reply: Oils They dry slowly, see this."
     child = this.child(0)
-    assert child is not None and child.text(3) == grandchild
-    assert child.text(2) == "You: What about acrylics?"
+    assert child is not None and id_of(child) == grandchild
+    assert child.text(POINT) == "You: What about acrylics?"
     deeper = child.child(0)
-    assert deeper is not None and deeper.text(3) == great
-    assert deeper.text(0).endswith("(closed)") and deeper.text(1) == "fork of a fork"
+    assert deeper is not None and id_of(deeper) == great
+    assert deeper.text(STATE) == "closed" and deeper.text(KIND) == "branch"
     for item in (this, child, deeper):
-        assert "\\x0a" not in item.text(2) and "**" not in item.text(2) and "#" not in item.text(2)
+        point = item.text(POINT)
+        assert "\\x0a" not in point and "**" not in point and "#" not in point
     assert deeper.foreground(0).color() != this.foreground(0).color()  # dimmed
     view.close()

@@ -79,6 +79,84 @@ def branch_family(store: Store, conv_id: str) -> list[Branch]:
     return family
 
 
+#: What a node of the branch map is (issue 25): the family's root, or why it was made.
+ROOT = "root"
+#: The states a node of the branch map is in.
+OPEN, CLOSED, TRASHED = "open", "closed", "in the Trash"
+#: A family deeper than this is treated as broken (a cycle) when finding its root.
+MAX_CHAIN = 10_000
+
+
+@dataclass(frozen=True)
+class MapNode:
+    """One conversation of a family's branch map (the window's Branches view)."""
+
+    conversation: Conversation
+    #: ``root``, or why it was branched: ``fork``, ``edit``, ``retry``, ``compare``.
+    kind: str
+    #: Where it branched off its parent, one line of words (``""``: a root, or nothing
+    #: came before the fork).
+    fork_point: str
+    #: Its depth in the tree (the root is 0).
+    depth: int
+    #: Whether it is the conversation the map was asked for.
+    current: bool
+
+    @property
+    def state(self) -> str:
+        """``open``, ``closed`` (``/kill``) or ``in the Trash``."""
+        conv = self.conversation
+        if conv.trashed_at is not None:
+            return TRASHED
+        return CLOSED if conv.status == STATUS_KILLED else OPEN
+
+
+def family_root(store: Store, conv: Conversation) -> Conversation:
+    """The root of ``conv``'s family (the oldest ancestor still stored)."""
+    seen = {conv.id}
+    while conv.parent is not None and len(seen) < MAX_CHAIN:
+        parent = store.get_conversation(conv.parent)
+        if parent is None or parent.id in seen:
+            break
+        seen.add(parent.id)
+        conv = parent
+    return conv
+
+
+def family_map(store: Store, conv_id: str) -> list[MapNode]:
+    """The whole family of ``conv_id`` as a tree, depth first from its root: every
+    fork, fork of a fork and alternative (edit, retry, compared model), in the Trash or
+    not, each level in creation order (one query per level for the forks)."""
+    conv = store.get_conversation(conv_id)
+    if conv is None:
+        return []
+    root = family_root(store, conv)
+    below: dict[str, list[Conversation]] = {}
+    level = [root.id]
+    while level:
+        children = store.children_of(level)
+        fresh = {key: _oldest_first(value) for key, value in children.items() if key not in below}
+        below.update(fresh)
+        level = [c.id for kids in fresh.values() for c in kids if c.id not in below]
+    out: list[MapNode] = []
+    seen: set[str] = set()
+    stack: list[tuple[Conversation, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        kind = ROOT if node.parent is None or depth == 0 else (node.branch_reason or "fork")
+        point = fork_point_excerpt(store, node) if depth else ""
+        out.append(MapNode(node, kind, point, depth, node.id == conv_id))
+        stack.extend((kid, depth + 1) for kid in reversed(below.get(node.id, [])))
+    return out
+
+
+def _oldest_first(convs: list[Conversation]) -> list[Conversation]:
+    return sorted(convs, key=lambda c: (c.created_at, c.id))
+
+
 def _subtrees(store: Store, roots: list[str]) -> dict[str, list[Conversation]]:
     """The live forks of every conversation under ``roots``, one query per level."""
     found: dict[str, list[Conversation]] = {}

@@ -1,7 +1,8 @@
-"""What a fork's sidebar row says about its branch (issue 12 item 3): the messages it
-carries and its own (``12 msgs, 2 own``), and ``branch of <title>`` for a fork shown
-below the last indented level; :class:`InheritedCounts` reads the carried counts after
-the rows are painted, like the in-context counts."""
+"""What a fork's sidebar row says about its branch (issue 12 item 3, in words since issue
+25): the messages it carries and its own (``12 messages · 2 in this branch``), and
+``branch of <title>`` for a fork shown below the last indented level;
+:class:`InheritedCounts` reads the carried counts after the rows are painted, like the
+in-context counts."""
 
 from __future__ import annotations
 
@@ -16,17 +17,21 @@ from ikgui.ui.plain import line
 from ikgui.ui.sidebar.context_counts import ContextCounts
 
 
+def messages(count: int) -> str:
+    """``1 message``, ``12 messages``."""
+    return "1 message" if count == 1 else f"{count:,} messages"
+
+
 def branch_count_text(own: int, inherited: int | None, in_context: int | None = None) -> str:
-    """``12 msgs, 2 own`` for a fork carrying 10 messages (``8/12 msgs, 2 own`` when
-    some of its own are out of the context); ``None`` or 0 carried: ``""`` (the plain
-    count applies)."""
+    """``12 messages · 2 in this branch`` for a fork carrying 10 messages (``12 messages ·
+    10 in context · 2 in this branch`` when some of its own are out of the context);
+    ``None`` or 0 carried: ``""`` (the plain count applies)."""
     if not inherited:
         return ""
-    total = inherited + own
-    shown = f"{total} msgs" if total != 1 else "1 msg"
+    shown = messages(inherited + own)
     if in_context is not None and in_context != own:
-        shown = f"{inherited + in_context}/{total} msgs"
-    return f"{shown}, {own} own"
+        shown = f"{shown} · {inherited + in_context:,} in context"
+    return f"{shown} · {own:,} in this branch"
 
 
 def branch_count_sentence(own: int, inherited: int | None) -> str:

@@ -58,7 +58,7 @@ from ikgui.ui.sidebar.rows import TagsRole as TagsRole
 from ikgui.ui.sidebar.rows import TitleRole as TitleRole
 from ikgui.ui.sidebar.rows import TrashedRole as TrashedRole
 from ikgui.ui.sidebar.rows import UpdatedRole as UpdatedRole
-from ikgui.ui.sidebar.rows import row_value, sort_key
+from ikgui.ui.sidebar.rows import row_value, sort_key, versions_said
 from ikgui.ui.sidebar.tree import MAX_INDENT, AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
@@ -114,7 +114,12 @@ class ConversationListModel(ConversationTree):
         streaming = conv.id in self._streaming
         inherited = self._inherited.of(conv)
         value = row_value(conv, role, self._clock(), streaming, self._counts.of(conv), inherited)
-        branch_of = self.branch_parent(index) if role == DetailRole else None
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            versions = self.versions(node)
+            return f"{value}, {versions_said(versions)}" if versions else value
+        if role != DetailRole:
+            return value
+        branch_of = self.branch_parent(index)
         return f"{branch_of_text(branch_of)} · {value}" if branch_of is not None else value
 
     def _count_read(self, conv_id: str) -> None:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.domain.events import ALTERNATIVE_REASONS
 from ikgui.ui.icons import icon
 from ikgui.ui.sidebar.chips import Chip, SecondLine, second_line
 from ikgui.ui.sidebar.paint_helpers import distance as _distance
@@ -46,6 +47,7 @@ from ikgui.ui.sidebar.paint_helpers import mixed as _mixed
 from ikgui.ui.sidebar.paint_helpers import reader as _reader
 from ikgui.ui.sidebar.paint_helpers import runs as _runs
 from ikgui.ui.sidebar.rows import (
+    BranchRole,
     ClosedRole,
     DetailRole,
     HeaderRole,
@@ -58,7 +60,10 @@ from ikgui.ui.sidebar.rows import (
     TagsRole,
     TitleRole,
     TrashedRole,
+    VersionsRole,
+    versions_text,
 )
+from ikgui.ui.sidebar.titles import fit_branch_title, shown_title
 from ikgui.ui.sidebar.tree import ConversationTree
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -70,6 +75,9 @@ LINE_GAP = 3
 HEADER_TOP = 10
 HEADER_BOTTOM = 3
 STREAMING_TEXT = "replying"
+#: Between a branch's glyph and its title; inside the ``3 versions`` pill.
+GLYPH_GAP = 4
+PILL_PAD = 5
 
 
 def _paint_runs(
@@ -242,14 +250,10 @@ class ConversationDelegate(QStyledItemDelegate):
         line_h = fonts.title_fm.height()
         right = self._paint_badge(painter, data, fonts, rect, line_h, muted, accent)
         right = self._paint_pin(painter, data, fonts, rect, right, muted)
-        untitled = not data(Qt.ItemDataRole.EditRole)
-        painter.setFont(fonts.untitled if untitled else fonts.title)
-        painter.setPen(muted if untitled else text)
-        metrics = fonts.untitled_fm if untitled else fonts.title_fm
-        title = metrics.elidedText(
-            str(data(TitleRole) or ""), Qt.TextElideMode.ElideRight, right - rect.left()
-        )
-        _draw_line(painter, metrics, rect.left(), rect.top(), line_h, title)
+        right = self._paint_versions(painter, data, fonts, rect, right, muted)
+        left = self._paint_glyph(painter, data, fonts, rect, muted)
+        place = QRect(left, rect.top(), right - left, line_h)
+        self._paint_title(painter, data, fonts, place, (text, muted))
 
         y = rect.top() + line_h + LINE_GAP
         snippet = data(SnippetRole)
@@ -385,6 +389,75 @@ class ConversationDelegate(QStyledItemDelegate):
         if place is None:
             return right
         icon("pin", ink).paint(painter, place)
+        return place.left() - 6
+
+    def _paint_title(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        place: QRect,
+        inks: tuple[QColor, QColor],
+    ) -> None:
+        """The title on line 1 (``Untitled`` in muted italics: ``inks`` is the text's
+        colour and the muted one); a branch's own part kept whole, siblings differing
+        at the end of their titles."""
+        untitled = not data(Qt.ItemDataRole.EditRole)
+        painter.setPen(inks[1] if untitled else inks[0])
+        painter.setFont(fonts.untitled if untitled else fonts.title)
+        metrics = fonts.untitled_fm if untitled else fonts.title_fm
+        branch = data(BranchRole)
+        shown = shown_title(str(data(TitleRole) or ""), branch is not None)
+        if branch is None:
+            title = metrics.elidedText(shown, Qt.TextElideMode.ElideRight, place.width())
+        else:
+            title = fit_branch_title(shown, metrics, place.width())
+        _draw_line(painter, metrics, place.left(), place.top(), place.height(), title)
+
+    def _paint_glyph(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        rect: QRect,
+        ink: QColor,
+    ) -> int:
+        """A branch glyph at the left of line 1 for a deliberate branch (a fork, a
+        compared model's answer); returns where the title starts."""
+        reason = data(BranchRole)
+        if reason is None or reason in ALTERNATIVE_REASONS:
+            return rect.left()
+        side = fonts.small_fm.height()
+        top = rect.top() + (fonts.title_fm.height() - side) // 2
+        icon("fork", ink).paint(painter, QRect(rect.left(), top, side, side))
+        return rect.left() + side + GLYPH_GAP
+
+    def _paint_versions(
+        self,
+        painter: QPainter,
+        data: Callable[[int], Any],
+        fonts: _Fonts,
+        rect: QRect,
+        right: int,
+        ink: QColor,
+    ) -> int:
+        """``3 versions`` in a small outlined pill at the right of line 1 for a row with
+        alternatives folded under it (edits, retries); returns where the title must end."""
+        count = data(VersionsRole)
+        if not count:
+            return right
+        label = versions_text(int(count))
+        metrics = fonts.small_fm
+        width = metrics.horizontalAdvance(label) + 2 * PILL_PAD
+        height = fonts.chip_h
+        place = QRect(
+            right - width + 1, rect.top() + (fonts.title_fm.height() - height) // 2, width, height
+        )
+        painter.setFont(fonts.small)
+        painter.setPen(ink)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(QRectF(place).adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+        painter.drawText(place, Qt.AlignmentFlag.AlignCenter, label)
         return place.left() - 6
 
     def layout_of(self, option: QStyleOptionViewItem, index: AnyIndex) -> RowLayout:

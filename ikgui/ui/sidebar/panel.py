@@ -36,7 +36,7 @@ from ikgui.ui.sidebar.delegate import ConversationDelegate
 from ikgui.ui.sidebar.menu import conversation_menu, selection_menu
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
-from ikgui.ui.sidebar.rows import ConversationRole, EventIdRole
+from ikgui.ui.sidebar.rows import ConversationRole, EventIdRole, IdRole
 from ikgui.ui.sidebar.search import SearchResultsModel
 from ikgui.ui.sidebar.searching import SidebarSearching, results_text
 from ikgui.ui.sidebar.selection import SidebarSelection
@@ -86,6 +86,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.setObjectName("conversationSidebar")
         self._store = store
         self._current: str | None = None
+        #: The version each family row last showed (its id: the version's id).
+        self._chosen: dict[str, str] = {}
         self._tag_dialog: TagEditorDialog | None = None
         self.manage_dialog = None
         self.tag_undo = None
@@ -294,10 +296,40 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
 
     def _select(self, conv_id: str | None) -> None:
         index = self._index_for(conv_id) if conv_id else QModelIndex()
+        if index.isValid() and not self.searching:
+            index = self._folded_into(index)
         if index.isValid():
             self._show_index(index)
         else:
             self.view.selectionModel().clear()
+
+    def _folded_into(self, index: QModelIndex) -> QModelIndex:
+        """The row showing ``index``'s conversation: an alternative (an edit, a retry)
+        is one of its family row's versions while that row is collapsed — opening it
+        grows no row (issue 25); the family row remembers it as the version chosen."""
+        family = self.model.family_of(index)
+        if family == index:
+            return index
+        shown = index
+        while shown.parent().isValid() and not self.view.isExpanded(shown.parent()):
+            shown = shown.parent()
+            if shown == family:
+                break
+        if shown == family:
+            self._chosen[str(family.data(IdRole))] = str(index.data(IdRole))
+        return shown
+
+    def chosen_version(self, index: QModelIndex) -> str | None:
+        """The version a collapsed family row opens: the one last shown in it (this
+        session), else the one worked on last (the newest); ``None``: the row's own."""
+        members = self.model.members(index)
+        if len(members) < 2 or self.view.isExpanded(index):
+            return None
+        ids = {c.id for c in members}
+        chosen = self._chosen.get(members[0].id)
+        if chosen in ids:
+            return chosen
+        return max(members, key=lambda c: (c.updated_at, c.id)).id
 
     def _show_index(self, index: QModelIndex) -> None:
         parent = index.parent()
@@ -321,8 +353,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         if not isinstance(conv, Conversation) or self._extending():
             return
         event_id = index.data(EventIdRole) if self.searching else None
-        self._current = conv.id
-        self.conversation_activated.emit(conv.id, event_id)
+        conv_id = (None if self.searching else self.chosen_version(index)) or conv.id
+        self._current = conv_id
+        self.conversation_activated.emit(conv_id, event_id)
 
     def _load_rest(self) -> None:
         if not self.searching:

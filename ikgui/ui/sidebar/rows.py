@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 
-from ikgui.domain.events import STATUS_KILLED, Conversation
+from ikgui.domain.events import ALTERNATIVE_REASONS, BRANCH_FORK, STATUS_KILLED, Conversation
 from ikgui.domain.text.times import date_group, relative, short_date
 from ikgui.ui.plain import line, tooltip
-from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text
+from ikgui.ui.sidebar.branch_text import branch_count_sentence, branch_count_text, messages
 from ikgui.ui.sidebar.chips import chip_label
 
 _USER = int(Qt.ItemDataRole.UserRole)
@@ -43,7 +43,7 @@ StreamingRole = _USER + 9
 ClosedRole = _USER + 10
 #: Whether the conversation is in the Trash (``bool``).
 TrashedRole = _USER + 11
-#: The second line of the row: ``agent · N msgs · date``, made safe like the title (``str``;
+#: The second line of the row: ``agent · N messages · date``, made safe like the title (``str``;
 #: the id is in the tooltip and the menu's "Copy id").
 DetailRole = _USER + 12
 #: Search results only: the matching text around the hit (``str``); ``None`` elsewhere.
@@ -60,6 +60,14 @@ GroupRole = _USER + 17
 #: The conversation tree only: the group's header (``str``) on the first top-level row of
 #: each group, ``None`` on every other row; the delegate paints it above the row.
 HeaderRole = _USER + 18
+#: Why the conversation was branched (issue 25): ``None`` for a root, else
+#: ``BRANCH_FORK``, ``BRANCH_COMPARE`` (deliberate branches: a branch glyph) or
+#: ``BRANCH_EDIT``, ``BRANCH_RETRY`` (alternatives of a turn, folded into the row of
+#: the conversation they are versions of) (``str | None``).
+BranchRole = _USER + 19
+#: The conversation tree only: how many versions the row stands for — itself and the
+#: alternatives (edits, retries) folded under it; ``0`` when it has none (``int``).
+VersionsRole = _USER + 20
 
 PINNED = "Pinned"
 
@@ -78,16 +86,51 @@ def tags_said(tags: Sequence[str]) -> str:
     return f"tags {said} and {rest:,} more" if rest > 0 else f"tags {said}"
 
 
+def branch_of(conv: Conversation) -> str | None:
+    """Why ``conv`` was branched (``None``: a root); a fork from before reasons were
+    kept is a deliberate one."""
+    if conv.parent is None:
+        return None
+    return conv.branch_reason or BRANCH_FORK
+
+
+def is_alternative(conv: Conversation) -> bool:
+    """Whether ``conv`` is an alternative of a turn (an edit or a retry), not a branch."""
+    return branch_of(conv) in ALTERNATIVE_REASONS
+
+
+#: What an alternative's row says it is, before its counts (short: the row is narrow).
+ALTERNATIVE_WORDS = {"edit": "edited", "retry": "retried"}
+#: What a screen reader hears a branch is.
+_BRANCH_SAID = {
+    "edit": "edited version",
+    "retry": "retried reply",
+    "fork": "a branch",
+    "compare": "a compared model's branch",
+}
+
+
+def versions_text(count: int) -> str:
+    """The small count on a row with alternatives: ``3 versions``."""
+    return f"{count:,} versions"
+
+
+def versions_said(count: int) -> str:
+    """The count in words, for the row's tooltip and screen readers."""
+    return f"{versions_text(count)} (edited or retried), expand the row to list them"
+
+
 def title_of(conv: Conversation) -> str:
     """The title as shown: one line, control and bidi characters visible."""
     return line(conv.title) if conv.title else UNTITLED
 
 
 def count_text(count: int, in_context: int | None = None) -> str:
-    """``12 msgs``, or ``8/12 msgs`` when only 8 of them are in the context."""
+    """``12 messages``, or ``12 messages · 8 in context`` when only 8 of them are in the
+    context: words read at a glance (issue 25; the old ``8/12 msgs`` was not)."""
     if in_context is not None and in_context != count:
-        return f"{in_context}/{count} msgs"
-    return "1 msg" if count == 1 else f"{count} msgs"
+        return f"{messages(count)} · {in_context:,} in context"
+    return messages(count)
 
 
 def count_sentence(count: int, in_context: int | None = None) -> str:
@@ -109,8 +152,11 @@ def detail_of(
     in_context: int | None = None,
     inherited: int | None = None,
 ) -> str:
-    """``agent · N msgs · date`` (no agent: ``N msgs · date``; a fork: "N msgs, M own")."""
+    """``agent · N messages · date`` (no agent: ``N messages · date``; a fork:
+    ``N messages · M in this branch``)."""
     parts = [conv.agent] if conv.agent else []
+    if is_alternative(conv):
+        parts.insert(0, ALTERNATIVE_WORDS.get(branch_of(conv) or "", "version"))
     count = conv.message_count
     parts.append(branch_count_text(count, inherited, in_context) or count_text(count, in_context))
     parts.append(short_date(conv.updated_at, now))
@@ -133,6 +179,9 @@ def description_of(
 ) -> str:
     """One sentence for screen readers (plain text; :func:`tooltip_of` for tooltips)."""
     parts = [title_of(conv), f"id {conv.id}"]
+    reason = branch_of(conv)
+    if reason is not None:
+        parts.append(_BRANCH_SAID.get(reason, "a branch"))
     if conv.pinned:
         parts.append("pinned")
     if conv.agent:
@@ -211,6 +260,8 @@ def row_value(
         return conv.pinned
     if role == GroupRole:
         return group_of(conv, now)
+    if role == BranchRole:
+        return branch_of(conv)
     if role == Qt.ItemDataRole.ToolTipRole:
         return tooltip_of(conv, now, streaming, in_context=in_context, inherited=inherited)
     if role == Qt.ItemDataRole.AccessibleTextRole:

@@ -24,8 +24,10 @@ from ikgui.ui.sidebar.node import Node, renumber
 from ikgui.ui.sidebar.rows import (
     DetailRole,
     HeaderRole,
+    VersionsRole,
     detail_of,
     group_of,
+    is_alternative,
     place_key,
     row_value,
 )
@@ -124,7 +126,58 @@ class ConversationTree(QAbstractItemModel):
                 if conv.id not in self._by_id:  # shown elsewhere until the next reload
                     node.children.append(self._make(conv, node))
             renumber(node.children)
+            self._load_versions(node.children)
         return node.children
+
+    def _load_versions(self, nodes: list[Node]) -> None:
+        """Read the forks of the alternatives among ``nodes`` (an edit of an edit is one
+        more version of the row they are folded into, whose count says so before anyone
+        expands it)."""
+        for kid in nodes:
+            if kid.children is None and kid.conv is not None and is_alternative(kid.conv):
+                self._children_of(kid)
+
+    def versions(self, node: Node) -> int:
+        """How many versions a row stands for: itself and the alternatives (edits,
+        retries) under it, through alternatives of alternatives; 0 when it has none or
+        is one itself (loaded rows only: painting never reads the store)."""
+        if node.conv is None or is_alternative(node.conv):
+            return 0
+        count = len(self._members(node))
+        return count if count > 1 else 0
+
+    def family_of(self, index: AnyIndex) -> QModelIndex:
+        """The row an alternative's versions are folded into: the nearest ancestor row
+        that is not an alternative itself (the row's own index for any other row)."""
+        node = self._node(index) if index.isValid() else None
+        while (
+            node is not None
+            and node.conv is not None
+            and is_alternative(node.conv)
+            and node.parent is not None
+            and node.parent is not self._root
+        ):
+            node = node.parent
+        return self._index_of_node(node) if node is not None else QModelIndex()
+
+    def members(self, index: AnyIndex) -> list[Conversation]:
+        """The versions a row stands for (itself first, then its alternatives as loaded)."""
+        node = self._node(index) if index.isValid() else None
+        return self._members(node) if node is not None and node.conv is not None else []
+
+    def _members(self, node: Node) -> list[Conversation]:
+        assert node.conv is not None
+        found, ids, stack = [node.conv], {node.id}, [node]
+        while stack:
+            for kid in stack.pop().children or ():
+                conv = kid.conv
+                if conv is None or kid.id in ids or conv.parent not in ids:
+                    continue
+                if is_alternative(conv):
+                    ids.add(kid.id)
+                    found.append(conv)
+                    stack.append(kid)
+        return found
 
     def _node(self, index: AnyIndex) -> Node | None:
         if not index.isValid():
@@ -181,6 +234,8 @@ class ConversationTree(QAbstractItemModel):
             return self._header(node)
         if role == DetailRole:
             return self._detail(node)
+        if role == VersionsRole:
+            return self.versions(node)
         return row_value(node.conv, role, self._clock(), node.conv.id in self._streaming)
 
     def header_at(self, index: AnyIndex) -> str | None:
@@ -387,6 +442,9 @@ class ConversationTree(QAbstractItemModel):
         if kids:
             first, last = self._index_of_node(kids[0]), self._index_of_node(kids[-1])
             self.dataChanged.emit(first, last, [])
+            self._load_versions(kids)
+        if parent is not self._root:
+            self._changed(parent)  # its count of versions may have changed
         return True
 
     def _reset_top(self, convs: list[Conversation]) -> None:

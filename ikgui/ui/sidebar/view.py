@@ -23,6 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
 
+from ikgui.ui.icons import icon
 from ikgui.ui.sidebar.tree import ConversationTree
 
 #: Pins or unpins the selected rows (the context menu shows the key beside "Pin").
@@ -120,6 +121,31 @@ class ConversationTreeView(QTreeView):
         if fonts is not None and isinstance(model, ConversationTree) and model.header_at(index):
             rect = rect.adjusted(0, fonts(self.font()).header_h, 0, 0)
         super().drawBranches(painter, rect, index)
+        # (Only the tree: a list model's hasChildren is private in Qt, and crashes.)
+        tree = isinstance(model, ConversationTree)
+        if tree and self._is_selected(index) and model.hasChildren(index):
+            self._draw_arrow(painter, rect, self.isExpanded(index))
+
+    def _is_selected(self, index: QModelIndex | QPersistentModelIndex) -> bool:
+        selection = self.selectionModel()
+        return selection is not None and selection.isSelected(index)
+
+    def _draw_arrow(self, painter: QPainter, rect: QRect, expanded: bool) -> None:
+        """The expand arrow of a selected row: the style sheet's background for a
+        selected branch area drops the style's arrow, and a row with forks or versions
+        folded under it (the one an opened alternative selects, issue 25) must still
+        show it can open."""
+        side = min(self.indentation(), rect.height())
+        cell = QRect(rect.right() - self.indentation() + 1, rect.top(), self.indentation(), side)
+        cell.moveCenter(QPoint(cell.center().x(), rect.center().y()))
+        ink = self.palette().color(QPalette.ColorRole.Text)
+        painter.save()
+        painter.translate(cell.center())
+        if not expanded:
+            painter.rotate(-90)
+        painter.translate(-cell.center())
+        icon("chevron-down", ink).paint(painter, cell)
+        painter.restore()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         editing = self.state() == QAbstractItemView.State.EditingState
