@@ -151,6 +151,7 @@ async def opened(home: Path, theme: str, size: tuple[int, int], conv_id: str) ->
     await settled()
     window.banner.hide()
     window.statusBar().clearMessage()
+    await settled()  # (the layout takes the banner's room back)
     return window
 
 
