@@ -118,6 +118,12 @@ class OpenConversation(PromptEditing):
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    @property
+    def listeners(self) -> tuple[Listener, ...]:
+        """Who is told this conversation's facts (a compared model's branch tells them
+        its changes too: :mod:`ikgui.domain.session.comparison`)."""
+        return tuple(self._listeners)
+
     def announce(self, fact: Fact) -> None:
         """Tell every listener ``fact`` (see :mod:`ikgui.domain.state.facts`)."""
         for listener in list(self._listeners):
@@ -584,35 +590,63 @@ class OpenConversation(PromptEditing):
     def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
         """Create a child of the current conversation and switch to it; its title is
         :func:`~ikgui.domain.state.rules.fork_title` (``prompt``: ``/fork PROMPT``'s text)."""
+        self.open(self.branch(at_event, prompt=prompt).id)
+        return self.conversation
+
+    def branch(
+        self,
+        at_event: int | None = None,
+        *,
+        prompt: str | None = None,
+        title: str | None = None,
+        model: tuple[str, str] | None = None,
+        reason: str | None = None,
+        inherit: bool = True,
+    ) -> Conversation:
+        """Create a child of the current conversation at ``at_event`` (default: its
+        newest event; ``inherit=False``: it inherits nothing) without switching to it.
+        ``title``: its own (default: :func:`~ikgui.domain.state.rules.fork_title`);
+        ``model``: ``(provider, name)`` it uses from its first request on, whatever its
+        ancestors chose (a compared model: recorded on its side of the fork, so replay
+        agrees); ``reason``: why it was made (``compare``), recorded on both sides."""
         if self.writes:
             raise UserError("Cannot fork until the changes not saved yet are written")
         with self.store.transaction():
             self.materialize()
             parent = self.conversation
             point = at_event if at_event is not None else self.fork_point()
+            point = point if inherit else None
+            provider = current_provider(self.state, parent, self.settings)  # (moved)
+            name = current_model(self.state, parent, self.settings)  # not a one-off
+            if model is not None:
+                provider, name = model
+            number = len(self.store.children(parent.id)) + 1
             child = Conversation(
                 id=new_id(parent.agent, self.store.conversation_exists),
                 parent=parent.id,
                 fork_event_id=point,
                 agent=parent.agent,
-                provider=current_provider(self.state, parent, self.settings),  # (moved)
-                model=current_model(self.state, parent, self.settings),  # not a one-off
-                title=fork_title(parent.title, len(self.store.children(parent.id)) + 1, prompt),
+                provider=provider,
+                model=name,
+                title=title or fork_title(parent.title, number, prompt),
                 tags=parent.tags,
                 created_at=self.clock(),
                 updated_at=self.clock(),
             )
-            role_data = {"fork_event_id": point}
+            role_data: dict[str, Any] = {"fork_event_id": point}
+            if reason is not None:
+                role_data["reason"] = reason
             self.append(
                 Kind.FORK,
                 f"Forked child {child.id}",
                 {"child_id": child.id, **role_data, "role": "parent"},
             )
             data = {"parent_id": parent.id, **role_data, "role": "child"}
+            if model is not None:
+                data |= {"provider": provider, "model": name}
             born = NewEvent(Kind.FORK, f"Forked from {parent.id}", data, new=child)
             self.apply(Changes(child.id, writes=(born,)))
-        self.open(child.id)
-        return self.conversation
+        return child
 
     def reopen(self, ref: str | None) -> Conversation:
         """Reopen a closed branch (default: this one): see :mod:`ikgui.domain.session.closing`."""

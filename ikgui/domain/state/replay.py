@@ -205,6 +205,17 @@ def apply(state: ReplayState, event: Event) -> None:
     else:
         # fork, agent_killed, error and kinds from newer versions: shown, not sent.
         _show(state, event)
+        if kind == Kind.FORK and event.data.get("role") == "child":
+            _branch_model(state, event)
+
+
+def _branch_model(state: ReplayState, event: Event) -> None:
+    """A branch made for one model (a compared one) uses it, whatever its ancestors'
+    ``/model`` chose."""
+    model, provider = event.data.get("model"), event.data.get("provider")
+    if isinstance(model, str):
+        state.model = model
+        state.provider = provider if isinstance(provider, str) else state.provider
 
 
 def _command(state: ReplayState, event: Event) -> None:
