@@ -27,6 +27,8 @@ class Kind(StrEnum):
     ERROR = "error"
     #: A decision about a tool call (SPEC §12): shown on the call's card, never sent.
     TOOL_APPROVAL = "tool_approval"
+    #: Which alternative of a turn is shown and sent (SPEC §14): never sent itself.
+    CHOOSE = "choose"
 
 
 #: Kinds that become part of the model's context (and the scrollback).
@@ -47,6 +49,17 @@ MESSAGE_KINDS = frozenset({Kind.USER, Kind.ASSISTANT})
 STATUS_ACTIVE = "active"
 STATUS_KILLED = "killed"
 STATUS_TRASHED = "trashed"
+
+#: Why a branch was made (``Conversation.branch_reason``, the fork events' ``reason``):
+#: deliberate forks and compared models are listed as branches; edits and retries are
+#: alternatives of a turn, which must not flood the list.
+BRANCH_FORK = "fork"
+BRANCH_EDIT = "edit"
+BRANCH_RETRY = "retry"
+BRANCH_COMPARE = "compare"
+BRANCH_REASONS = frozenset({BRANCH_FORK, BRANCH_EDIT, BRANCH_RETRY, BRANCH_COMPARE})
+#: The reasons whose branches are alternatives of a turn rather than branches of their own.
+ALTERNATIVE_REASONS = frozenset({BRANCH_EDIT, BRANCH_RETRY})
 
 #: Who closes or reopens a branch today: the user (``/kill``, ``ikgui conv kill``, the
 #: window's menus). Agents that close their sub-agents would say their own name.
@@ -206,6 +219,11 @@ class Conversation:
     #: The files attached to ``draft`` and not sent yet (JSON of
     #: :class:`ikgui.domain.attachments.DraftFile`; ``""``: none), kept as the draft is.
     draft_files: str = ""
+    #: Why this branch was made (SPEC §14): ``BRANCH_FORK`` (``/fork``, Fork from here),
+    #: ``BRANCH_EDIT`` (Edit and resend), ``BRANCH_RETRY`` (Retry of an earlier reply),
+    #: ``BRANCH_COMPARE`` (one per compared model); ``None`` for a root. Set once, when the
+    #: fork is stored; a branch from before it was kept reads as a deliberate fork.
+    branch_reason: str | None = None
 
     @property
     def visible_status(self) -> str:

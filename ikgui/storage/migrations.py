@@ -240,6 +240,12 @@ def _v7_files(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _v8_branch_reason(conn: sqlite3.Connection) -> None:
+    """Why each branch was made (SPEC §14): alternatives made by edit and retry are told
+    from deliberate forks. A branch from before it reads as a fork (NULL, as a root's)."""
+    conn.execute("ALTER TABLE conversation ADD COLUMN branch_reason TEXT NULL")
+
+
 #: Every migration this version knows, oldest first.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -249,6 +255,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v5_prompt_drafts,
     _v6_tallies,
     _v7_files,
+    _v8_branch_reason,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -65,6 +65,8 @@ class ConversationRow(_Base):
     inherited_count = IntegerField()
     #: The files attached to the draft (JSON; version 7; no default here, as the counts).
     draft_files = TextField()
+    #: Why a branch was made (``Conversation.branch_reason``; version 8; NULL for a root).
+    branch_reason = TextField(null=True)
 
     class Meta:
         table_name = "conversation"
@@ -179,6 +181,7 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         _context_count,  # read by ``Store.context_counts``
         _inherited_count,
         draft_files,
+        branch_reason,
     ) = row
     return Conversation(
         id_,
@@ -203,6 +206,7 @@ def conversation_from_fields(row: Sequence[Any], tags: tuple[str, ...]) -> Conve
         prompt_draft,
         prompt_set_aside,
         draft_files or "",
+        branch_reason,
     )
 
 
@@ -230,6 +234,7 @@ _CONVERSATION_ARGS = (
     "prompt_draft",
     "prompt_set_aside",
     "draft_files",
+    "branch_reason",
 )
 
 
@@ -298,6 +303,8 @@ def conversation_values(conv: Conversation) -> dict[str, Any]:
         values["prompt_set_aside"] = conv.prompt_set_aside
     if conv.draft_files:
         values["draft_files"] = conv.draft_files
+    if conv.branch_reason is not None:
+        values["branch_reason"] = conv.branch_reason
     if conv.message_count:  # (no events yet: all of them in its context)
         values["context_count"] = conv.message_count
     return values

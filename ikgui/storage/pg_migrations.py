@@ -291,6 +291,11 @@ _V7 = (
 )
 
 
+#: As SQLite's version 8: why each branch was made. Set when the row is inserted and
+#: never updated, so the listing's insert trigger covers it.
+_V8 = ("ALTER TABLE conversation ADD COLUMN branch_reason TEXT NULL",)
+
+
 #: Columns PostgreSQL's schema has and the models do not name (not generated, so the
 #: schema test is told of them): ``event_file.search``, written by its own SQL.
 PG_ONLY_COLUMNS = {"event_file": frozenset({"search"})}
@@ -313,6 +318,7 @@ PG_MIGRATIONS: tuple[PgMigration, ...] = (
     _runner(_V5),
     _v6,
     _runner(_V7),
+    _runner(_V8),
 )
 
 

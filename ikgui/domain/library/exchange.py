@@ -53,6 +53,7 @@ def conversation_fields(conv: Conversation, state: ReplayState) -> dict[str, Any
         "id": conv.id,
         "parent": conv.parent,
         "fork_event_id": conv.fork_event_id,
+        "branch_reason": conv.branch_reason,
         "agent": conv.agent,
         "provider": conv.provider,
         "model": conv.model,

@@ -17,7 +17,7 @@ from typing import Any
 
 from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import UserError
-from ikgui.domain.events import BY_USER, Conversation, Kind
+from ikgui.domain.events import BRANCH_FORK, BRANCH_REASONS, BY_USER, Conversation, Kind
 from ikgui.domain.library.files import available, from_document
 from ikgui.domain.library.import_values import (
     clean_strings,
@@ -308,6 +308,7 @@ class _Importer:
                 cost=conv["cost"],
                 trashed_at=_time(trashed, self.now) if trashed is not None else None,
                 draft=text(conv.get("draft")) or "",
+                branch_reason=_reason(conv.get("branch_reason")) if parent else None,
             )
         )
         self.result.ids.append(new)
@@ -366,3 +367,9 @@ def import_document(store: Store, obj: Any, now: float) -> ImportResult:
     # Unknown kinds (a newer version's) are kept as they are; replay shows them generically.
     with store.transaction():
         return _Importer(store, convs, now, files).run()
+
+
+def _reason(value: object) -> str | None:
+    """A branch's reason from a file: a known one, otherwise a deliberate fork (as a
+    branch from before reasons were kept reads)."""
+    return value if isinstance(value, str) and value in BRANCH_REASONS else BRANCH_FORK

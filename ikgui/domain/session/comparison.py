@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.errors import IkguiError, UsageError, UserError
-from ikgui.domain.events import Event, Kind
+from ikgui.domain.events import BRANCH_COMPARE, Event, Kind
 from ikgui.domain.session.open_conversation import Listener, OpenConversation
 from ikgui.domain.session.reply import ProviderFactory
 from ikgui.domain.session.sender import ReplyStreamer
@@ -37,7 +37,7 @@ from ikgui.domain.state.rules import title_for_first_message
 log = logging.getLogger(__name__)
 
 #: Why a compare branch was made (``fork`` events' ``reason``, SPEC §14).
-REASON = "compare"
+REASON = BRANCH_COMPARE
 USAGE = "Usage: /compare MODEL MODEL… (a model is NAME or PROVIDER/NAME; /compare off cancels)"
 #: An answer's states.
 WAITING, STREAMING, DONE, FAILED, STOPPED = "waiting", "streaming", "done", "failed", "stopped"

@@ -18,7 +18,16 @@ from typing import Any, cast
 
 from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError, UserError
-from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, EncodedData, Event, Kind
+from ikgui.domain.events import (
+    BRANCH_FORK,
+    BRANCH_REASONS,
+    BY_USER,
+    STATUS_KILLED,
+    Conversation,
+    EncodedData,
+    Event,
+    Kind,
+)
 from ikgui.domain.library.conversations import apply_tag_changes, descendants, retag
 from ikgui.domain.ports import Store
 from ikgui.domain.session import closing
@@ -587,10 +596,14 @@ class OpenConversation(PromptEditing):
         last = self.store.last_event_id(self.conversation.id)
         return last if last is not None else self.conversation.fork_event_id
 
-    def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
+    def fork(
+        self, at_event: int | None = None, prompt: str | None = None, reason: str = BRANCH_FORK
+    ) -> Conversation:
         """Create a child of the current conversation and switch to it; its title is
-        :func:`~ikgui.domain.state.rules.fork_title` (``prompt``: ``/fork PROMPT``'s text)."""
-        self.open(self.branch(at_event, prompt=prompt).id)
+        :func:`~ikgui.domain.state.rules.fork_title` (``prompt``: ``/fork PROMPT``'s text);
+        ``reason``: why (``BRANCH_FORK``, ``BRANCH_EDIT``…), kept on the row and both
+        fork events (SPEC §14)."""
+        self.open(self.branch(at_event, prompt=prompt, reason=reason).id)
         return self.conversation
 
     def branch(
@@ -600,7 +613,7 @@ class OpenConversation(PromptEditing):
         prompt: str | None = None,
         title: str | None = None,
         model: tuple[str, str] | None = None,
-        reason: str | None = None,
+        reason: str = BRANCH_FORK,
         inherit: bool = True,
     ) -> Conversation:
         """Create a child of the current conversation at ``at_event`` (default: its
@@ -608,7 +621,9 @@ class OpenConversation(PromptEditing):
         ``title``: its own (default: :func:`~ikgui.domain.state.rules.fork_title`);
         ``model``: ``(provider, name)`` it uses from its first request on, whatever its
         ancestors chose (a compared model: recorded on its side of the fork, so replay
-        agrees); ``reason``: why it was made (``compare``), recorded on both sides."""
+        agrees); ``reason``: why it was made, on the row and both fork events."""
+        if reason not in BRANCH_REASONS:
+            raise ValueError(f"Unknown branch reason: {reason}")
         if self.writes:
             raise UserError("Cannot fork until the changes not saved yet are written")
         with self.store.transaction():
@@ -632,10 +647,9 @@ class OpenConversation(PromptEditing):
                 tags=parent.tags,
                 created_at=self.clock(),
                 updated_at=self.clock(),
+                branch_reason=reason,
             )
-            role_data: dict[str, Any] = {"fork_event_id": point}
-            if reason is not None:
-                role_data["reason"] = reason
+            role_data: dict[str, Any] = {"fork_event_id": point, "reason": reason}
             self.append(
                 Kind.FORK,
                 f"Forked child {child.id}",

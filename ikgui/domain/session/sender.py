@@ -11,7 +11,7 @@ from typing import Any
 
 from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.errors import ToolRoundsError, UsageError, UserError
-from ikgui.domain.events import Event, Kind
+from ikgui.domain.events import BRANCH_RETRY, Event, Kind
 from ikgui.domain.session import sendlock
 from ikgui.domain.session.attaching import message_files
 from ikgui.domain.session.crashed import INTERRUPTED, interrupted_result, unanswered
@@ -79,7 +79,8 @@ class ReplyStreamer:
             raise UserError("Nothing to retry: no message of yours comes before it")
         user = users[-1]
         if any(e.kind == Kind.USER and e.id > user.id for e in context):
-            current.fork(user.id)  # an earlier reply: regenerate it in a branch
+            # An earlier reply: regenerate it in a branch (an alternative of that reply).
+            current.fork(user.id, reason=BRANCH_RETRY)
             return await self._exchange(lambda: None)
         data = {"target_event_id": user.id}
         return await self._exchange(lambda: current.append(Kind.RETRY, "", data))

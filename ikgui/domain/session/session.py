@@ -25,7 +25,7 @@ from typing import Any
 from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.commands.registry import CommandResult, Registry
 from ikgui.domain.errors import UsageError, UserError
-from ikgui.domain.events import Conversation, Event, Kind
+from ikgui.domain.events import BRANCH_EDIT, BRANCH_FORK, Conversation, Event, Kind
 from ikgui.domain.ports import Store
 from ikgui.domain.session import comparison as comparing
 from ikgui.domain.session.attaching import message_files
@@ -350,13 +350,15 @@ class Session:
     def fork_point(self) -> int | None:
         return self.current.fork_point()
 
-    def fork(self, at_event: int | None = None, prompt: str | None = None) -> Conversation:
+    def fork(
+        self, at_event: int | None = None, prompt: str | None = None, reason: str = BRANCH_FORK
+    ) -> Conversation:
         """Create a child of the current conversation and switch to it. Refused while a
         reply streams into it, here or in another process (``ikgui run -c``, another
         window: it holds the send lock), which would fork at a reply still growing."""
         if self.streaming or (self.saved and being_written(self.store, self.conversation.id)):
             raise UserError("Cannot fork while a reply is streaming")
-        return self.current.fork(at_event, prompt)
+        return self.current.fork(at_event, prompt, reason)
 
     def kill(self, ref: str | None, cascade: bool) -> tuple[Conversation, int]:
         return self.current.kill(ref, cascade)
@@ -443,7 +445,7 @@ class Session:
         event = self.store.get_event(event_id)
         if event is None or event.kind != Kind.USER:
             raise UserError("Only a message of yours can be edited and resent")
-        self.fork(event_id - 1)
+        self.fork(event_id - 1, reason=BRANCH_EDIT)
         return await self.resend(text, listed(event.data))
 
     async def retry(self, event_id: int) -> Event | None:
