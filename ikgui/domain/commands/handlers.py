@@ -296,7 +296,7 @@ COMMANDS: list[C] = [
         action=_act(
             "compare",
             "Compare",
-            "Ctrl+Shift+M",
+            "Ctrl+Shift+D",
             "Send the next message to several models at once, side by side (/compare)",
             icon="fork",
         ),

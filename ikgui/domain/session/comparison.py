@@ -33,6 +33,7 @@ from ikgui.domain.state.facts import (
     StreamStarted,
 )
 from ikgui.domain.state.rules import title_for_first_message
+from ikgui.domain.state.usage import NO_PRICE
 
 log = logging.getLogger(__name__)
 
@@ -319,4 +320,28 @@ __all__ = [
     "contenders",
     "prepare",
     "run",
+    "stats_line",
 ]
+
+
+def stats_line(answer: Answer, now: float, priced: bool) -> str:
+    """What a column says under its model: ``0.4 s to first token · 52 tokens/s · 120
+    tokens · $0.0002`` (``priced``: the model has a price, else "no price set"), or
+    where it stands (waiting, failed, stopped)."""
+    if answer.state == FAILED:
+        return "Failed"
+    first = answer.time_to_first_token
+    if first is None:
+        return "Stopped before any text" if answer.stopped else "Waiting for the first token…"
+    parts = [f"{first:.1f} s to first token"]
+    rate = answer.tokens_per_second(now)
+    if rate is not None:
+        parts.append(f"{rate:.0f} tokens/s")
+    approx = "" if answer.output_tokens is not None else "~"
+    parts.append(f"{approx}{answer.tokens:,} tokens")
+    if answer.finished is not None and not answer.stopped:
+        cost = answer.cost or 0.0
+        parts.append(f"${cost:.4f}" if priced or cost else NO_PRICE)
+    if answer.stopped:
+        parts.append("stopped")
+    return " · ".join(parts)

@@ -1,0 +1,124 @@
+"""Models compared side by side in the real window (SPEC §14), against a real HTTP server
+on 127.0.0.1 and a real SQLite file: ``/compare`` and the toolbar's Compare choose the
+models, the next message streams to each at once into the columns of ``compareView``,
+and "Continue with this one" opens that answer's branch."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QListWidget
+from pytestqt.qtbot import QtBot
+
+from ikgui.domain.events import BRANCH_COMPARE
+from ikgui.ui.window.main_window import MainWindow
+from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.wire_server import ReceivedRequest, Reply, WireServer
+from tests.ui.conftest import wait_until
+from tests.ui.test_window import reply, settle, texts, type_and_send, window
+
+__all__ = ["window", "wire_server", "wire_server_session"]
+
+
+def by_model(request: ReceivedRequest) -> Reply:
+    """Each model streams its own words, slowly enough to be seen side by side; a model
+    called ``tiny`` is down."""
+    model = request.json()["model"]
+    if model == "tiny":
+        return Reply.error(503, "tiny is down for maintenance")
+    return reply(*[f"{model}-{i} " for i in range(40)], pause=0.01)
+
+
+async def test_compare_streams_side_by_side_and_continue_opens_that_branch(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.route("/v1/chat/completions", reply("Hello!"))
+    await type_and_send(qtbot, window, "hi")
+    await settle(window)
+    parent = window.current_id
+    wire_server.models = ["mock-gpt", "other-gpt", "tiny"]
+    await window.model_lists.ask_all()
+    wire_server.route("/v1/chat/completions", by_model)
+    await type_and_send(qtbot, window, "/compare mock-gpt other-gpt")
+    await wait_until(lambda: "goes to" in window.feedback.text())
+    assert window.feedback.text() == "The next message goes to: local/mock-gpt, local/other-gpt"
+    await type_and_send(qtbot, window, "which is best?")
+    view = window.pane.compare_view
+    await wait_until(lambda: window.centre_stack.currentWidget() is view)
+    assert view.objectName() == "compareView" and len(view.columns) == 2
+    # both stream at once: each column has text before either has ended
+    await wait_until(lambda: all(c.text.toPlainText() for c in view.columns))
+    assert any(c.answer.finished is None for c in view.columns)
+    await settle(window)
+    first, second = view.columns
+    assert first.text.toPlainText().startswith("mock-gpt-0 mock-gpt-1")
+    assert second.text.toPlainText().strip().endswith("other-gpt-39")
+    for column in view.columns:
+        stats = column.stats.text()
+        assert "s to first token" in stats and "7 tokens" in stats and "tokens/s" in stats
+        assert column.keep.isEnabled() and column.keep.text() == "Continue with this one"
+    # the conversation on screen stayed the parent, untouched
+    assert window.current_id == parent
+    shown = texts(window)
+    assert shown[:2] == ["hi", "Hello!"] and "which is best?" not in shown
+    assert [m["content"] for m in window.session.context()[-2:]] == ["hi", "Hello!"]
+    kids = window.store.children(parent)
+    assert [k.branch_reason for k in kids] == [BRANCH_COMPARE, BRANCH_COMPARE]
+    assert [k.title for k in kids] == ["hi · mock-gpt", "hi · other-gpt"]
+    qtbot.mouseClick(second.keep, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: window.current_id == second.answer.branch_id)
+    await settle(window)
+    assert window.centre_stack.currentWidget() is window.scrollback
+    shown = texts(window)
+    assert shown[-2] == "which is best?" and shown[-1].startswith("other-gpt-0 ")
+    assert window.session.model == "other-gpt"
+
+
+async def test_one_model_failing_leaves_the_others_answering(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.models = ["mock-gpt", "tiny"]
+    await window.model_lists.ask_all()
+    wire_server.route("/v1/chat/completions", by_model)
+    await type_and_send(qtbot, window, "/compare tiny mock-gpt")
+    await wait_until(lambda: window.session.compare_next is not None)
+    await type_and_send(qtbot, window, "go")
+    view = window.pane.compare_view
+    await wait_until(lambda: len(view.columns) == 2)
+    await settle(window)
+    broken, working = view.columns
+    assert broken.error.isVisible() and "tiny is down" in broken.error.text()
+    assert broken.stats.text() == "Failed"
+    assert working.text.toPlainText().strip().endswith("mock-gpt-39")
+    # Back to the conversation, and a plain message goes as usual again
+    qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
+    assert window.centre_stack.currentWidget() is window.scrollback
+    assert window.session.compare_next is None
+
+
+async def test_the_toolbar_compare_picks_models_across_providers(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.models = ["mock-gpt", "other-gpt"]
+    await window.model_lists.ask_all()
+    action = window.toolbar_actions["actionCompare"]
+    assert action.isEnabled()
+    action.trigger()
+    dialog = window.findChild(QDialog, "compareDialog")
+    assert dialog is not None and dialog.isVisible()
+    models = dialog.findChild(QListWidget, "compareModels")
+    ok = dialog.buttons.buttons()[0]
+    labels = [models.item(r).text() for r in range(models.count())]
+    assert "local" in labels and "other-gpt" in labels
+    assert not dialog.findChild(type(ok), "compareOk").isEnabled()  # one model checked
+    for row in range(models.count()):
+        if models.item(row).text() == "other-gpt":
+            models.item(row).setCheckState(Qt.CheckState.Checked)
+    button = dialog.findChild(type(ok), "compareOk")
+    assert button.isEnabled()
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: window.session.compare_next is not None)
+    await settle(window)
+    assert [c.label for c in window.session.compare_next or []] == [
+        "local/mock-gpt",
+        "local/other-gpt",
+    ]
