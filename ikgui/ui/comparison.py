@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -39,10 +39,15 @@ from ikgui.domain.session.comparison import (
     stats_line,
 )
 from ikgui.domain.state.catalog import ModelGroup
+from ikgui.domain.text.safe import reveal_bidi
 from ikgui.ui.plain import block, line, make_plain, tooltip
+from ikgui.ui.transcript.items import Colors
+from ikgui.ui.transcript.markdown import render_markdown
 
 #: How often what arrived is shown (ms): a few times a second, like the transcript.
 INTERVAL = 50
+#: The longest answer shown formatted once finished (a longer one stays plain text).
+MARKDOWN_LIMIT = 200_000
 #: A column's narrowest width: below it, the columns scroll sideways.
 COLUMN_MIN = 260
 
@@ -57,6 +62,7 @@ class AnswerColumn(QFrame):
         self.answer = answer
         self.priced = priced
         self.shown = 0  # characters of the answer shown so far
+        self.rendered = False  # the finished answer shown formatted
         self.setObjectName("compareColumn")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setMinimumWidth(COLUMN_MIN)
@@ -70,9 +76,9 @@ class AnswerColumn(QFrame):
         self.stats = make_plain(QLabel())
         self.stats.setObjectName("compareStats")
         self.stats.setWordWrap(True)
-        self.text = QPlainTextEdit(self)
+        self.text = QTextBrowser(self)
         self.text.setObjectName("compareText")
-        self.text.setReadOnly(True)
+        self.text.setOpenLinks(False)  # (the model's links: nothing is followed from here)
         self.text.setAccessibleName(f"Answer of {label}")
         self.text.setFrameShape(QFrame.Shape.NoFrame)
         self.error = make_plain(QLabel())
@@ -98,9 +104,14 @@ class AnswerColumn(QFrame):
         """Show what arrived since the last time, and the figures as they stand."""
         answer = self.answer
         text = answer.text
-        if answer.finished is not None and self.text.toPlainText() != block(text[: self.shown]):
-            self.text.setPlainText("")  # (the stored reply differs from what streamed)
-            self.shown = 0
+        if answer.finished is not None and not self.rendered:
+            self.rendered = True
+            if text and len(text) <= MARKDOWN_LIMIT:  # the whole answer, formatted
+                self._render(text)
+                self.shown = len(text)
+            elif self.text.toPlainText() != block(text[: self.shown]):
+                self.text.setPlainText("")  # (the stored reply differs from what streamed)
+                self.shown = 0
         if len(text) > self.shown:
             cursor = self.text.textCursor()
             cursor.movePosition(QTextCursor.MoveOperation.End)
@@ -111,6 +122,15 @@ class AnswerColumn(QFrame):
             self.error.setText(block(answer.error))
             self.error.show()
         self.keep.setEnabled(answer.state in (DONE, STOPPED) or answer.state == FAILED)
+
+    def _render(self, text: str) -> None:
+        """The finished answer as the transcript shows a reply: safe Markdown (no HTML,
+        nothing loaded)."""
+        style = Colors.from_palette(self.palette()).markdown()
+        document = render_markdown(reveal_bidi(text), style)
+        document.setDefaultFont(self.text.font())
+        document.setParent(self.text)
+        self.text.setDocument(document)
 
 
 class CompareView(QWidget):

@@ -50,7 +50,7 @@ async def test_compare_streams_side_by_side_and_continue_opens_that_branch(
     assert any(c.answer.finished is None for c in view.columns)
     await settle(window)
     first, second = view.columns
-    assert first.text.toPlainText().startswith("mock-gpt-0 mock-gpt-1")
+    assert first.text.toPlainText().strip().startswith("mock-gpt-0 mock-gpt-1")
     assert second.text.toPlainText().strip().endswith("other-gpt-39")
     for column in view.columns:
         stats = column.stats.text()

@@ -298,7 +298,6 @@ COMMANDS: list[C] = [
             "Compare",
             "Ctrl+Shift+D",
             "Send the next message to several models at once, side by side (/compare)",
-            icon="fork",
         ),
     ),
     C(

@@ -333,7 +333,7 @@ def stats_line(answer: Answer, now: float, priced: bool) -> str:
     first = answer.time_to_first_token
     if first is None:
         return "Stopped before any text" if answer.stopped else "Waiting for the first token…"
-    parts = [f"{first:.1f} s to first token"]
+    parts = [f"{_seconds(first)} to first token"]
     rate = answer.tokens_per_second(now)
     if rate is not None:
         parts.append(f"{rate:.0f} tokens/s")
@@ -341,7 +341,16 @@ def stats_line(answer: Answer, now: float, priced: bool) -> str:
     parts.append(f"{approx}{answer.tokens:,} tokens")
     if answer.finished is not None and not answer.stopped:
         cost = answer.cost or 0.0
-        parts.append(f"${cost:.4f}" if priced or cost else NO_PRICE)
+        parts.append(_money(cost) if priced or cost else NO_PRICE)
     if answer.stopped:
         parts.append("stopped")
     return " · ".join(parts)
+
+
+def _seconds(value: float) -> str:
+    return f"{value * 1000:.0f} ms" if value < 1 else f"{value:.1f} s"
+
+
+def _money(cost: float) -> str:
+    """``$0.0123``; a fraction of a hundredth of a cent keeps its first figures."""
+    return f"${cost:.4f}" if cost >= 0.0001 or not cost else f"${cost:.6f}"

@@ -297,6 +297,8 @@ def connect_compare(window: MainWindow) -> None:
         view.priced = lambda model: model in session.settings.prices
         view.show_comparison(comparison)
         pane.show_compare(True)
+        window.sidebar.refresh_conversation(comparison.parent_id)  # its new branches
+        window.sidebar.show_forks(comparison.parent_id)
 
     def switched() -> None:
         comparison = session.comparison
