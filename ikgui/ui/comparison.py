@@ -155,7 +155,6 @@ class CompareView(QWidget):
         self._dirty: set[str] = set()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(INTERVAL)
         self._timer.timeout.connect(self.flush)
         #: How many times the columns were refreshed (tests count work, not time).
         self.refreshes = 0
@@ -206,24 +205,35 @@ class CompareView(QWidget):
         self.heading.setText(line(f"{count} models answer: {comparison.text}"))
         comparison.watchers.append(self._answer_changed)
         self._dirty = {a.branch_id for a in comparison.answers}
-        self.flush()
+        self.flush_all()
 
     def _answer_changed(self, answer: Answer) -> None:
         self._dirty.add(answer.branch_id)
-        if answer.finished is not None:
-            self.flush()  # an ending is shown at once
-        elif not self._timer.isActive():
-            self._timer.start()
+        if not self._timer.isActive():
+            # an ending is shown at once; growth a few times a second
+            self._timer.start(0 if answer.finished is not None else INTERVAL)
 
     def flush(self) -> None:
-        dirty, self._dirty = self._dirty, set()
-        if not dirty:
+        """Show what arrived, one column a turn of the loop (three long answers laid out
+        in one go would hold it for more than a frame)."""
+        column = next((c for c in self.columns if c.answer.branch_id in self._dirty), None)
+        if column is None:
+            self._dirty.clear()
             return
-        now = self.clock()
-        for column in self.columns:
-            if column.answer.branch_id in dirty:
-                column.refresh(now)
+        self._dirty.discard(column.answer.branch_id)
+        column.refresh(self.clock())
         self.refreshes += 1
+        if self._dirty and not self._timer.isActive():
+            self._timer.start(0)  # the next column after the loop's other work
+
+    def flush_all(self) -> None:
+        """Show everything that arrived now (the first paint of a comparison)."""
+        while self._dirty and self.columns:
+            before = len(self._dirty)
+            self.flush()
+            if len(self._dirty) >= before:
+                break
+        self._timer.stop()
 
     def column_for(self, branch_id: str) -> AnswerColumn | None:
         return next((c for c in self.columns if c.answer.branch_id == branch_id), None)
