@@ -31,6 +31,7 @@ from ikgui.domain.text.safe import one_line, terminal_safe
 
 if TYPE_CHECKING:
     from ikgui.cli.env import Env
+    from ikgui.domain.state.alternatives import Alternatives
 
 
 def _ref_or_last(env: Env, args: argparse.Namespace) -> str:
@@ -63,11 +64,26 @@ def conv_json(
     fields["pinned"] = conv.pinned
     if with_state:
         fields["marks"] = [{"event_id": m.event_id, "label": m.label} for m in state.marks]
-        fields["scrollback"] = [
-            {"event_id": e.id, "kind": e.kind, "content": describe(e), "data": e.data or None}
-            for e in state.scrollback
-        ]
+        from ikgui.domain.state.alternatives import branch_alternatives
+
+        alternatives = branch_alternatives(store, conv, state.transcript)
+        alternatives.update(state.retry_alternatives())
+        fields["scrollback"] = [_item_json(e, alternatives) for e in state.scrollback]
     return fields
+
+
+def _item_json(event: Event, alternatives: dict[int, Alternatives]) -> dict[str, Any]:
+    """One scrollback item; an item with alternatives (SPEC §14) lists them."""
+    item = {
+        "event_id": event.id,
+        "kind": event.kind,
+        "content": describe(event),
+        "data": event.data or None,
+    }
+    found = alternatives.get(event.id)
+    if found is not None:
+        item["alternatives"] = found.as_json()
+    return item
 
 
 _LABELS = labels(Kind.USER, Kind.ASSISTANT, Kind.SYSTEM, Kind.ERROR)

@@ -44,6 +44,7 @@ from ikgui.domain.session.reply import ProviderFactory
 from ikgui.domain.session.sender import ReplyStreamer
 from ikgui.domain.session.tool_loop import ToolLoop
 from ikgui.domain.settings import AgentSettings, Settings
+from ikgui.domain.state.alternatives import Alternatives, branch_alternatives
 from ikgui.domain.state.context import Message
 from ikgui.domain.state.context_diff import last_request
 
@@ -447,6 +448,39 @@ class Session:
             raise UserError("Only a message of yours can be edited and resent")
         self.fork(event_id - 1, reason=BRANCH_EDIT)
         return await self.resend(text, listed(event.data))
+
+    # -- alternatives (SPEC §14) ---------------------------------------------------------
+    def alternatives(self) -> dict[int, Alternatives]:
+        """Each shown item with alternatives, by its event id: retried replies (in this
+        conversation) and edited or regenerated turns (across branches)."""
+        found = branch_alternatives(self.store, self.conversation, self.state.transcript)
+        found.update(self.state.retry_alternatives())  # (a reply in both: its retries)
+        return found
+
+    def switch_alternative(self, alternatives: Alternatives, index: int) -> None:
+        """Show the ``index``-th version of a turn: a retried reply is chosen (a
+        ``choose`` event, replayed ever after); a branch is opened."""
+        option = alternatives.options[index]
+        if option.event_id is None:
+            if option.conversation_id != self.conversation.id:
+                self.open(option.conversation_id)
+            return
+        if index == alternatives.index:
+            return
+        if self.streaming:
+            raise UserError("Cannot switch alternatives while a reply is streaming")
+        slot = self.state.slots.get(alternatives.slot_event_id)
+        attempt = (
+            next((a for a in slot.attempts if a.holds(option.event_id)), None) if slot else None
+        )
+        if attempt is None:
+            raise UserError("That alternative is no longer there")
+        data = {
+            "slot_event_id": alternatives.slot_event_id,
+            "chosen_event_id": option.event_id,
+            "context_event_id": max(e.id for e in attempt.scrollback),
+        }
+        self.current.append(Kind.CHOOSE, "", data)
 
     async def retry(self, event_id: int) -> Event | None:
         """Retry: answer the exchange of ``event_id`` (a reply or an error) again, in

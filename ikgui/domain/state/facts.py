@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ikgui.domain.events import Conversation, Event
-from ikgui.domain.state.transcript import Group
+from ikgui.domain.state.transcript import Entry, Group
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,9 @@ class TranscriptChange:
 
     appended: tuple[Event, ...] = ()
     collapsed: Group | None = None
+    #: A retry or a switch of alternatives replaced what followed a message (SPEC §14):
+    #: the whole transcript to show again (the other fields are then empty).
+    reshown: tuple[Entry, ...] | None = None
 
 
 @dataclass(frozen=True)

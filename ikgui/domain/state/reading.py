@@ -30,7 +30,7 @@ def labels(*kinds: str) -> dict[str, str]:
 
 
 #: Kinds no reader sees as an item (plain strings: ``shown`` runs for every event).
-_UNSHOWN = frozenset({Kind.CLEAR.value, Kind.RETRY.value})
+_UNSHOWN = frozenset({Kind.CLEAR.value, Kind.RETRY.value, Kind.CHOOSE.value})
 
 
 def failed_before_text(event: Event) -> bool:

@@ -14,6 +14,9 @@ before): ``data.target_event_id`` is the user message being answered again. Cont
 scrollback go back to just after it, marks set after it are dropped, and what they held
 (the failed or replaced attempt) becomes a "failed attempt" group. A retry whose target
 is not a user message in the context is skipped (logged), like a malformed rewind.
+An attempt that answered is kept as an alternative instead (SPEC §14,
+:mod:`ikgui.domain.state.alternatives`): the transcript shows the newest try, and a
+``choose`` event puts an earlier one back.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from dataclasses import dataclass, field, replace
 
 from ikgui.domain.events import CONVERSATION_KINDS, Event, Kind
 from ikgui.domain.ports import Store
+from ikgui.domain.state.alternatives import Alternatives, Attempt, Slot, has_reply
+from ikgui.domain.state.alternatives import retry_alternatives as _retry_alternatives
 from ikgui.domain.state.facts import TranscriptChange
 from ikgui.domain.state.history import load_segments as load_segments
 from ikgui.domain.state.reading import failed_before_text
@@ -77,6 +82,12 @@ class ReplayState:
     prompt_before: dict[int, str] = field(default_factory=dict)
     #: The conversation's tool switches and standing grants (SPEC §12).
     tools: ToolMemory = field(default_factory=ToolMemory)
+    #: The user messages a retry answered again, with their attempts (SPEC §14).
+    slots: dict[int, Slot] = field(default_factory=dict)
+
+    def retry_alternatives(self) -> dict[int, Alternatives]:
+        """The alternatives of retried replies, by the event that shows the switcher."""
+        return _retry_alternatives(self.slots, self.context, self.scrollback)
 
     def find_mark(self, label: str | None) -> MarkEntry | None:
         """The newest live mark, or the newest with exactly ``label``."""
@@ -97,6 +108,7 @@ def _clear(state: ReplayState, event: Event) -> None:
     state.scrollback.clear()
     state.marks.clear()
     state.working_prompt = ""
+    state.slots.clear()
 
 
 def _rewind(state: ReplayState, event: Event) -> None:
@@ -122,25 +134,94 @@ def _rewind(state: ReplayState, event: Event) -> None:
     _show(state, event)
 
 
-def _retry(state: ReplayState, event: Event) -> None:
-    target = event.data.get("target_event_id")
+def _slot_message(state: ReplayState, event: Event, target: object) -> int | None:
+    """The index in the context of the user message ``target`` (``None``: skip ``event``)."""
     context = state.context
     index = next(
         (i for i in range(len(context) - 1, -1, -1) if context[i].id == target),
         None,
     )
     if index is None or context[index].kind != Kind.USER:
-        log.warning("skipping retry event %s: target %r is not a user message", event.id, target)
+        log.warning("skipping %s event %s: %r is not a user message", event.kind, event.id, target)
         state.skipped.append(event.id)
-        return
-    del context[index + 1 :]
-    user = context[index].id
+        return None
+    return index
+
+
+def _tails(state: ReplayState, index: int) -> tuple[int, int]:
+    """Where what follows the context's message ``index`` starts in the scrollback and in
+    the transcript."""
+    user = state.context[index].id
     at = next((i for i, e in enumerate(state.scrollback) if e.id == user), len(state.scrollback))
-    del state.scrollback[at + 1 :]
-    state.marks[:] = [mark for mark in state.marks if mark.event_id < user]
     shown_at = find_event(state.transcript, user)
-    if shown_at is not None:
-        collapse(state.transcript, shown_at + 1, GroupKind.RETRIED, event)
+    return at + 1, (shown_at + 1 if shown_at is not None else len(state.transcript))
+
+
+def _leave(state: ReplayState, slot: Slot, index: int) -> None:
+    """Save what follows the slot's message as the attempt shown (a new one if it is
+    the newest try), and take it out of the context, scrollback and transcript."""
+    at, shown_at = _tails(state, index)
+    attempt = Attempt(
+        state.context[index + 1 :],
+        state.scrollback[at:],
+        list(state.transcript[shown_at:]),
+        state.working_prompt,
+    )
+    if slot.current is None:
+        slot.attempts.append(attempt)
+    else:
+        slot.attempts[slot.current] = attempt
+    del state.context[index + 1 :]
+    del state.scrollback[at:]
+    del state.transcript[shown_at:]
+    user = slot.user
+    state.marks[:] = [mark for mark in state.marks if mark.event_id < user]
+
+
+def _retry(state: ReplayState, event: Event) -> None:
+    index = _slot_message(state, event, event.data.get("target_event_id"))
+    if index is None:
+        return
+    user = state.context[index].id
+    at, shown_at = _tails(state, index)
+    slot = state.slots.get(user)
+    if (slot is not None and slot.current is not None) or has_reply(state.scrollback[at:]):
+        slot = state.slots.setdefault(user, Slot(user))
+        _leave(state, slot, index)
+        slot.current = None  # the new try follows
+        return
+    del state.context[index + 1 :]
+    del state.scrollback[at:]
+    state.marks[:] = [mark for mark in state.marks if mark.event_id < user]
+    collapse(state.transcript, shown_at, GroupKind.RETRIED, event)
+
+
+def _choose(state: ReplayState, event: Event) -> None:
+    """Show the attempt of ``slot_event_id`` that holds ``chosen_event_id``."""
+    data = event.data
+    index = _slot_message(state, event, data.get("slot_event_id"))
+    slot = state.slots.get(state.context[index].id) if index is not None else None
+    chosen = data.get("chosen_event_id")
+    if slot is None or index is None:
+        if index is not None:
+            state.skipped.append(event.id)
+        return
+    found = next((i for i, a in enumerate(slot.attempts) if a.holds(chosen)), None)  # type: ignore[arg-type]
+    if found is None:
+        at, _ = _tails(state, index)
+        if slot.current is None or not any(e.id == chosen for e in state.scrollback[at:]):
+            log.warning("skipping choose event %s: %r is no attempt", event.id, chosen)
+            state.skipped.append(event.id)
+        return  # (the newest try, shown already)
+    if found == slot.current:
+        return
+    _leave(state, slot, index)
+    attempt = slot.attempts[found]
+    state.context.extend(attempt.context)
+    state.scrollback.extend(attempt.scrollback)
+    state.transcript.extend(attempt.transcript)  # type: ignore[arg-type]
+    state.working_prompt = attempt.working_prompt
+    slot.current = found
 
 
 def set_prompt(state: ReplayState, event: Event, prompt: str) -> None:
@@ -196,6 +277,8 @@ def apply(state: ReplayState, event: Event) -> None:
         state.tools.take(event)
     elif kind == Kind.RETRY:
         _retry(state, event)
+    elif kind == Kind.CHOOSE:
+        _choose(state, event)
     elif kind == Kind.COMMAND:
         _show(state, event)
         _command(state, event)
@@ -235,7 +318,7 @@ def _command(state: ReplayState, event: Event) -> None:
 def fold(state: ReplayState, event: Event) -> TranscriptChange:
     """``apply``, saying how the window's transcript changed (what a view must show)."""
     before = len(state.transcript)
-    if event.kind not in (Kind.REWIND, Kind.CLEAR, Kind.RETRY):
+    if event.kind not in (Kind.REWIND, Kind.CLEAR, Kind.RETRY, Kind.CHOOSE):
         apply(state, event)
         return TranscriptChange(_events(state.transcript[before:]))
     old = list(state.transcript)
@@ -244,8 +327,13 @@ def fold(state: ReplayState, event: Event) -> TranscriptChange:
     kept = 0
     while kept < min(len(old), len(new)) and old[kept] is new[kept]:
         kept += 1
+    if kept == len(old) == len(new):
+        return TranscriptChange()
     tail = new[kept:]
     group = tail[0] if tail and isinstance(tail[0], Group) else None
+    if event.kind in (Kind.RETRY, Kind.CHOOSE) and group is None:
+        # Alternatives switched: what follows the message is another attempt now.
+        return TranscriptChange(reshown=tuple(new))
     return TranscriptChange(_events(tail[1:] if group else tail), collapsed=group)
 
 

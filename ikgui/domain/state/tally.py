@@ -11,7 +11,9 @@ not 10,000, and the sidebar reads its counts as columns.
 The context rules follow :func:`ikgui.domain.state.replay.apply`: a clear empties the
 context; a rewind goes back to its mark (the tally stored with the mark); a retry goes
 back to just after the user message it answers (the tally stored with it; a message the
-fork carries from its parent takes all of the fork's own ones out). As stored numbers
+fork carries from its parent takes all of the fork's own ones out); a ``choose`` goes to
+the context its attempt had (the tally stored with the attempt's newest event, which the
+event names as ``context_event_id``). As stored numbers
 cannot say whether a mark is still live, a rewind to a mark a later clear or rewind took
 away is not skipped as the fold skips it; the domain never writes one
 (``test_tally`` folds the logs the session writes and compares).
@@ -72,6 +74,13 @@ def after(before: Tally, event: Event, lookup: Lookup) -> Tally:
         if found[0] != Kind.USER:
             return before
         return Tally(before.messages, found[1].context)
+    if kind == Kind.CHOOSE:
+        # Back to the context the chosen attempt had: the tally after its newest event.
+        upto = event.data.get("context_event_id") if event.may_have("context_event_id") else None
+        if not isinstance(upto, int) or isinstance(upto, bool):
+            return before
+        found = lookup(upto)
+        return Tally(before.messages, found[1].context if found is not None else 0)
     if is_message(kind, event.content):
         return Tally(before.messages + 1, before.context + 1)
     return before

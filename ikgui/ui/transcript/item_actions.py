@@ -22,6 +22,7 @@ from ikgui.domain.events import Kind
 from ikgui.domain.text.advice import settings_page
 from ikgui.ui.transcript.action_row import ActionRow, actions_for, always_shown
 from ikgui.ui.transcript.inline_edit import InlineEdits, bubble_rect
+from ikgui.ui.transcript.switcher import AlternativeSwitcher
 
 if TYPE_CHECKING:
     from ikgui.ui.transcript.render import Item
@@ -40,6 +41,8 @@ class ItemActions(QObject):
         self.row = ActionRow(view.viewport(), "actionRow")
         self.row.triggered.connect(self.trigger)
         self.cards: dict[int, ActionRow] = {}
+        #: The ``‹ 2/3 ›`` of each item in view that has alternatives, by its event id.
+        self.switchers: dict[int, AlternativeSwitcher] = {}
         self.edits = InlineEdits(view)
         self._hover: int | None = None
         self._pending = False
@@ -83,6 +86,7 @@ class ItemActions(QObject):
         if not view.isVisible():
             return
         self.edits.place()
+        self._place_switchers()
         target = self._target()
         item = view._by_id.get(target) if target is not None else None
         if (
@@ -143,11 +147,45 @@ class ItemActions(QObject):
             card.set_event(item.event)
             self._put(card, item)
 
-    def _put(self, row: ActionRow, item: Item) -> None:
+    def _place_switchers(self) -> None:
+        """A switcher under each item in view with alternatives. They are kept by the
+        turn (its slot), not the item: the switcher that was used stays, with the
+        keyboard, when the item it was under gives way to another version."""
+        found = self.view.alternatives()
+        wanted = {
+            found[item.event.id].slot_event_id: item
+            for item in self._visible()
+            if item.event.id in found
+        }
+        for slot in list(self.switchers):
+            if slot not in wanted:
+                gone = self.switchers.pop(slot)
+                if gone.hasFocus():
+                    self.view.setFocus()
+                gone.deleteLater()
+        for slot, item in wanted.items():
+            switcher = self.switchers.get(slot)
+            if switcher is None:
+                switcher = AlternativeSwitcher(self.view.viewport())
+                switcher.switched.connect(self.view.alternative_requested)
+                self.switchers[slot] = switcher
+            switcher.set_alternatives(item.event.id, found[item.event.id])
+            self._put(switcher, item, beside=None)
+
+    def switcher_of(self, event_id: int) -> AlternativeSwitcher | None:
+        found = self.view.alternatives().get(event_id)
+        return self.switchers.get(found.slot_event_id) if found is not None else None
+
+    def _put(self, row: QWidget, item: Item, beside: int | None = 0) -> None:
+        """Put ``row`` under ``item``: on the side its bubble is on, after the item's
+        switcher (``beside=None``: the switcher itself)."""
         box = bubble_rect(self.view, item.frame)
         y = round(box.bottom()) + _GAP
         right = item.event.kind == Kind.USER
         x = round(box.right()) - row.width() if right else round(box.left())
+        switcher = self.switcher_of(item.event.id) if beside is not None else None
+        if switcher is not None:
+            x += -(switcher.width() + 6) if right else switcher.width() + 6
         row.move(x, y)
         row.show()
         row.raise_()

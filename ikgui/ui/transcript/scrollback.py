@@ -25,6 +25,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.state.alternatives import Alternatives
 from ikgui.domain.state.reading import shown
 from ikgui.domain.state.transcript import Entry, Group
 from ikgui.ui.transcript.files import MessageFiles
@@ -62,6 +63,8 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     settings_requested = Signal(str)  # an error card's "Open … settings": the page
     #: A notice's link: ``(scheme, conversation id)`` (open it, or its Branches view).
     conversation_link = Signal(str, str)
+    #: A switcher asked for another version of a turn: ``(Alternatives, index)``.
+    alternative_requested = Signal(object, int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._held: list[Event] = []
@@ -80,6 +83,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         self.group_loader: Callable[[Group], list[Entry]] | None = None
         #: Appending what another process wrote: a message does not move the view.
         self.quiet = False
+        #: Which shown items have alternatives (SPEC §14), by event id: asked of the
+        #: window once the transcript changed, when the switchers are next placed.
+        self.alternatives_source: Callable[[], dict[int, Alternatives]] = dict
+        self._alternatives: dict[int, Alternatives] | None = None
         super().__init__(parent)
         self.setObjectName("scrollback")
         self.setAccessibleName("Transcript")
@@ -112,9 +119,22 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         (ikgui stopped before it ran or ended): it says so."""
         self._writer.interrupted = interrupted
 
+    def alternatives(self) -> dict[int, Alternatives]:
+        """The items with alternatives (read again after each change of the transcript)."""
+        if self._alternatives is None:
+            self._alternatives = self.alternatives_source()
+        return self._alternatives
+
+    def alternatives_changed(self) -> None:
+        """What has alternatives may have changed: ask again when placing the switchers."""
+        self._alternatives = None
+        if self._ready:
+            self.item_actions.schedule()
+
     def show_events(self, entries: Sequence[Entry]) -> None:
         """Replace everything: show the last page of the transcript ``entries`` (events
         and collapsed groups: ``ReplayState.transcript``) at the bottom."""
+        self.alternatives_changed()
         self._held = self._rows(entries)
         self._last = len(self._held)
         self._first = self._first_of_page()
@@ -129,6 +149,7 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         if event.id in self._by_id:
             self.update_event(event)
             return
+        self.alternatives_changed()
         at_end = self._last == len(self._held)
         sent = event.kind == Kind.USER and not self.quiet
         follow = self._at_bottom() or sent

@@ -442,6 +442,8 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     v.fork_requested.connect(lambda eid: runner.guard(s.fork, eid))
     v.edit_resend_requested.connect(c.edit_and_resend)
     v.retry_requested.connect(runner.retry)
+    v.alternatives_source = s.alternatives
+    v.alternative_requested.connect(lambda alts, i: runner.guard(s.switch_alternative, alts, i))
     v.settings_requested.connect(lambda page: w.open_settings(page or "providers"))
     v.conversation_link.connect(c.follow_link)
     v.set_titles(c.title_of)
