@@ -52,6 +52,13 @@ def test_run_compare_prints_each_answer_under_its_model_and_branch(
     sent = {b["model"]: b["messages"] for b in local.bodies("/v1/chat/completions")[1:]}
     assert set(sent) == {"mock-gpt", "other-model"}
     assert sent["other-model"][-1] == {"role": "user", "content": "and of Italy?"}
+    # each answer's message has the other answers as its alternatives
+    mine = [i for i in second["scrollback"] if i["kind"] == "user"][-1]
+    assert [(a["conversation"], a["chosen"]) for a in mine["alternatives"]] == [
+        (kids[0], False),
+        (kids[1], True),
+    ]
+    assert first["branch_reason"] == second["branch_reason"] == "compare"
     # continuing in a branch keeps its model (replayed, not the parent's)
     local.route("/v1/chat/completions", by_model)
     follow = cli.ok("run", "-c", kids[1], "more?")

@@ -14,6 +14,7 @@ from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import ReceivedRequest, Reply, WireServer
 from tests.ui.conftest import wait_until
+from tests.ui.test_alternatives_window import one_switcher, switchers
 from tests.ui.test_window import reply, settle, texts, type_and_send, window
 
 __all__ = ["window", "wire_server", "wire_server_session"]
@@ -71,6 +72,16 @@ async def test_compare_streams_side_by_side_and_continue_opens_that_branch(
     shown = texts(window)
     assert shown[-2] == "which is best?" and shown[-1].startswith("other-gpt-0 ")
     assert window.session.model == "other-gpt"
+    # the other answer stays its alternative: ‹ 2/2 › flips to it, in place
+    switcher = await one_switcher(window)
+    assert switcher.accessibleName() == "Alternative 2 of 2"
+    qtbot.mouseClick(switcher.previous, Qt.MouseButton.LeftButton)
+    await wait_until(lambda: window.current_id == first.answer.branch_id)
+    await settle(window)
+    assert texts(window)[-1].startswith("mock-gpt-0 ")
+    await wait_until(
+        lambda: [w.accessibleName() for w in switchers(window)] == ["Alternative 1 of 2"]
+    )
 
 
 async def test_one_model_failing_leaves_the_others_answering(

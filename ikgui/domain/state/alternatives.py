@@ -21,7 +21,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ikgui.domain.events import ALTERNATIVE_REASONS, Conversation, Event, Kind
+from ikgui.domain.events import (
+    ALTERNATIVE_REASONS,
+    BRANCH_COMPARE,
+    Conversation,
+    Event,
+    Kind,
+)
 from ikgui.domain.ports import Store
 from ikgui.domain.state.reading import shown
 
@@ -175,7 +181,41 @@ def branch_alternatives(
         index = max(i for i, o in enumerate(options) if o.conversation_id in on_path)
         if len(options) > 1:
             found[event_id] = Alternatives(point, index, tuple(options))
+    found.update(_compared_alternatives(store, path, own, found))
     return found
+
+
+def _compared_alternatives(
+    store: Store,
+    path: Sequence[Conversation],
+    own: dict[str, list[Event]],
+    found: dict[int, Alternatives],
+) -> dict[int, Alternatives]:
+    """A compared model's branch: its message has the other models' answers (their
+    branches, forked at the same event) as alternatives, "Continue with this one" having
+    opened one of them (SPEC §14); the conversation compared from is not one of them."""
+    more: dict[int, Alternatives] = {}
+    for c in path:
+        if c.branch_reason != BRANCH_COMPARE or c.parent is None or not own.get(c.id):
+            continue
+        first = own[c.id][0].id
+        if first in found:
+            continue
+        siblings = sorted(
+            (
+                k
+                for k in store.children(c.parent)
+                if k.branch_reason == BRANCH_COMPARE
+                and k.fork_event_id == c.fork_event_id
+                and k.trashed_at is None
+            ),
+            key=lambda k: (k.created_at, k.id),
+        )
+        ids = [k.id for k in siblings]
+        if len(ids) > 1 and c.id in ids:
+            options = tuple(Alternative(i) for i in ids)
+            more[first] = Alternatives(c.fork_event_id or 0, ids.index(c.id), options)
+    return more
 
 
 def _path(store: Store, conv: Conversation) -> list[Conversation]:
