@@ -4,6 +4,8 @@ its model, titled "<title> · <model>"; one failing model does not stop the othe
 
 from __future__ import annotations
 
+import pytest
+
 from tests.cli.conftest import Cli
 from tests.cli.test_run import local, sse_reply
 from tests.support.fixtures import wire_server, wire_server_session
@@ -97,3 +99,23 @@ def test_slash_compare_sends_the_next_message_only(cli: Cli, local: WireServer) 
     parent = cli.new_id("first")
     armed = cli.ok("run", "-c", parent, "/compare", "mock-gpt", "llama/tiny")
     assert "The next message goes to: local/mock-gpt, llama/tiny" in armed.out
+
+
+def test_compare_on_postgresql(
+    cli: Cli, local: WireServer, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answers stream at once into branches of a PostgreSQL database (each reply's
+    saves go through the database thread): the same branches, titles and models."""
+    monkeypatch.setenv("IKGUI_DATABASE_URL", pg_url)
+    local.route("/v1/chat/completions", by_model)
+    result = cli("run", "--compare", "mock-gpt,other-model,broken", "hello there")
+    assert result.code == 3, result.err
+    parent = result.err.strip().splitlines()[-1]
+    shown = cli.ok("conv", "show", parent, "--json").json
+    kids = [e["data"]["child_id"] for e in shown["scrollback"] if e["kind"] == "fork"]
+    assert len(kids) == 3
+    answers = [cli.notices(k)[-1] for k in kids[:2]]
+    assert answers == ["assistant: mock-gpt says hello", "assistant: other-model says hello"]
+    titles = [cli.ok("conv", "show", k, "--json").json["title"] for k in kids]
+    assert titles == [f"hello there · {m}" for m in ("mock-gpt", "other-model", "broken")]
+    assert shown["title"] == "hello there"  # the new conversation is named by its question

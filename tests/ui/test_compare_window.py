@@ -50,6 +50,7 @@ async def test_compare_streams_side_by_side_and_continue_opens_that_branch(
     await wait_until(lambda: all(c.text.toPlainText() for c in view.columns))
     assert any(c.answer.finished is None for c in view.columns)
     await settle(window)
+    await wait_until(lambda: all(c.rendered for c in view.columns))  # each shown whole
     first, second = view.columns
     assert first.text.toPlainText().strip().startswith("mock-gpt-0 mock-gpt-1")
     assert second.text.toPlainText().strip().endswith("other-gpt-39")
@@ -96,6 +97,7 @@ async def test_one_model_failing_leaves_the_others_answering(
     view = window.pane.compare_view
     await wait_until(lambda: len(view.columns) == 2)
     await settle(window)
+    await wait_until(lambda: all(c.rendered for c in view.columns))
     broken, working = view.columns
     assert broken.error.isVisible() and "tiny is down" in broken.error.text()
     assert broken.stats.text() == "Failed"

@@ -221,6 +221,8 @@ def prepare(
     shown = [f.attachment if isinstance(f, StoredFile) else f for f in files]
     title = branch_title(current, text, shown)
     point = current.fork_point()  # (``None``: nothing yet, so nothing is inherited)
+    if not current.conversation.title:  # (a new conversation: named by its question)
+        current.update_fields(title=title)
     answers: list[Answer] = []
     for contender in picked:
         child = current.branch(
