@@ -5,17 +5,29 @@ and "Continue with this one" opens that answer's branch."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QListWidget
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import BRANCH_COMPARE
+from ikgui.storage import open_store
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import ReceivedRequest, Reply, WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.test_alternatives_window import one_switcher, switchers
-from tests.ui.test_window import reply, settle, texts, type_and_send, window
+from tests.ui.test_window import (
+    closed,
+    opened,
+    reply,
+    settle,
+    texts,
+    type_and_send,
+    window,
+    write_config,
+)
 
 __all__ = ["window", "wire_server", "wire_server_session"]
 
@@ -135,3 +147,65 @@ async def test_the_toolbar_compare_picks_models_across_providers(
         "local/mock-gpt",
         "local/other-gpt",
     ]
+
+
+async def test_stop_stops_every_answer_and_keeps_what_arrived(
+    window: MainWindow, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    wire_server.models = ["mock-gpt", "other-gpt"]
+    await window.model_lists.ask_all()
+
+    def endless(request: ReceivedRequest) -> Reply:
+        model = request.json()["model"]
+        return reply(*[f"{model}-{i} " for i in range(2000)], pause=0.02)
+
+    wire_server.route("/v1/chat/completions", endless)
+    await type_and_send(qtbot, window, "/compare mock-gpt other-gpt")
+    await wait_until(lambda: window.session.compare_next is not None)
+    await type_and_send(qtbot, window, "count")
+    view = window.pane.compare_view
+    await wait_until(lambda: len(view.columns) == 2)
+    await wait_until(lambda: all(c.answer.deltas > 3 for c in view.columns))
+    assert window.stop_button.isVisible()  # the conversation compared from is busy
+    qtbot.mouseClick(window.stop_button, Qt.MouseButton.LeftButton)
+    await settle(window)
+    await wait_until(lambda: all(c.rendered for c in view.columns))
+    for column in view.columns:
+        assert column.answer.stopped and "stopped" in column.stats.text()
+        kept = window.store.events(column.answer.branch_id)[-1]
+        assert (kept.data["interrupted"] is True and kept.content.startswith("mock-gpt-0 ")) or (
+            kept.content.startswith("other-gpt-0 ")
+        )
+        assert column.keep.isEnabled()
+    assert not window.session.streaming and window.send_button.isVisible()
+
+
+async def test_closing_the_window_mid_comparison_keeps_what_arrived(
+    tmp_path: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    wire_server.models = ["mock-gpt", "other-gpt"]
+
+    def endless(request: ReceivedRequest) -> Reply:
+        model = request.json()["model"]
+        return reply(*[f"{model}-{i} " for i in range(2000)], pause=0.02)
+
+    wire_server.route("/v1/chat/completions", endless)
+    win = await opened(home)
+    try:
+        await win.model_lists.ask_all()
+        await type_and_send(qtbot, win, "/compare mock-gpt other-gpt")
+        await wait_until(lambda: win.session.compare_next is not None)
+        await type_and_send(qtbot, win, "count")
+        view = win.pane.compare_view
+        await wait_until(lambda: len(view.columns) == 2)
+        await wait_until(lambda: all(c.answer.deltas > 3 for c in view.columns))
+        branches = [c.answer.branch_id for c in view.columns]
+    finally:
+        await closed(win)
+    with open_store(home / "ikgui.db") as store:
+        for branch in branches:
+            kept = store.events(branch)[-1]
+            assert kept.kind == "assistant" and kept.data["interrupted"] is True
+            assert kept.content and not kept.data.get("streaming")

@@ -424,6 +424,7 @@ class Session:
             raise UsageError(comparing.USAGE)
         message_files(self.current, files)  # a file that cannot go refuses it all first
         comparison = comparing.prepare(self.current, text, picked, files)
+        comparison.running = True  # (its watchers see it busy from the start)
         self.comparison = comparison
         for watcher in list(self.comparison_watchers):
             watcher(comparison)

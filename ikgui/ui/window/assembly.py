@@ -299,6 +299,7 @@ def connect_compare(window: MainWindow) -> None:
         pane.show_compare(True)
         window.sidebar.refresh_conversation(comparison.parent_id)  # its new branches
         window.sidebar.show_forks(comparison.parent_id)
+        window.chrome.refresh()  # Stop, not Send: the conversation compared from is busy
 
     def switched() -> None:
         comparison = session.comparison
