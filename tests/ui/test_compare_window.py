@@ -147,6 +147,11 @@ async def test_the_toolbar_compare_picks_models_across_providers(
         "local/mock-gpt",
         "local/other-gpt",
     ]
+    assert "goes to: local/mock-gpt, local/other-gpt" in window.feedback.text()
+    # chosen for the conversation it was chosen in: another one sends as usual
+    window.toolbar_actions["actionNew"].trigger()
+    await settle(window)
+    assert window.session.compare_next is None
 
 
 async def test_stop_stops_every_answer_and_keeps_what_arrived(

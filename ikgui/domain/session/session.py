@@ -245,9 +245,12 @@ class Session:
 
     # -- the open conversation ---------------------------------------------------------
     def new_conversation(self, agent: str | None = None) -> Conversation:
+        self.compare_next = None  # (``/compare`` chose models for the one it was given in)
         return self.current.new_conversation(agent)
 
     def open(self, conv_id: str) -> Conversation:
+        if conv_id != self.current.conversation.id:
+            self.compare_next = None
         return self.current.open(conv_id)
 
     def settle_interrupted_calls(self) -> None:
