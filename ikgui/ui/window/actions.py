@@ -138,14 +138,18 @@ class WindowActions:
         self.model_label = toolbar.addWidget(label)  # (its action: hidden when compact)
         toolbar.addWidget(self.model_selector)
         for name in BESIDE_MODELS:  # about models: beside their box, an icon at any width
-            button = QToolButton(parent)
-            button.setDefaultAction(self.actions[name])
-            button.setObjectName(name)
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
-            button.setAutoRaise(True)
-            button.setAccessibleName(self.specs[name].text)
-            button.setAccessibleDescription(self.specs[name].tip)
-            toolbar.addWidget(button)
+            toolbar.addWidget(self._icon_button(name, parent))
+
+    def _icon_button(self, name: str, parent: QWidget) -> QToolButton:
+        """The action ``name`` as an icon (its label and tip said to screen readers)."""
+        button = QToolButton(parent)
+        button.setDefaultAction(self.actions[name])
+        button.setObjectName(name)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        button.setAutoRaise(True)
+        button.setAccessibleName(self.specs[name].text)
+        button.setAccessibleDescription(self.specs[name].tip)
+        return button
 
     def _with_menu(self, toolbar: QToolBar, name: str, menu: QMenu) -> None:
         """Give an action a menu; a plain click still triggers the action itself."""
