@@ -63,7 +63,9 @@ async def test_retry_twice_and_flip_between_the_three_answers(
         switcher = await one_switcher(win)
         await wait_until(lambda: switcher.accessibleName() == "Alternative 2 of 3")
         # The keyboard: one Tab stop, Left and Right flip; the focus stays on it.
-        switcher.setFocus()
+        win.scrollback.setFocus()
+        qtbot.keyClick(win.scrollback, Qt.Key.Key_Tab)
+        assert switcher.hasFocus()
         qtbot.keyClick(switcher, Qt.Key.Key_Left)
         await wait_until(lambda: texts(win)[-1] == "red")
         await wait_until(lambda: switchers(win)[0].accessibleName() == "Alternative 1 of 3")
