@@ -486,6 +486,24 @@ class Session:
         }
         self.current.append(Kind.CHOOSE, "", data)
 
+    def show_alternative_of(self, event_id: int) -> bool:
+        """A search found ``event_id`` in a retried reply's attempt not shown: choose
+        that attempt (SPEC §14). Returns whether one was chosen."""
+        context_ids = {event.id for event in self.state.context}
+        for slot in self.state.slots.values():
+            if slot.user not in context_ids:
+                continue
+            for index, attempt in enumerate(slot.attempts):
+                if index != slot.current and attempt.holds(event_id):
+                    data = {
+                        "slot_event_id": slot.user,
+                        "chosen_event_id": attempt.first,
+                        "context_event_id": max(e.id for e in attempt.scrollback),
+                    }
+                    self.current.append(Kind.CHOOSE, "", data)
+                    return True
+        return False
+
     async def retry(self, event_id: int) -> Event | None:
         """Retry: answer the exchange of ``event_id`` (a reply or an error) again, in
         place for the last one, never sending its message twice (see

@@ -122,8 +122,8 @@ def retry_alternatives(
     found: dict[int, Alternatives] = {}
     if not slots:
         return found
-    at = {event.id: i for i, event in enumerate(scrollback) if event.id in slots}
-    in_context = {event.id for event in context if event.id in slots}
+    at = _positions(scrollback, slots)
+    in_context = set(_positions(context, slots))
     for user, slot in slots.items():
         index = at.get(user)
         if index is None or user not in in_context or index + 1 >= len(scrollback):
@@ -140,6 +140,19 @@ def retry_alternatives(
     return found
 
 
+def _positions(events: Sequence[Event], wanted: dict[int, Slot]) -> dict[int, int]:
+    """Where the events ``wanted`` names are in ``events`` (looked for from the end,
+    where retried messages usually are, until each is found)."""
+    found: dict[int, int] = {}
+    for index in range(len(events) - 1, -1, -1):
+        event_id = events[index].id
+        if event_id in wanted:
+            found[event_id] = index
+            if len(found) == len(wanted):
+                break
+    return found
+
+
 # -- across branches ----------------------------------------------------------------------
 def branch_alternatives(
     store: Store, conv: Conversation, transcript: Sequence[object]
@@ -149,6 +162,9 @@ def branch_alternatives(
     conversation with such branches at P, its first item after P; in such a branch, its
     own first item (its fork notice aside)."""
     path = _path(store, conv)
+    kids_of = {c.id: _alternative_kids(store, c.id) for c in path}
+    if not any(kids_of.values()) and not any(c.branch_reason in ALTERNATIVE_REASONS for c in path):
+        return {}  # (the transcript is not walked: none of it has versions elsewhere)
     own: dict[str, list[Event]] = {c.id: [] for c in path}
     for entry in transcript:
         if (
@@ -159,12 +175,10 @@ def branch_alternatives(
         ):
             own[entry.conversation_id].append(entry)
     turns: dict[int, tuple[int, str]] = {}  # switcher event -> (fork point, owner)
-    kids_of: dict[str, list[Conversation]] = {}
     for c in reversed(path):  # from the root: the highest turn wins an item in two
         if c.branch_reason in ALTERNATIVE_REASONS and c.parent in own and own[c.id]:
             turns.setdefault(own[c.id][0].id, (c.fork_event_id or 0, c.parent))
-        kids = kids_of[c.id] = _alternative_kids(store, c.id)
-        for kid in kids:
+        for kid in kids_of[c.id]:
             point = kid.fork_event_id or 0
             after = next((e for e in own[c.id] if e.id > point), None)
             if after is not None:

@@ -121,6 +121,8 @@ class WindowCommands:
         if self.runner.guard(self.session.open, conv_id) is None:
             return
         if isinstance(event_id, int):  # a search hit: show it (its group expanded)
+            # In a retried reply's attempt not shown: that attempt is chosen first.
+            self.runner.guard(self.session.show_alternative_of, event_id)
             self.scrollback.scroll_to_event(event_id)
 
     def follow_link(self, scheme: str, conv_id: str) -> None:
