@@ -163,7 +163,8 @@ def branch_alternatives(
     own first item (its fork notice aside)."""
     path = _path(store, conv)
     kids_of = {c.id: _alternative_kids(store, c.id) for c in path}
-    if not any(kids_of.values()) and not any(c.branch_reason in ALTERNATIVE_REASONS for c in path):
+    versions = ALTERNATIVE_REASONS | {BRANCH_COMPARE}  # (a compared model's: its siblings)
+    if not any(kids_of.values()) and not any(c.branch_reason in versions for c in path):
         return {}  # (the transcript is not walked: none of it has versions elsewhere)
     own: dict[str, list[Event]] = {c.id: [] for c in path}
     for entry in transcript:
