@@ -79,6 +79,7 @@ class AnswerColumn(QFrame):
         self.text = QTextBrowser(self)
         self.text.setObjectName("compareText")
         self.text.setOpenLinks(False)  # (the model's links: nothing is followed from here)
+        self.text.setTabChangesFocus(True)  # Tab goes on to "Continue with this one"
         self.text.setAccessibleName(f"Answer of {label}")
         self.text.setFrameShape(QFrame.Shape.NoFrame)
         self.error = make_plain(QLabel())

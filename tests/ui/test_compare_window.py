@@ -78,6 +78,14 @@ async def test_compare_streams_side_by_side_and_continue_opens_that_branch(
     kids = window.store.children(parent)
     assert [k.branch_reason for k in kids] == [BRANCH_COMPARE, BRANCH_COMPARE]
     assert [k.title for k in kids] == ["hi · mock-gpt", "hi · other-gpt"]
+    # the keyboard reaches it: Tab from an answer goes on to its "Continue with this one"
+    window.activateWindow()  # (offscreen, the slash completion's list kept it)
+    await wait_until(window.isActiveWindow)
+    second.text.setFocus(Qt.FocusReason.TabFocusReason)
+    await wait_until(lambda: second.text.hasFocus())
+    qtbot.keyClick(second.text, Qt.Key.Key_Tab)
+    await wait_until(lambda: second.keep.hasFocus())
+    assert second.keep.accessibleName() == "Continue with local/other-gpt"
     qtbot.mouseClick(second.keep, Qt.MouseButton.LeftButton)
     await wait_until(lambda: window.current_id == second.answer.branch_id)
     await settle(window)

@@ -328,7 +328,8 @@ def pick_models(window: MainWindow) -> None:
         session.settings.providers, window.model_lists.listings, session.provider, session.model
     )
     chosen = session.compare_next
-    checked = {c.label for c in chosen} if chosen else {f"{session.provider}/{session.model}"}
+    here = {f"{session.provider}/{session.model}"} if session.model else set()
+    checked = {c.label for c in chosen} if chosen else here
     picker = ComparePicker(groups, checked, window)
     picker.chosen.connect(lambda models: window.runner.run("compare", models=models))
     picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
