@@ -189,6 +189,12 @@ def _add_run_parser(sub: Any) -> None:
         help="send this file with the message: an image, a PDF or a text file (repeat)",
     )
     run.add_argument(
+        "--compare",
+        metavar="M1,M2",
+        help="send the message to each model at once (NAME or PROVIDER/NAME, comma "
+        "separated): each answer is printed under a header naming its model and branch",
+    )
+    run.add_argument(
         "-v",
         "--verbose",
         action="store_true",

@@ -181,6 +181,10 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
         raise UserError(f"Unknown provider '{args.provider}'")
     files = _attached(env, args, text)  # before anything: one bad file refuses it all
     target = _target(env, args)
+    if args.compare:
+        from ikgui.cli.comparison import run_compare
+
+        return run_compare(env, args, target, text, files)
     if not args.no_save:
         return _exit_code(_run(_session(env, args), target, text, args, env, files))
     with tempfile.TemporaryDirectory(prefix="ikgui-nosave-") as scratch_dir:

@@ -28,6 +28,7 @@ from ikgui.ui.transcript.scrollback import ScrollbackView
 from ikgui.ui.window.splitter import sized_by_current_page
 
 if TYPE_CHECKING:
+    from ikgui.ui.comparison import CompareView
     from ikgui.ui.welcome import WelcomePanel
 
 
@@ -45,6 +46,8 @@ class ConversationPane(QWidget):
     #: The welcome's buttons (the welcome itself is built when first shown).
     setup_requested = Signal()
     demo_requested = Signal()
+    #: A compared answer's "Continue with this one": its branch id.
+    continue_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,6 +55,7 @@ class ConversationPane(QWidget):
         self.banner = Banner(self)
         self.scrollback = ScrollbackView(self)
         self._welcome: WelcomePanel | None = None
+        self._compare: CompareView | None = None
         self.stack = QStackedWidget(self)
         self.stack.setObjectName("centreStack")
         self.stack.addWidget(self.scrollback)
@@ -119,8 +123,32 @@ class ConversationPane(QWidget):
         self.title_header.setVisible(not welcome)  # (nothing is named yet)
         if welcome:
             self.stack.setCurrentWidget(self.welcome)
-        elif self.stack.currentWidget() is not self.scrollback:
+        elif self._welcome is not None and self.stack.currentWidget() is self._welcome:
             self.stack.setCurrentWidget(self.scrollback)
+
+    @property
+    def compare_view(self) -> CompareView:
+        """Models compared side by side (built on first use)."""
+        if self._compare is None:
+            from ikgui.ui.comparison import CompareView
+
+            self._compare = CompareView(parent=self)
+            self._compare.closed.connect(lambda: self.show_compare(False))
+            self._compare.continue_requested.connect(self.continue_requested)
+            self.stack.addWidget(self._compare)
+            self._fit_stack()
+        return self._compare
+
+    def show_compare(self, shown: bool) -> None:
+        """The comparison's columns in the centre instead of the transcript, or back."""
+        if shown:
+            self.stack.setCurrentWidget(self.compare_view)
+        elif self._compare is not None and self.stack.currentWidget() is self._compare:
+            self.stack.setCurrentWidget(self.scrollback)
+
+    @property
+    def comparing_shown(self) -> bool:
+        return self._compare is not None and self.stack.currentWidget() is self._compare
 
     def set_streaming(self, streaming: bool) -> None:
         self.send_button.setVisible(not streaming)

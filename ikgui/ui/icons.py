@@ -51,6 +51,7 @@ ICON_NAMES = (
     "sidebar",
     "pin",
     "attach",
+    "compare",
 )
 
 #: The sizes an icon lists as available (it is drawn at whatever size is asked for).

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -17,6 +18,13 @@ from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, reply, settle, texts, type_and_send, write_config
 
 __all__ = ["closed_url", "wire_server", "wire_server_session"]
+
+
+@pytest.fixture
+def window_home(tmp_path: Path, wire_server: WireServer) -> Path:
+    home = tmp_path / "home"
+    write_config(home, wire_server.url)
+    return home
 
 
 def switchers(win: MainWindow) -> list[AlternativeSwitcher]:
@@ -55,7 +63,9 @@ async def test_retry_twice_and_flip_between_the_three_answers(
         switcher = await one_switcher(win)
         await wait_until(lambda: switcher.accessibleName() == "Alternative 2 of 3")
         # The keyboard: one Tab stop, Left and Right flip; the focus stays on it.
-        switcher.setFocus()
+        win.scrollback.setFocus()
+        qtbot.keyClick(win.scrollback, Qt.Key.Key_Tab)
+        assert switcher.hasFocus()
         qtbot.keyClick(switcher, Qt.Key.Key_Left)
         await wait_until(lambda: texts(win)[-1] == "red")
         await wait_until(lambda: switchers(win)[0].accessibleName() == "Alternative 1 of 3")
@@ -105,5 +115,29 @@ async def test_edit_and_flip_between_versions_without_a_new_row(
         await wait_until(lambda: switcher.accessibleName() == "Alternative 1 of 2")
         qtbot.mouseClick(switcher.next, Qt.MouseButton.LeftButton)
         await wait_until(lambda: win.current_id == edited)
+    finally:
+        await closed(win)
+
+
+async def test_a_search_hit_in_an_attempt_not_shown_chooses_it(
+    window_home: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    win = await opened(window_home)
+    try:
+        wire_server.route("/v1/chat/completions", reply("crimson"))
+        await type_and_send(qtbot, win, "a colour?")
+        await settle(win)
+        wire_server.route("/v1/chat/completions", reply("teal"))
+        win.scrollback.retry_requested.emit(win.session.state.context[-1].id)
+        await settle(win)
+        assert texts(win)[-1] == "teal"
+        [hit] = win.session.store.search("crimson")
+        assert hit.event_id is not None
+        win.sidebar.conversation_activated.emit(hit.conversation.id, hit.event_id)
+        await wait_until(lambda: texts(win)[-1] == "crimson")
+        await wait_until(
+            lambda: [s.accessibleName() for s in switchers(win)] == ["Alternative 1 of 2"]
+        )
+        assert win.session.store.events(win.current_id)[-1].kind == "choose"
     finally:
         await closed(win)

@@ -5,13 +5,14 @@ command's own rule, and Retry sends a stored message as text, not through the pa
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QToolButton
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
 from ikgui.domain.state.reading import ROLE_LABELS
 from ikgui.ui.prompt import context_dialog
 from ikgui.ui.transcript import items as scrollback_items
-from ikgui.ui.window.actions import SETTINGS
+from ikgui.ui.window.actions import BESIDE_MODELS, SETTINGS
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
 from tests.support.wire_server import Reply, WireServer
@@ -24,10 +25,15 @@ async def test_the_toolbar_is_the_registry_s_actions_each_enabled_by_its_rule(
     window: MainWindow, wire_server: WireServer, qtbot: QtBot
 ) -> None:
     session = window.session
-    entries = [(c.action, c.name) for c in session.registry.actions()]
+    beside = [c for c in session.registry.actions() if c.action.object_name in BESIDE_MODELS]  # type: ignore[union-attr]
+    entries = [(c.action, c.name) for c in session.registry.actions() if c not in beside]
     shown = [
         a for a in window.toolbar_actions.toolbar.actions() if a.objectName().startswith("action")
     ]
+    for command in beside:  # an icon beside the model box: the same action
+        name = command.action.object_name  # type: ignore[union-attr]
+        button = window.toolbar_actions.toolbar.findChild(QToolButton, name)
+        assert button is not None and button.defaultAction() is window.toolbar_actions[name]
     assert [a.objectName() for a in shown] == [
         *(action.object_name for action, _ in entries),  # type: ignore[union-attr]
         SETTINGS.name,

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Kind
-from ikgui.domain.session.hits import choose_hit
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.ui.sidebar.rows import EventIdRole, IdRole
 from ikgui.ui.window.main_window import MainWindow
@@ -36,7 +35,7 @@ async def test_opening_a_hit_in_an_earlier_attempt_chooses_it(
     conv_id = session.conversation.id
     events = window.session.store.events(conv_id)
     lapis = next(e for e in events if e.content == "Ultramarine from lapis")
-    assert not choose_hit(session, session.state.context[-1].id)  # shown: nothing to do
+    assert not session.show_alternative_of(session.state.context[-1].id)  # shown: nothing to do
 
     sidebar = window.sidebar
     sidebar.search_box.setText("lapis")

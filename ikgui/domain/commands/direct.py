@@ -61,6 +61,10 @@ def can_fork(session: Session) -> bool:
     return session.saved and not session.streaming
 
 
+def can_compare(session: Session) -> bool:
+    return not session.streaming and session.read_only is None
+
+
 def can_clear(session: Session) -> bool:
     return session.saved and bool(session.state.scrollback)
 

@@ -28,6 +28,7 @@ from ikgui.domain.commands.tools import parse_tools, tools_command
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.library.conversations import build_tree
 from ikgui.domain.library.listing import format_tree
+from ikgui.domain.session.comparison import USAGE as COMPARE_USAGE
 from ikgui.domain.session.session import Session
 from ikgui.domain.state.catalog import parse_choice
 from ikgui.domain.state.ids import resolve_ref
@@ -64,6 +65,27 @@ def _fork(session: Session, prompt: str | None = None) -> CommandResult:
     parent = session.conversation.id
     child = session.fork(prompt=prompt)
     return CommandResult(f"Forked child {child.id} from {parent}", send=prompt or None)
+
+
+def _parse_compare(args: str) -> dict[str, Any]:
+    return {"models": args.split()}
+
+
+def _compare(session: Session, models: list[str] | None = None) -> CommandResult:
+    """``/compare MODEL MODEL…``: the next message (that one only) goes to each model;
+    ``/compare off`` sends it as usual again; ``/compare`` alone says which are chosen."""
+    if models == ["off"]:
+        session.compare_next = None
+        return CommandResult("The next message is sent as usual", store=False)
+    if not models:
+        if session.compare_next is None:
+            raise UsageError(COMPARE_USAGE)
+        names = ", ".join(c.label for c in session.compare_next)
+        return CommandResult(f"The next message goes to: {names}", store=False)
+    picked = session.contenders(models)
+    session.compare_next = picked
+    names = ", ".join(c.label for c in picked)
+    return CommandResult(f"The next message goes to: {names}", store=False)
 
 
 def _parse_kill(args: str) -> dict[str, Any]:
@@ -265,6 +287,20 @@ COMMANDS: list[C] = [
         action=_act("branches", "Branches", "Ctrl+Shift+B", BRANCHES_TIP, icon="fork"),
     ),
     C(
+        "compare",
+        "/compare MODEL MODEL…",
+        "Send the next message to each model at once, answers side by side",
+        _compare,
+        _parse_compare,
+        rules.can_compare,
+        action=_act(
+            "compare",
+            "Compare",
+            "Ctrl+Shift+D",
+            "Send the next message to several models at once, side by side (/compare)",
+        ),
+    ),
+    C(
         "model",
         "/model [[provider/]name]",
         "Show or switch the model (or move to another provider)",
@@ -373,6 +409,7 @@ TOOLBAR = (
     "rewind",
     "fork",
     "branches",
+    "compare",
     "clear",
     "stop",
     "rename",

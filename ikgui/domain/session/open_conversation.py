@@ -127,6 +127,12 @@ class OpenConversation(PromptEditing):
     def subscribe(self, listener: Listener) -> None:
         self._listeners.append(listener)
 
+    @property
+    def listeners(self) -> tuple[Listener, ...]:
+        """Who is told this conversation's facts (a compared model's branch tells them
+        its changes too: :mod:`ikgui.domain.session.comparison`)."""
+        return tuple(self._listeners)
+
     def announce(self, fact: Fact) -> None:
         """Tell every listener ``fact`` (see :mod:`ikgui.domain.state.facts`)."""
         for listener in list(self._listeners):
@@ -597,6 +603,25 @@ class OpenConversation(PromptEditing):
         :func:`~ikgui.domain.state.rules.fork_title` (``prompt``: ``/fork PROMPT``'s text);
         ``reason``: why (``BRANCH_FORK``, ``BRANCH_EDIT``…), kept on the row and both
         fork events (SPEC §14)."""
+        self.open(self.branch(at_event, prompt=prompt, reason=reason).id)
+        return self.conversation
+
+    def branch(
+        self,
+        at_event: int | None = None,
+        *,
+        prompt: str | None = None,
+        title: str | None = None,
+        model: tuple[str, str] | None = None,
+        reason: str = BRANCH_FORK,
+        inherit: bool = True,
+    ) -> Conversation:
+        """Create a child of the current conversation at ``at_event`` (default: its
+        newest event; ``inherit=False``: it inherits nothing) without switching to it.
+        ``title``: its own (default: :func:`~ikgui.domain.state.rules.fork_title`);
+        ``model``: ``(provider, name)`` it uses from its first request on, whatever its
+        ancestors chose (a compared model: recorded on its side of the fork, so replay
+        agrees); ``reason``: why it was made, on the row and both fork events."""
         if reason not in BRANCH_REASONS:
             raise ValueError(f"Unknown branch reason: {reason}")
         if self.writes:
@@ -605,30 +630,37 @@ class OpenConversation(PromptEditing):
             self.materialize()
             parent = self.conversation
             point = at_event if at_event is not None else self.fork_point()
+            point = point if inherit else None
+            provider = current_provider(self.state, parent, self.settings)  # (moved)
+            name = current_model(self.state, parent, self.settings)  # not a one-off
+            if model is not None:
+                provider, name = model
+            number = len(self.store.children(parent.id)) + 1
             child = Conversation(
                 id=new_id(parent.agent, self.store.conversation_exists),
                 parent=parent.id,
                 fork_event_id=point,
                 agent=parent.agent,
-                provider=current_provider(self.state, parent, self.settings),  # (moved)
-                model=current_model(self.state, parent, self.settings),  # not a one-off
-                title=fork_title(parent.title, len(self.store.children(parent.id)) + 1, prompt),
+                provider=provider,
+                model=name,
+                title=title or fork_title(parent.title, number, prompt),
                 tags=parent.tags,
                 created_at=self.clock(),
                 updated_at=self.clock(),
                 branch_reason=reason,
             )
-            role_data = {"fork_event_id": point, "reason": reason}
+            role_data: dict[str, Any] = {"fork_event_id": point, "reason": reason}
             self.append(
                 Kind.FORK,
                 f"Forked child {child.id}",
                 {"child_id": child.id, **role_data, "role": "parent"},
             )
             data = {"parent_id": parent.id, **role_data, "role": "child"}
+            if model is not None:
+                data |= {"provider": provider, "model": name}
             born = NewEvent(Kind.FORK, f"Forked from {parent.id}", data, new=child)
             self.apply(Changes(child.id, writes=(born,)))
-        self.open(child.id)
-        return self.conversation
+        return child
 
     def reopen(self, ref: str | None) -> Conversation:
         """Reopen a closed branch (default: this one): see :mod:`ikgui.domain.session.closing`."""

@@ -24,9 +24,12 @@ from typing import Any
 
 from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.commands.registry import CommandResult, Registry
-from ikgui.domain.errors import UserError
+from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import BRANCH_EDIT, BRANCH_FORK, Conversation, Event, Kind
 from ikgui.domain.ports import Store
+from ikgui.domain.session import comparison as comparing
+from ikgui.domain.session.attaching import message_files
+from ikgui.domain.session.comparison import Comparison, Contender
 from ikgui.domain.session.crashed import (
     INTERRUPTED,
     being_written,
@@ -84,6 +87,11 @@ class Session:
         self.model_lister = model_lister
         self.export_dir = export_dir or Path.cwd()
         self.quit_requested = False
+        #: The models ``/compare`` chose for the next message (``None``: it is sent as
+        #: usual); the newest comparison; who is told when one starts (the window).
+        self.compare_next: list[Contender] | None = None
+        self.comparison: Comparison | None = None
+        self.comparison_watchers: list[Callable[[Comparison], None]] = []
 
     # -- collaborators' fields, as before ---------------------------------------------
     @property
@@ -188,8 +196,19 @@ class Session:
 
     @property
     def streaming(self) -> bool:
-        """Whether a reply streams in the current conversation."""
-        return self.streamer.streaming
+        """Whether a reply streams in the current conversation (or the answers of a
+        comparison made from it)."""
+        return self.streamer.streaming or self.comparing
+
+    @property
+    def comparing(self) -> bool:
+        """Whether a comparison made from the current conversation still streams."""
+        running = self.comparison
+        return (
+            running is not None
+            and running.running
+            and running.parent_id == self.current.conversation.id
+        )
 
     # -- derived values ------------------------------------------------------------
     @property
@@ -226,9 +245,12 @@ class Session:
 
     # -- the open conversation ---------------------------------------------------------
     def new_conversation(self, agent: str | None = None) -> Conversation:
+        self.compare_next = None  # (``/compare`` chose models for the one it was given in)
         return self.current.new_conversation(agent)
 
     def open(self, conv_id: str) -> Conversation:
+        if conv_id != self.current.conversation.id:
+            self.compare_next = None
         return self.current.open(conv_id)
 
     def settle_interrupted_calls(self) -> None:
@@ -369,8 +391,52 @@ class Session:
     # -- sending and commands ------------------------------------------------------------
     async def send(self, text: str, files: Sequence[StoredFile | Attachment] = ()) -> Event | None:
         """Send ``text`` as it is, with ``files``, and stream the reply (see
-        ``ReplyStreamer.send``)."""
+        ``ReplyStreamer.send``); after ``/compare``, to each model chosen (no reply
+        event is returned: each answer is in its own branch)."""
+        picked, self.compare_next = self.compare_next, None
+        if picked is not None:
+            await self.compare(text, picked, files)
+            return None
+        if self.comparing:
+            raise UserError("The models compared are still answering: wait, or stop them")
         return await self.streamer.send(text, files)
+
+    def contenders(self, models: Sequence[str]) -> list[Contender]:
+        """The models ``models`` names (``name`` or ``provider/name``), checked."""
+        return comparing.contenders(models, self.settings, self.provider, self.model_lister)
+
+    async def compare(
+        self,
+        text: str,
+        models: Sequence[str | Contender],
+        files: Sequence[StoredFile | Attachment] = (),
+    ) -> Comparison:
+        """Send ``text`` to each of ``models`` at once, each answer in a branch of its
+        own forked at the same event; returns when every answer has ended (SPEC §14).
+        One failing model does not stop the others (its answer says why)."""
+        self.current.ensure_open()
+        if self.streaming or (self.saved and being_written(self.store, self.conversation.id)):
+            raise UserError("Cannot compare while a reply is streaming")
+        factory = self.provider_factory
+        if factory is None:
+            raise UsageError("no provider configured")
+        picked = [m for m in models if isinstance(m, Contender)]
+        if len(picked) != len(models):
+            picked = self.contenders([m for m in models if isinstance(m, str)])
+        elif len(picked) < 2:
+            raise UsageError(comparing.USAGE)
+        message_files(self.current, files)  # a file that cannot go refuses it all first
+        comparison = comparing.prepare(self.current, text, picked, files)
+        comparison.running = True  # (its watchers see it busy from the start)
+        self.comparison = comparison
+        for watcher in list(self.comparison_watchers):
+            watcher(comparison)
+        return await comparing.run(comparison, self.current, factory, files, self.send_wait)
+
+    def continue_with(self, branch_id: str) -> Conversation:
+        """ "Continue with this one": open a compared answer's branch (the others stay
+        its alternatives)."""
+        return self.open(branch_id)
 
     async def resend(self, text: str, files: Sequence[Attachment] = ()) -> Event | None:
         """Send a stored message again (Retry, "edit and resend"): never parsed, so a
@@ -420,6 +486,24 @@ class Session:
         }
         self.current.append(Kind.CHOOSE, "", data)
 
+    def show_alternative_of(self, event_id: int) -> bool:
+        """A search found ``event_id`` in a retried reply's attempt not shown: choose
+        that attempt (SPEC §14). Returns whether one was chosen."""
+        context_ids = {event.id for event in self.state.context}
+        for slot in self.state.slots.values():
+            if slot.user not in context_ids:
+                continue
+            for index, attempt in enumerate(slot.attempts):
+                if index != slot.current and attempt.holds(event_id):
+                    data = {
+                        "slot_event_id": slot.user,
+                        "chosen_event_id": attempt.first,
+                        "context_event_id": max(e.id for e in attempt.scrollback),
+                    }
+                    self.current.append(Kind.CHOOSE, "", data)
+                    return True
+        return False
+
     async def retry(self, event_id: int) -> Event | None:
         """Retry: answer the exchange of ``event_id`` (a reply or an error) again, in
         place for the last one, never sending its message twice (see
@@ -436,6 +520,11 @@ class Session:
         return old
 
     def stop(self, conv_id: str | None = None) -> bool:
+        running = self.comparison
+        if running is not None and running.running:
+            ids = {running.parent_id, *(a.branch_id for a in running.answers)}
+            if (conv_id or self.conversation.id) in ids:
+                return running.stop()
         return self.streamer.stop(conv_id)
 
     async def execute(self, line: str) -> str:

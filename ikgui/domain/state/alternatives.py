@@ -21,7 +21,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ikgui.domain.events import ALTERNATIVE_REASONS, Conversation, Event, Kind
+from ikgui.domain.events import (
+    ALTERNATIVE_REASONS,
+    BRANCH_COMPARE,
+    Conversation,
+    Event,
+    Kind,
+)
 from ikgui.domain.ports import Store
 from ikgui.domain.state.reading import shown
 
@@ -116,8 +122,8 @@ def retry_alternatives(
     found: dict[int, Alternatives] = {}
     if not slots:
         return found
-    at = {event.id: i for i, event in enumerate(scrollback) if event.id in slots}
-    in_context = {event.id for event in context if event.id in slots}
+    at = _positions(scrollback, slots)
+    in_context = set(_positions(context, slots))
     for user, slot in slots.items():
         index = at.get(user)
         if index is None or user not in in_context or index + 1 >= len(scrollback):
@@ -134,6 +140,19 @@ def retry_alternatives(
     return found
 
 
+def _positions(events: Sequence[Event], wanted: dict[int, Slot]) -> dict[int, int]:
+    """Where the events ``wanted`` names are in ``events`` (looked for from the end,
+    where retried messages usually are, until each is found)."""
+    found: dict[int, int] = {}
+    for index in range(len(events) - 1, -1, -1):
+        event_id = events[index].id
+        if event_id in wanted:
+            found[event_id] = index
+            if len(found) == len(wanted):
+                break
+    return found
+
+
 # -- across branches ----------------------------------------------------------------------
 def branch_alternatives(
     store: Store, conv: Conversation, transcript: Sequence[object]
@@ -143,6 +162,10 @@ def branch_alternatives(
     conversation with such branches at P, its first item after P; in such a branch, its
     own first item (its fork notice aside)."""
     path = _path(store, conv)
+    kids_of = {c.id: _alternative_kids(store, c.id) for c in path}
+    versions = ALTERNATIVE_REASONS | {BRANCH_COMPARE}  # (a compared model's: its siblings)
+    if not any(kids_of.values()) and not any(c.branch_reason in versions for c in path):
+        return {}  # (the transcript is not walked: none of it has versions elsewhere)
     own: dict[str, list[Event]] = {c.id: [] for c in path}
     for entry in transcript:
         if (
@@ -153,12 +176,10 @@ def branch_alternatives(
         ):
             own[entry.conversation_id].append(entry)
     turns: dict[int, tuple[int, str]] = {}  # switcher event -> (fork point, owner)
-    kids_of: dict[str, list[Conversation]] = {}
     for c in reversed(path):  # from the root: the highest turn wins an item in two
         if c.branch_reason in ALTERNATIVE_REASONS and c.parent in own and own[c.id]:
             turns.setdefault(own[c.id][0].id, (c.fork_event_id or 0, c.parent))
-        kids = kids_of[c.id] = _alternative_kids(store, c.id)
-        for kid in kids:
+        for kid in kids_of[c.id]:
             point = kid.fork_event_id or 0
             after = next((e for e in own[c.id] if e.id > point), None)
             if after is not None:
@@ -175,7 +196,41 @@ def branch_alternatives(
         index = max(i for i, o in enumerate(options) if o.conversation_id in on_path)
         if len(options) > 1:
             found[event_id] = Alternatives(point, index, tuple(options))
+    found.update(_compared_alternatives(store, path, own, found))
     return found
+
+
+def _compared_alternatives(
+    store: Store,
+    path: Sequence[Conversation],
+    own: dict[str, list[Event]],
+    found: dict[int, Alternatives],
+) -> dict[int, Alternatives]:
+    """A compared model's branch: its message has the other models' answers (their
+    branches, forked at the same event) as alternatives, "Continue with this one" having
+    opened one of them (SPEC §14); the conversation compared from is not one of them."""
+    more: dict[int, Alternatives] = {}
+    for c in path:
+        if c.branch_reason != BRANCH_COMPARE or c.parent is None or not own.get(c.id):
+            continue
+        first = own[c.id][0].id
+        if first in found:
+            continue
+        siblings = sorted(
+            (
+                k
+                for k in store.children(c.parent)
+                if k.branch_reason == BRANCH_COMPARE
+                and k.fork_event_id == c.fork_event_id
+                and k.trashed_at is None
+            ),
+            key=lambda k: (k.created_at, k.id),
+        )
+        ids = [k.id for k in siblings]
+        if len(ids) > 1 and c.id in ids:
+            options = tuple(Alternative(i) for i in ids)
+            more[first] = Alternatives(c.fork_event_id or 0, ids.index(c.id), options)
+    return more
 
 
 def _path(store: Store, conv: Conversation) -> list[Conversation]:

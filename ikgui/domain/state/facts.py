@@ -36,8 +36,10 @@ class TranscriptChange:
     appended: tuple[Event, ...] = ()
     collapsed: Group | None = None
     #: A retry or a switch of alternatives replaced what followed a message (SPEC §14):
-    #: the whole transcript to show again (the other fields are then empty).
+    #: every item shown after the event ``replaced_after`` gives way to ``reshown``
+    #: (events and groups, in order; the other fields are then empty).
     reshown: tuple[Entry, ...] | None = None
+    replaced_after: int = 0
 
 
 @dataclass(frozen=True)

@@ -288,6 +288,17 @@ def apply(state: ReplayState, event: Event) -> None:
     else:
         # fork, agent_killed, error and kinds from newer versions: shown, not sent.
         _show(state, event)
+        if kind == Kind.FORK and event.data.get("role") == "child":
+            _branch_model(state, event)
+
+
+def _branch_model(state: ReplayState, event: Event) -> None:
+    """A branch made for one model (a compared one) uses it, whatever its ancestors'
+    ``/model`` chose."""
+    model, provider = event.data.get("model"), event.data.get("provider")
+    if isinstance(model, str):
+        state.model = model
+        state.provider = provider if isinstance(provider, str) else state.provider
 
 
 def _command(state: ReplayState, event: Event) -> None:
@@ -313,17 +324,33 @@ def fold(state: ReplayState, event: Event) -> TranscriptChange:
     old = list(state.transcript)
     apply(state, event)
     new = state.transcript
-    kept = 0
-    while kept < min(len(old), len(new)) and old[kept] is new[kept]:
-        kept += 1
+    kept = _kept(old, new, from_end=event.kind in (Kind.RETRY, Kind.CHOOSE))
     if kept == len(old) == len(new):
         return TranscriptChange()
     tail = new[kept:]
     group = tail[0] if tail and isinstance(tail[0], Group) else None
-    if event.kind in (Kind.RETRY, Kind.CHOOSE) and group is None:
+    if event.kind in (Kind.RETRY, Kind.CHOOSE) and group is None and kept:
         # Alternatives switched: what follows the message is another attempt now.
-        return TranscriptChange(reshown=tuple(new))
+        after = new[kept - 1]
+        if not isinstance(after, Group):
+            return TranscriptChange(reshown=tuple(tail), replaced_after=after.id)
     return TranscriptChange(_events(tail[1:] if group else tail), collapsed=group)
+
+
+def _kept(old: Sequence[Entry], new: Sequence[Entry], from_end: bool) -> int:
+    """How many entries ``old`` and ``new`` share from the start. A retry or a choose
+    changes only what follows one message, near the end: looked for from there (a
+    10,000-item transcript is not walked for a switch of alternatives)."""
+    shortest = min(len(old), len(new))
+    if from_end:
+        at = shortest
+        while at and old[at - 1] is not new[at - 1]:
+            at -= 1
+        return at
+    kept = 0
+    while kept < shortest and old[kept] is new[kept]:
+        kept += 1
+    return kept
 
 
 def _events(entries: Sequence[Entry]) -> tuple[Event, ...]:

@@ -226,6 +226,12 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self._current = conv_id
         self._select(conv_id)
 
+    def show_forks(self, conv_id: str) -> None:
+        """Expand ``conv_id``'s row: its new branches show under it (a comparison's)."""
+        index = self._index_for(conv_id)
+        if index.isValid() and not self.searching:
+            self.view.expand(index)
+
     def show_new_row(self, shown: bool) -> None:
         if shown != self.new_row_shown:
             self.new_row_shown = shown

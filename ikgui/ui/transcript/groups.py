@@ -125,6 +125,8 @@ class _View(Protocol):
     def verticalScrollBar(self) -> QScrollBar: ...
     def append_event(self, event: Event) -> None: ...
     def show_events(self, entries: Sequence[Entry]) -> None: ...
+    def alternatives_changed(self) -> None: ...
+    def _replace_after(self, event_id: int, entries: Sequence[Entry]) -> None: ...
     def update_event(self, event: Event) -> None: ...
     def scroll_to_bottom(self) -> None: ...
     def _at_bottom(self) -> bool: ...
@@ -222,7 +224,7 @@ class GroupsMixin:
         """Show a change of the transcript in place: items that left the context become
         one collapsed group where they were; new items are appended."""
         if change.reshown is not None:  # another version of a turn (SPEC §14)
-            self.show_events(change.reshown)
+            self._replace_after(change.replaced_after, change.reshown)
             return
         group = change.collapsed
         if group is not None:
@@ -241,6 +243,28 @@ class GroupsMixin:
                 self.verticalScrollBar().setValue(value)
         for event in change.appended:
             self.append_event(event)
+
+    def _replace_after(self: _View, event_id: int, entries: Sequence[Entry]) -> None:
+        """Every row after the event ``event_id`` gives way to ``entries`` (another version
+        of a turn): only those rows are laid out again, however long the transcript."""
+        follow = self._at_bottom()
+        value = self.verticalScrollBar().value()
+        start = len(self._held)  # rows are in log order: look back from the end
+        while start and self._row_start(self._held[start - 1]) > event_id:
+            start -= 1
+        self._remove_rows(start, len(self._held))
+        self.alternatives_changed()
+        for entry in entries:
+            if isinstance(entry, Group):
+                self._groups[entry.key] = entry
+                self.append_event(header_event(entry))
+            else:
+                self.append_event(entry)
+        if follow:
+            self.scroll_to_bottom()
+        else:
+            self._sync_scroll_range()
+            self.verticalScrollBar().setValue(value)
 
     # -- showing and hiding -------------------------------------------------------------
     def toggle_group(self: _View, key: int) -> bool:

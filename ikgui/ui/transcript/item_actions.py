@@ -172,6 +172,16 @@ class ItemActions(QObject):
             switcher.set_alternatives(item.event.id, found[item.event.id])
             self._put(switcher, item, beside=None)
 
+    def switcher_for_keyboard(self) -> AlternativeSwitcher | None:
+        """The switcher of the message that has the keyboard, else the last one in view."""
+        focused = self.view.keys.focused
+        if focused is not None:
+            own = self.switcher_of(focused)
+            if own is not None and own.isVisible():
+                return own
+        shown = [s for s in self.switchers.values() if s.isVisible()]
+        return max(shown, key=lambda s: s.y()) if shown else None
+
     def switcher_of(self, event_id: int) -> AlternativeSwitcher | None:
         found = self.view.alternatives().get(event_id)
         return self.switchers.get(found.slot_event_id) if found is not None else None

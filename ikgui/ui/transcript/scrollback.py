@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QMimeData, QUrl, Signal
+from PySide6.QtCore import QEvent, QMimeData, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QResizeEvent,
@@ -364,6 +364,16 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
         super().showEvent(event)
         self._shown()
         self.item_actions.schedule()
+
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab from the transcript stops at the ``‹ 2/3 ›`` of the message that has the
+        keyboard (or the last one in view) before it leaves the transcript."""
+        if next and self.hasFocus():
+            switcher = self.item_actions.switcher_for_keyboard()
+            if switcher is not None:
+                switcher.setFocus(Qt.FocusReason.TabFocusReason)
+                return True
+        return super().focusNextPrevChild(next)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         event_id = self.event_id_at(event.pos())

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar, QToolButton, QWidget
 
@@ -72,6 +73,11 @@ def toolbar_specs(session: Session) -> list[ActionSpec]:
     return [*specs, SETTINGS]
 
 
+#: Actions shown as an icon beside the model box rather than among the others (their
+#: labels would not fit a 1366-pixel-wide window's toolbar).
+BESIDE_MODELS = ("actionCompare",)
+
+
 class WindowActions:
     """Builds the toolbar and keeps each action's enabled state true to the session."""
 
@@ -90,6 +96,8 @@ class WindowActions:
             if spec.shortcut:
                 action.setShortcut(QKeySequence(spec.shortcut))
             self.actions[spec.name] = action
+            if spec.name in BESIDE_MODELS:
+                continue  # (an icon beside the model box: see below)
             toolbar.addAction(action)
             if spec.command in _GROUP_ENDS:
                 toolbar.addSeparator()
@@ -129,6 +137,19 @@ class WindowActions:
         label.setContentsMargins(0, 0, 6, 0)
         self.model_label = toolbar.addWidget(label)  # (its action: hidden when compact)
         toolbar.addWidget(self.model_selector)
+        for name in BESIDE_MODELS:  # about models: beside their box, an icon at any width
+            toolbar.addWidget(self._icon_button(name, parent))
+
+    def _icon_button(self, name: str, parent: QWidget) -> QToolButton:
+        """The action ``name`` as an icon (its label and tip said to screen readers)."""
+        button = QToolButton(parent)
+        button.setDefaultAction(self.actions[name])
+        button.setObjectName(name)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        button.setAutoRaise(True)
+        button.setAccessibleName(self.specs[name].text)
+        button.setAccessibleDescription(self.specs[name].tip)
+        return button
 
     def _with_menu(self, toolbar: QToolBar, name: str, menu: QMenu) -> None:
         """Give an action a menu; a plain click still triggers the action itself."""

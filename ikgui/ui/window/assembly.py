@@ -9,11 +9,12 @@ checks the imports)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.session.comparison import Comparison
 from ikgui.domain.session.session import Session
 from ikgui.ui.bridge import SessionBridge
 from ikgui.ui.closed_strip import ClosedPresenter, Controls
@@ -107,6 +108,7 @@ def assemble(window: MainWindow) -> None:
     connect(window)
     connect_approvals(window)
     connect_writes(window)
+    connect_compare(window)
     window.restore_layout()
 
 
@@ -277,6 +279,61 @@ def unanswered(session: Session, call: Event) -> bool:
         e.kind == Kind.TOOL_RESULT and str(e.data.get("tool_call_id")) == call_id
         for e in session.state.scrollback
     )
+
+
+def connect_compare(window: MainWindow) -> None:
+    """Models compared side by side (SPEC §14): the toolbar's Compare asks which models
+    the next message goes to; a comparison shows its columns in the centre while its
+    conversation is open; "Continue with this one" opens that answer's branch."""
+    session, pane = window.session, window.pane
+    hidden: set[int] = set()  # comparisons whose columns the user put away
+    wired: list[object] = []
+
+    def started(comparison: Comparison) -> None:
+        view = pane.compare_view
+        if not wired:  # (the view is built on first use)
+            view.closed.connect(lambda: hidden.add(id(session.comparison)))
+            wired.append(view)
+        view.priced = lambda model: model in session.settings.prices
+        view.show_comparison(comparison)
+        pane.show_compare(True)
+        window.sidebar.refresh_conversation(comparison.parent_id)  # its new branches
+        window.sidebar.show_forks(comparison.parent_id)
+        window.chrome.refresh()  # Stop, not Send: the conversation compared from is busy
+
+    def switched() -> None:
+        comparison = session.comparison
+        here = comparison is not None and comparison.parent_id == window.current_id
+        pane.show_compare(here and id(comparison) not in hidden)
+
+    def keep(branch_id: str) -> None:
+        if session.comparison is not None:
+            hidden.add(id(session.comparison))
+        pane.show_compare(False)
+        window.commands.open_conversation(branch_id)
+
+    session.comparison_watchers.append(started)
+    window.bridge.conversation_switched.connect(switched)
+    pane.continue_requested.connect(keep)
+    window.toolbar_actions["actionCompare"].triggered.connect(lambda: pick_models(window))
+
+
+def pick_models(window: MainWindow) -> None:
+    """The toolbar's Compare: the models of every configured provider, to check."""
+    from ikgui.domain.state.catalog import model_groups
+    from ikgui.ui.comparison import ComparePicker
+
+    session = window.session
+    groups = model_groups(
+        session.settings.providers, window.model_lists.listings, session.provider, session.model
+    )
+    chosen = session.compare_next
+    here = {f"{session.provider}/{session.model}"} if session.model else set()
+    checked = {c.label for c in chosen} if chosen else here
+    picker = ComparePicker(groups, checked, window)
+    picker.chosen.connect(lambda models: window.runner.run("compare", models=models))
+    picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    picker.open()
 
 
 def connect_writes(window: MainWindow) -> None:

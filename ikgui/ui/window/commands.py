@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.errors import IkguiError
-from ikgui.domain.session.hits import choose_hit
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.window.export_file import export_format, file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
@@ -122,8 +121,8 @@ class WindowCommands:
         if self.runner.guard(self.session.open, conv_id) is None:
             return
         if isinstance(event_id, int):  # a search hit: show it (its group expanded)
-            # In a retried reply's attempt not shown: that attempt is chosen (SPEC §14).
-            self.runner.guard(choose_hit, self.session, event_id)
+            # In a retried reply's attempt not shown: that attempt is chosen first.
+            self.runner.guard(self.session.show_alternative_of, event_id)
             self.scrollback.scroll_to_event(event_id)
 
     def follow_link(self, scheme: str, conv_id: str) -> None:

@@ -341,6 +341,8 @@ class MainWindow(QMainWindow):
         self.drafts.save_draft()  # (an unsaved prompt edit is kept as a draft too)
         for conv_id in list(self.session.streams):
             self.session.stop(conv_id)
+        if self.session.comparison is not None:
+            self.session.comparison.stop()  # models compared: each keeps what arrived
         me = asyncio.current_task()
         pending = [t for t in self._tasks if not t.done() and t is not me]
         for task in pending:
