@@ -1,5 +1,10 @@
 """Tags across conversations: the match-all filter, counts, rename (merge) and delete.
 
+Tags nest with ``/`` (SPEC §15): a filter on ``work`` matches ``work`` and every tag
+under it (``work/acme``), as a range of the ``tag_name`` index (``work/`` ≤ name <
+``work0``, ``0`` being the character after ``/``), so choosing a folder costs what its
+tags' rows cost.
+
 Each function runs inside the store's read or write transaction (it is given the
 database), so a rename or delete of a tag on thousands of conversations is one
 transaction: every conversation changes, or none. Tags arrive normalized (the domain's
@@ -28,13 +33,18 @@ def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
     return sorted({t.strip().lower() for t in names})
 
 
+def in_folder(name: str) -> Expression:
+    """A condition on tag rows: the tag is ``name`` or one under it (``name/…``)."""
+    return (TagRow.name == name) | ((TagRow.name > name + "/") & (TagRow.name < name + "0"))
+
+
 def having_all(names: Sequence[str]) -> Expression:
-    """A condition: the conversation has every one of ``names``. The ids come from the
-    ``tag_name`` index (an intersection), so a filter costs what its tags' rows cost,
-    not a scan of every conversation."""
+    """A condition: the conversation has every one of ``names`` (or a tag under it).
+    The ids come from the ``tag_name`` index (an intersection), so a filter costs what
+    its tags' rows cost, not a scan of every conversation."""
     picks: Any = None
     for name in names:
-        pick = TagRow.select(TagRow.conversation).where(TagRow.name == name)
+        pick = TagRow.select(TagRow.conversation).where(in_folder(name))
         picks = pick if picks is None else picks & pick  # INTERSECT
     return ConversationRow.id.in_(picks)
 
@@ -72,6 +82,54 @@ def _grouped(db: Database, where: Expression | None) -> list[tuple[str, int]]:
         query = query.where(where)
     query = query.group_by(TagRow.name).order_by(TagRow.name)
     return [(str(r[0]), int(r[1])) for r in execute_query(db, query).fetchall()]
+
+
+def folder_counts(db: Database, trashed: bool) -> list[tuple[str, int]]:
+    """Every folder (each tag and each folder above one) with the conversations under
+    it, each once, among those in the Trash or not: one read of the tag rows (the
+    covering index), the Trash's few ids apart, counted here."""
+    rows = execute_query(db, TagRow.select(TagRow.name, TagRow.conversation)).fetchall()
+    in_trash = ConversationRow.select(ConversationRow.id).where(_not_trashed(True))
+    gone = {str(r[0]) for r in execute_query(db, in_trash).fetchall()}
+    exact: dict[str, int] = {}
+    nested: list[tuple[str, Any]] = []
+    for name, conv in rows:
+        if (conv in gone) != trashed:
+            continue
+        exact[name] = exact.get(name, 0) + 1
+        if "/" in name:
+            nested.append((name, conv))
+    if not nested:
+        return sorted(exact.items())
+    # Only folders with something below them need their conversations told apart.
+    members: dict[str, set[Any]] = {}
+    for name, conv in nested:
+        cut = name.rfind("/")
+        while cut > 0:
+            name = name[:cut]
+            members.setdefault(name, set()).add(conv)
+            cut = name.rfind("/")
+    if any(name in members for name in exact):
+        for name, conv in rows:
+            if name in members and (conv in gone) == trashed:
+                members[name].add(conv)
+    counted = {**exact, **{name: len(convs) for name, convs in members.items()}}
+    return sorted(counted.items())
+
+
+def under(db: Database, name: str) -> list[str]:
+    """The tags in use that are ``name`` or under it, sorted."""
+    query = TagRow.select(TagRow.name).where(in_folder(name)).distinct().order_by(TagRow.name)
+    return [str(r[0]) for r in execute_query(db, query).fetchall()]
+
+
+def count(db: Database, names: Sequence[str], trashed: bool) -> int:
+    """How many conversations (in the Trash or not) have every tag of ``names``."""
+    where = _not_trashed(trashed)
+    if names:
+        where &= having_all(names)
+    query = ConversationRow.select(fn.COUNT(ConversationRow.id)).where(where)
+    return int(query.scalar(db) or 0)
 
 
 def rename(db: Database, old: str, new: str) -> int:
