@@ -122,12 +122,10 @@ def project_of(tags: Iterable[str], projects: Iterable[Project]) -> Project | No
     """The project a conversation with ``tags`` belongs to: the deepest project folder
     holding one of its tags (the first by name among equals), or none."""
     have = tuple(tags)
-    best: Project | None = None
-    for project in sorted(projects, key=lambda p: p.folder):
-        if any(is_under(t, project.folder) for t in have):
-            if best is None or project.folder.count(SEPARATOR) > best.folder.count(SEPARATOR):
-                best = project
-    return best
+    holding = [p for p in projects if any(is_under(t, p.folder) for t in have)]
+    # Deepest first, then by name: max() keeps the first of equals.
+    ordered = sorted(holding, key=lambda p: p.folder)
+    return max(ordered, key=lambda p: p.folder.count(SEPARATOR), default=None)
 
 
 @dataclass(frozen=True)

@@ -319,7 +319,6 @@ class PeeweeStore(EventStore):
         with self._writing() as db:
             return tags_sql.remove(db, conv_ids, name)
 
-
     # -- folders, smart folders and projects (SPEC §15; ikgui.storage.folders) ---------
 
     def folder_counts(self, *, trashed: bool = False) -> list[tuple[str, int]]:

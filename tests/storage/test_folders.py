@@ -48,7 +48,11 @@ def test_a_folder_filter_takes_its_whole_subtree(store: SqliteStore) -> None:
         "chat-0002",
         "chat-0001",
     ]
-    assert _ids(store.list_conversations(tags=["work/acme"])) == ["chat-0004", "chat-0003", "chat-0002"]
+    assert _ids(store.list_conversations(tags=["work/acme"])) == [
+        "chat-0004",
+        "chat-0003",
+        "chat-0002",
+    ]
     assert _ids(store.list_conversations(tags=["work", "ideas"])) == ["chat-0004"]
     assert _ids(store.list_conversations(2, tags=["work"])) == ["chat-0004", "chat-0003"]
     assert store.count_conversations(["work"]) == 4

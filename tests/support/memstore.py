@@ -466,7 +466,9 @@ class MemoryStore:
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
-        wanted = sorted({t.strip().lower() for t in ([tag] if tag is not None else []) + list(tags)})
+        wanted = sorted(
+            {t.strip().lower() for t in ([tag] if tag is not None else []) + list(tags)}
+        )
         found = [
             c
             for c in self._conversations.values()

@@ -184,7 +184,9 @@ def smart_count(store: Store, folder: SmartFolder) -> int:
         return store.count_conversations(folder.tags)
     hits = store.search(folder.search, SMART_COUNT_LIMIT)
     return sum(
-        1 for h in hits if h.conversation.trashed_at is None and carries_all(h.conversation.tags, folder.tags)
+        1
+        for h in hits
+        if h.conversation.trashed_at is None and carries_all(h.conversation.tags, folder.tags)
     )
 
 

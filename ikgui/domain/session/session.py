@@ -26,6 +26,7 @@ from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.commands.registry import CommandResult, Registry
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import Conversation, Event, Kind
+from ikgui.domain.folders import Project, SystemPart
 from ikgui.domain.ports import Store
 from ikgui.domain.session.crashed import (
     INTERRUPTED,
@@ -211,6 +212,16 @@ class Session:
     def system_prompt(self) -> str | None:
         return self.current.system_prompt
 
+    def system_parts(self) -> list[SystemPart]:
+        """The next request's system prompt part by part, each with its source (agent,
+        project, ``/system``): what Show context and ``conv context`` say."""
+        return self.current.system_parts()
+
+    @property
+    def project(self) -> Project | None:
+        """The open conversation's project (read from the store now), if it is in one."""
+        return self.current.project
+
     @property
     def prompt_edited(self) -> bool:
         return self.current.prompt_edited
@@ -224,8 +235,12 @@ class Session:
         self.current.subscribe(listener)
 
     # -- the open conversation ---------------------------------------------------------
-    def new_conversation(self, agent: str | None = None) -> Conversation:
-        return self.current.new_conversation(agent)
+    def new_conversation(
+        self, agent: str | None = None, *, project: str | None = None
+    ) -> Conversation:
+        """A new conversation (stored on its first event); ``project``: a folder whose
+        settings it takes and whose tag it carries (SPEC §15)."""
+        return self.current.new_conversation(agent, project=project)
 
     def open(self, conv_id: str) -> Conversation:
         return self.current.open(conv_id)

@@ -99,4 +99,3 @@ def normalize_tag(tag: str) -> str:
             f"'.' or '+', nested with '/' (work/acme) up to {TAG_DEPTH} deep"
         )
     return cleaned
-
