@@ -27,10 +27,10 @@ from ikgui.app.store import KEY_NAME
 from ikgui.cli import output as out
 from ikgui.cli.db import database_password, database_status
 from ikgui.cli.tools import KEY_PREFIX, cmd_tool_key, key_entries
-from ikgui.domain.attachments import StoredFile
+from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.library import exchange
+from ikgui.domain.library import exchange, folders
 from ikgui.domain.library.listing import describe
 from ikgui.domain.ports import Store
 from ikgui.domain.session.session import Session
@@ -176,6 +176,8 @@ class _Signals:
 
 
 def cmd_run(env: Env, args: argparse.Namespace) -> int:
+    if args.project is not None and (args.cont is not None or args.cid is not None):
+        raise UsageError("-P starts a new conversation in a project: not with -c or --cid")
     text = _text(args)
     if args.provider and args.provider not in env.settings.providers:
         raise UserError(f"Unknown provider '{args.provider}'")
@@ -197,7 +199,7 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             scratch.close()
 
 
-def _attached(env: Env, args: argparse.Namespace, text: str) -> list[StoredFile]:
+def _attached(env: Env, args: argparse.Namespace, text: str) -> list[StoredFile | Attachment]:
     """``--attach FILE``: each file read and checked (SPEC §13), or the one line why
     not (exit 1, nothing sent, nothing stored)."""
     if not args.attach:
@@ -261,15 +263,33 @@ def _print_result(
         printer.say_prompt()
 
 
+def _in_project(
+    session: Session,
+    args: argparse.Namespace,
+    env: Env,
+    text: str,
+    files: list[StoredFile | Attachment],
+) -> None:
+    """``-P FOLDER``: a new conversation tagged with the folder, with its project's agent,
+    provider and model (``-a``, ``-p``, ``-m`` win), its files sent with the message."""
+    project = folders.project(session.store, args.project)
+    agent = args.agent or project.agent or env.settings.default_agent
+    session.new_conversation(agent, project=project.folder)
+    if not text.startswith("/") or text.startswith("//"):
+        files[:0] = session.project_files()
+
+
 def _run(
     session: Session,
     target: str | None,
     text: str,
     args: argparse.Namespace,
     env: Env,
-    files: list[StoredFile],
+    files: list[StoredFile | Attachment],
 ) -> int:
-    if target is None:
+    if target is None and args.project:
+        _in_project(session, args, env, text, files)
+    elif target is None:
         session.new_conversation(args.agent or env.settings.default_agent)
     else:
         session.open(target)
@@ -345,7 +365,11 @@ class _Terminated(KeyboardInterrupt):
 
 
 async def _execute(
-    session: Session, text: str, env: Env, printer: _Printer, files: list[StoredFile]
+    session: Session,
+    text: str,
+    env: Env,
+    printer: _Printer,
+    files: list[StoredFile | Attachment],
 ) -> str:
     """Run the line; SIGTERM cancels it as Ctrl+C does (the partial reply is kept)."""
     task = asyncio.current_task()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ikgui.domain.attachments import Attachment, StoredFile, draft_files
+from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.folders import Project, SystemPart
 from ikgui.domain.library import folders
@@ -48,12 +48,14 @@ def test_a_new_conversation_in_a_project_takes_its_settings_and_follows_its_prom
     conv = session.new_conversation(project="Work/Acme")
     assert conv.tags == ("work/acme",) and conv.agent == "coder"
     assert (conv.provider, conv.model) == ("other", "big-model")
-    assert [f.attachment for f in draft_files(conv.draft_files)] == [brief.attachment]
+    assert session.project_files() == (brief.attachment,)
     assert session.system_parts() == [
         SystemPart("agent", "You write code.", "coder"),
         SystemPart("project", "Answer in French.", "work/acme"),
     ]
-    asyncio.run(session.send("bonjour"))
+    asyncio.run(session.send("bonjour", session.project_files()))
+    assert session.project_files() == ()  # the first message only
+    assert provider.requests[0].messages[-1]["files"][0].content == b"brief"
     assert _system(provider, 0) == ["You write code.\n\nAnswer in French."]
     assert provider.requests[0].model == "big-model"
     # Edited once: the next request of every conversation in the project follows.

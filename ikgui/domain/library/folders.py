@@ -88,7 +88,7 @@ def rename_folder(store: Store, old: str, new: str) -> FolderEdit:
         tags = store.tags_under(source)
         kept = [p for p in store.projects() if is_under(p.folder, source)]
         if not tags and not kept:
-            raise UserError(f"No folder '{source}'")
+            raise UserError(f"No conversation has the tag '{source}'")
         edits = tuple(
             rename_tag(store, tag, moved(tag, source, target)) for tag in _depth_first(tags)
         )
@@ -108,7 +108,7 @@ def delete_folder(store: Store, name: str) -> FolderEdit:
         tags = store.tags_under(folder)
         kept = [p for p in store.projects() if is_under(p.folder, folder)]
         if not tags and not kept:
-            raise UserError(f"No folder '{folder}'")
+            raise UserError(f"No conversation has the tag '{folder}'")
         edits = tuple(delete_tag(store, tag) for tag in _depth_first(tags))
         for project in kept:
             store.delete_project(project.folder)

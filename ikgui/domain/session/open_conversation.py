@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from ikgui.domain.attachments import DraftFile, StoredFile, draft_files_text
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError, UserError
 from ikgui.domain.events import BY_USER, STATUS_KILLED, Conversation, EncodedData, Event, Kind
 from ikgui.domain.folders import Project, SystemPart, project_of
@@ -284,8 +284,9 @@ class OpenConversation(PromptEditing):
     ) -> Conversation:
         """Switch to a new, not yet stored conversation (stored on its first event).
         ``project``: a folder; the conversation is tagged with it and takes its
-        project's agent, provider and model (``agent`` wins) and its files as the
-        draft's (SPEC §15)."""
+        project's agent, provider and model (``agent`` wins); its files are the first
+        message's (``Session.project_files``), its system prompt and tools are read at
+        each request (SPEC §15)."""
         folder = normalize_tag(project) if project else None
         settings = (self.store.projects([folder]) or [Project(folder)])[0] if folder else None
         agent = agent or (settings.agent if settings else None) or None
@@ -298,7 +299,6 @@ class OpenConversation(PromptEditing):
                 tags=(folder,),
                 provider=settings.provider or conv.provider,
                 model=settings.model or conv.model,
-                draft_files=draft_files_text(DraftFile(a) for a in settings.files),
             )
         self.conversation = conv
         self.switches += 1

@@ -222,6 +222,17 @@ class Session:
         """The open conversation's project (read from the store now), if it is in one."""
         return self.current.project
 
+    def project_files(self) -> tuple[Attachment, ...]:
+        """The files the first message of a new conversation in a project carries (the
+        project's, stored already: ``send(text, files)`` takes them as they are); none
+        once the conversation has a message, or outside a project."""
+        if self.current.conversation.message_count or any(
+            e.kind == Kind.USER for e in self.current.state.context
+        ):
+            return ()
+        project = self.current.project
+        return project.files if project is not None else ()
+
     @property
     def prompt_edited(self) -> bool:
         return self.current.prompt_edited
