@@ -263,6 +263,25 @@ def _print_result(
         printer.say_prompt()
 
 
+def _open(
+    session: Session,
+    target: str | None,
+    args: argparse.Namespace,
+    env: Env,
+    text: str,
+    files: list[StoredFile | Attachment],
+) -> None:
+    """The conversation the line goes to: a new one (in a project with ``-P``), or
+    ``target`` opened."""
+    if target is None and args.project:
+        _in_project(session, args, env, text, files)
+    elif target is None:
+        session.new_conversation(args.agent or env.settings.default_agent)
+    else:
+        session.open(target)
+        session.settle_interrupted_calls()  # a crash's calls: shown so, never run again
+
+
 def _in_project(
     session: Session,
     args: argparse.Namespace,
@@ -287,13 +306,7 @@ def _run(
     env: Env,
     files: list[StoredFile | Attachment],
 ) -> int:
-    if target is None and args.project:
-        _in_project(session, args, env, text, files)
-    elif target is None:
-        session.new_conversation(args.agent or env.settings.default_agent)
-    else:
-        session.open(target)
-        session.settle_interrupted_calls()  # a crash's calls: shown so, never run again
+    _open(session, target, args, env, text, files)
     _overrides(session, target, args)
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)

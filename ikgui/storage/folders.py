@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from peewee import Database
+from peewee import Database, Model
 
 from ikgui.domain.attachments import DraftFile, draft_files, draft_files_text
 from ikgui.domain.folders import Project, SmartFolder
@@ -117,3 +117,27 @@ def project_files(db: Database) -> set[str]:
         for (text,) in execute_query(db, query).fetchall()
         for f in draft_files(text)
     }
+
+
+def copy_rows(source: Database, dest: Database) -> int:
+    """``db copy``: the source's smart folders and projects into ``dest`` (those of the
+    same name or folder take the source's values; the destination's others stay; equal
+    rows are left alone). Returns how many were written. The projects' files are copied
+    with every other stored file."""
+    written = 0
+    for model in (SmartFolderRow, ProjectRow):
+        written += _copy_table(model, source, dest)
+    return written
+
+
+def _copy_table(model: type[Model], source: Database, dest: Database) -> int:
+    fields = list(model._meta.sorted_fields)
+    key = model._meta.primary_key
+    theirs = {r[0]: tuple(r) for r in execute_query(source, model.select(*fields)).fetchall()}
+    ours = {r[0]: tuple(r) for r in execute_query(dest, model.select(*fields)).fetchall()}
+    changed = [row for k, row in theirs.items() if ours.get(k) != row]
+    with dest.atomic():
+        for row in changed:
+            model.delete().where(key == row[0]).execute(dest)
+            model.insert(dict(zip(fields, row, strict=True))).execute(dest)
+    return len(changed)
