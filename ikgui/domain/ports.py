@@ -299,6 +299,27 @@ class Store(Protocol):
         """The tags in use that are ``folder`` or under it (``folder/…``), sorted."""
         ...
 
+    def folder_members(self, folder: str) -> dict[str, list[str]]:
+        """Each tag in use that is ``folder`` or under it, with the ids of the
+        conversations carrying it (the Trash included), sorted: one read."""
+        ...
+
+    def move_tags(self, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+        """Rename ``old`` and every tag under it (``old/x`` → ``new/x``) on every
+        conversation in one transaction, merging where a conversation has the new name
+        already. ``new`` is neither ``old`` nor under or above it. Returns, for each tag
+        renamed, the ids of the conversations moved and of those merged, sorted."""
+        ...
+
+    def change_tag_pairs(
+        self, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+    ) -> int:
+        """Take each ``(conversation id, tag)`` of ``remove`` away, then give each of
+        ``add`` (to the conversations that exist and lack it), in one transaction
+        however many (an undo of a folder's rename or delete). Returns how many were
+        given."""
+        ...
+
     def count_conversations(self, tags: Sequence[str] = (), *, trashed: bool = False) -> int:
         """How many conversations (in the Trash or not) have every tag of ``tags``, or a
         tag under it."""

@@ -329,6 +329,20 @@ class PeeweeStore(EventStore):
         with self._reading() as db:
             return tags_sql.under(db, folder)
 
+    def folder_members(self, folder: str) -> dict[str, list[str]]:
+        with self._reading() as db:
+            return tags_sql.members(db, folder)
+
+    def move_tags(self, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+        with self._writing() as db:
+            return tags_sql.move(db, old, new)
+
+    def change_tag_pairs(
+        self, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+    ) -> int:
+        with self._writing() as db:
+            return tags_sql.change_pairs(db, remove, add)
+
     def count_conversations(self, tags: Sequence[str] = (), *, trashed: bool = False) -> int:
         names = tags_sql.wanted(None, tags)
         with self._reading() as db:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from peewee import Database, Expression, fn
+from peewee import Database, Expression, SqliteDatabase, fn
 
 from ikgui.storage.models import ConversationRow, TagRow
-from ikgui.storage.queries import chunks, execute_query
+from ikgui.storage.queries import chunks, execute_query, execute_sql, marks
 
 #: Tags per statement (an ``IN`` list or a multi-row ``INSERT``): well under SQLite's
 #: limit on bound values.
@@ -86,41 +86,129 @@ def _grouped(db: Database, where: Expression | None) -> list[tuple[str, int]]:
 
 def folder_counts(db: Database, trashed: bool) -> list[tuple[str, int]]:
     """Every folder (each tag and each folder above one) with the conversations under
-    it, each once, among those in the Trash or not: one read of the tag rows (the
-    covering index), the Trash's few ids apart, counted here."""
-    rows = execute_query(db, TagRow.select(TagRow.name, TagRow.conversation)).fetchall()
+    it, each once, among those in the Trash or not: the tags' own counts (the covering
+    index, as ``counts``), then, for the folders with folders inside them only, their
+    distinct conversations in one query (a range of the ``tag_name`` index each)."""
     in_trash = ConversationRow.select(ConversationRow.id).where(_not_trashed(True))
-    gone = {str(r[0]) for r in execute_query(db, in_trash).fetchall()}
-    exact: dict[str, int] = {}
-    nested: list[tuple[str, Any]] = []
-    for name, conv in rows:
-        if (conv in gone) != trashed:
-            continue
-        exact[name] = exact.get(name, 0) + 1
-        if "/" in name:
-            nested.append((name, conv))
-    if not nested:
-        return sorted(exact.items())
-    # Only folders with something below them need their conversations told apart.
-    members: dict[str, set[Any]] = {}
-    for name, conv in nested:
-        cut = name.rfind("/")
-        while cut > 0:
-            name = name[:cut]
-            members.setdefault(name, set()).add(conv)
-            cut = name.rfind("/")
-    if any(name in members for name in exact):
-        for name, conv in rows:
-            if name in members and (conv in gone) == trashed:
-                members[name].add(conv)
-    counted = {**exact, **{name: len(convs) for name, convs in members.items()}}
-    return sorted(counted.items())
+    trash_only = TagRow.conversation.in_(in_trash)
+    exact = dict(_grouped(db, trash_only if trashed else None))
+    parents = sorted({p for name in exact for p in _parents(name)})
+    counted = dict(exact)
+    counted.update(_distinct(db, parents, trashed=True) if trashed else _distinct(db, parents))
+    if not trashed:  # less those in the Trash (few)
+        gone = dict(_grouped(db, trash_only))
+        gone.update(_distinct(db, parents, trashed=True))
+        counted = {name: n - gone.get(name, 0) for name, n in counted.items()}
+    return sorted((name, n) for name, n in counted.items() if n > 0)
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _distinct(db: Database, folders: Sequence[str], trashed: bool = False) -> dict[str, int]:
+    """The conversations under each of ``folders`` (each once): all, or those in the
+    Trash. The range ``folder ≤ name < folder0`` is the index's; the ``/`` check keeps
+    ``work-x`` (between them) out."""
+    found: dict[str, int] = {}
+    trash = (
+        " AND t.conversation_id IN (SELECT id FROM conversation WHERE trashed_at IS NOT NULL)"
+        if trashed
+        else ""
+    )
+    for part in chunks(list(folders), CHUNK):
+        values = ", ".join("(CAST(? AS TEXT))" for _ in part)
+        sql = (
+            f"WITH f(path) AS (VALUES {values}) "
+            "SELECT f.path, COUNT(DISTINCT t.conversation_id) FROM f JOIN tag t "
+            "ON t.name >= f.path AND t.name < f.path || '0' "
+            "AND (t.name = f.path OR substr(t.name, length(f.path) + 1, 1) = '/')"
+            f"{trash} GROUP BY f.path"
+        )
+        rows = execute_sql(db, _sql(db, sql), part).fetchall()
+        found.update((str(r[0]), int(r[1])) for r in rows)
+    return found
 
 
 def under(db: Database, name: str) -> list[str]:
     """The tags in use that are ``name`` or under it, sorted."""
     query = TagRow.select(TagRow.name).where(in_folder(name)).distinct().order_by(TagRow.name)
     return [str(r[0]) for r in execute_query(db, query).fetchall()]
+
+
+def members(db: Database, folder: str) -> dict[str, list[str]]:
+    """Each tag that is ``folder`` or under it, with its conversations (sorted)."""
+    query = TagRow.select(TagRow.name, TagRow.conversation).where(in_folder(folder))
+    found: dict[str, list[str]] = {}
+    for name, conv in execute_query(db, query).fetchall():
+        found.setdefault(str(name), []).append(str(conv))
+    return {name: sorted(convs) for name, convs in sorted(found.items())}
+
+
+def move(db: Database, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Rename ``old`` and every tag under it (``old/x`` → ``new/x``) with one ``UPDATE``,
+    after deleting the rows whose new name the conversation has already (a merge).
+    ``new`` is neither ``old``, nor under it, nor above it: the two subtrees are apart.
+    Returns, for each tag renamed, the conversations moved and those merged."""
+    query = TagRow.select(TagRow.id, TagRow.conversation, TagRow.name).where(in_folder(old))
+    rows = execute_query(db, query).fetchall()
+    there = TagRow.select(TagRow.conversation, TagRow.name).where(in_folder(new))
+    taken = {(str(c), str(n)) for c, n in execute_query(db, there).fetchall()}
+    changed: dict[str, tuple[list[str], list[str]]] = {}
+    doomed: list[int] = []
+    for row_id, conv, name in rows:
+        moved, merged = changed.setdefault(str(name), ([], []))
+        if (str(conv), new + name[len(old) :]) in taken:
+            merged.append(str(conv))
+            doomed.append(int(row_id))
+        else:
+            moved.append(str(conv))
+    for part in chunks(doomed, CHUNK):
+        TagRow.delete().where(TagRow.id.in_(part)).execute(db)
+    sql = "UPDATE tag SET name = ? || substr(name, ?) WHERE name = ? OR (name > ? AND name < ?)"
+    execute_sql(db, _sql(db, sql), (new, len(old) + 1, old, old + "/", old + "0"))
+    return {name: (sorted(m), sorted(g)) for name, (m, g) in changed.items()}
+
+
+def _by_tag(pairs: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
+    found: dict[str, set[str]] = {}
+    for conv, name in pairs:
+        found.setdefault(name, set()).add(conv)
+    return {name: sorted(convs) for name, convs in sorted(found.items())}
+
+
+def _sql(db: Database, text: str) -> str:
+    return text if isinstance(db, SqliteDatabase) else text.replace("?", "%s")
+
+
+def change_pairs(
+    db: Database, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+) -> int:
+    """Take each ``(conversation, tag)`` of ``remove`` away, then give each of ``add``
+    (to the conversations that exist and lack it); returns how many were given. Plain
+    statements per tag and few hundred conversations (building them with peewee cost
+    more than running them)."""
+    for name, convs in _by_tag(remove).items():
+        for part in chunks(convs, CHUNK):
+            sql = f"DELETE FROM tag WHERE name = ? AND conversation_id IN ({marks(len(part))})"
+            execute_sql(db, _sql(db, sql), [name, *part])
+    added = 0
+    for name, convs in _by_tag(add).items():
+        for part in chunks(convs, CHUNK):
+            sql = (
+                f"SELECT id FROM conversation WHERE id IN ({marks(len(part))}) AND id NOT IN "
+                "(SELECT conversation_id FROM tag WHERE name = ? AND conversation_id IN "
+                f"({marks(len(part))}))"
+            )
+            rows = execute_sql(db, _sql(db, sql), [*part, name, *part]).fetchall()
+            lacking = sorted(str(r[0]) for r in rows)
+            if lacking:
+                values = ", ".join("(?, ?)" for _ in lacking)
+                sql = f"INSERT INTO tag (conversation_id, name) VALUES {values}"
+                execute_sql(db, _sql(db, sql), [v for c in lacking for v in (c, name)])
+            added += len(lacking)
+    return added
 
 
 def count(db: Database, names: Sequence[str], trashed: bool) -> int:

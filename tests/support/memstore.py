@@ -576,6 +576,39 @@ class MemoryStore:
     def tags_under(self, folder: str) -> list[str]:
         return [t for t in self.all_tags() if is_under(t, folder)]
 
+    def folder_members(self, folder: str) -> dict[str, list[str]]:
+        return {t: self.tagged(t) for t in self.tags_under(folder)}
+
+    def move_tags(self, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+        changed: dict[str, tuple[list[str], list[str]]] = {}
+        with self._writing():
+            for conv in sorted(self._conversations.values(), key=lambda c: c.id):
+                tags = list(conv.tags)
+                for name in [t for t in tags if is_under(t, old)]:
+                    target = new + name[len(old) :]
+                    moved, merged = changed.setdefault(name, ([], []))
+                    (merged if target in tags else moved).append(conv.id)
+                    tags = [t for t in tags if t != name] + ([] if target in tags else [target])
+                if tags != list(conv.tags):
+                    self._set(conv, tags=_normalize_tags(tags))
+        return changed
+
+    def change_tag_pairs(
+        self, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+    ) -> int:
+        added = 0
+        with self._writing():
+            for conv_id, name in sorted(set(remove)):
+                conv = self._conversations.get(conv_id)
+                if conv is not None and name in conv.tags:
+                    self._set(conv, tags=tuple(t for t in conv.tags if t != name))
+            for conv_id, name in sorted(set(add)):
+                conv = self._conversations.get(conv_id)
+                if conv is not None and name not in conv.tags:
+                    self._set(conv, tags=_normalize_tags([*conv.tags, name]))
+                    added += 1
+        return added
+
     def count_conversations(self, tags: Sequence[str] = (), *, trashed: bool = False) -> int:
         return len(self.list_conversations(None, trashed=trashed, tags=tags))
 

@@ -23,7 +23,7 @@ from ikgui.domain.folders import (
     is_under,
     moved,
 )
-from ikgui.domain.library.conversations import TagEdit, delete_tag, rename_tag, undo_tag_edit
+from ikgui.domain.library.conversations import TagEdit, rename_tag
 from ikgui.domain.ports import Store
 from ikgui.domain.state.ids import normalize_tag, normalize_tags
 from ikgui.domain.text.safe import one_line
@@ -89,14 +89,36 @@ def rename_folder(store: Store, old: str, new: str) -> FolderEdit:
         kept = [p for p in store.projects() if is_under(p.folder, source)]
         if not tags and not kept:
             raise UserError(f"No conversation has the tag '{source}'")
-        edits = tuple(
-            rename_tag(store, tag, moved(tag, source, target)) for tag in _depth_first(tags)
-        )
+        edits = _renamed(store, source, target, tags)
         for project in kept:
             store.delete_project(project.folder)
         for project in kept:
             store.put_project(replace(project, folder=moved(project.folder, source, target)))
     return FolderEdit(source, target, edits, tuple(kept))
+
+
+def _renamed(store: Store, source: str, target: str, tags: list[str]) -> tuple[TagEdit, ...]:
+    """Each tag of the folder renamed: in one statement when the folder moves beside or
+    below another (``Store.move_tags``), tag by tag, outermost first, when it moves up
+    into its own parent's place (``a/b`` → ``a``: ``a/b/b`` takes ``a/b``'s name)."""
+    if is_under(source, target):
+        return tuple(
+            rename_tag(store, tag, moved(tag, source, target)) for tag in _depth_first(tags)
+        )
+    if not tags:
+        return ()
+    in_use = set(store.tags_under(target))
+    changed = store.move_tags(source, target)
+    return tuple(
+        TagEdit(
+            tag,
+            moved(tag, source, target),
+            tuple(changed[tag][0]),
+            tuple(changed[tag][1]),
+            merging=moved(tag, source, target) in in_use,
+        )
+        for tag in _depth_first(list(changed))
+    )
 
 
 def delete_folder(store: Store, name: str) -> FolderEdit:
@@ -105,21 +127,31 @@ def delete_folder(store: Store, name: str) -> FolderEdit:
     changed, for an undo."""
     folder = normalize_tag(name)
     with store.transaction():
-        tags = store.tags_under(folder)
+        having = store.folder_members(folder)
         kept = [p for p in store.projects() if is_under(p.folder, folder)]
-        if not tags and not kept:
+        if not having and not kept:
             raise UserError(f"No conversation has the tag '{folder}'")
-        edits = tuple(delete_tag(store, tag) for tag in _depth_first(tags))
+        pairs = [(conv, tag) for tag, convs in having.items() for conv in convs]
+        store.change_tag_pairs(pairs, [])
+        edits = tuple(TagEdit(tag, None, tuple(having[tag])) for tag in _depth_first(list(having)))
         for project in kept:
             store.delete_project(project.folder)
     return FolderEdit(folder, None, edits, tuple(kept))
 
 
 def undo_folder_edit(store: Store, edit: FolderEdit) -> int:
-    """Reverse ``edit`` in one transaction (its tag edits newest first, its projects put
-    back where they were). Returns how many conversations got a tag back."""
-    with store.transaction():
-        restored = sum(undo_tag_edit(store, e) for e in reversed(edit.edits))
+    """Reverse ``edit`` in one transaction: each conversation it moved loses the new
+    name and gets the old back, each it merged gets the old back beside the new it had;
+    its projects are put back where they were. Returns how many tags were given back."""
+    remove = [
+        (conv, e.new)
+        for e in edit.edits
+        if e.new is not None and e.new != e.old
+        for conv in e.moved
+    ]
+    add = [(conv, e.old) for e in edit.edits for conv in (*e.moved, *e.merged)]
+    with store.transaction():  # every pair taken away first: a/b/b → a/b and back
+        restored = store.change_tag_pairs(remove, add)
         for project in edit.projects:
             if edit.new is not None:
                 store.delete_project(moved(project.folder, edit.old, edit.new))
