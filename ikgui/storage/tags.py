@@ -87,19 +87,27 @@ def _grouped(db: Database, where: Expression | None) -> list[tuple[str, int]]:
 def folder_counts(db: Database, trashed: bool) -> list[tuple[str, int]]:
     """Every folder (each tag and each folder above one) with the conversations under
     it, each once, among those in the Trash or not: the tags' own counts (the covering
-    index, as ``counts``), then, for the folders with folders inside them only, their
-    distinct conversations in one query (a range of the ``tag_name`` index each)."""
+    index, as ``counts``), the distinct conversations of the folders with folders inside
+    them in one query (a range of the ``tag_name`` index each), less the Trash's, whose
+    few rows are counted here."""
     in_trash = ConversationRow.select(ConversationRow.id).where(_not_trashed(True))
-    trash_only = TagRow.conversation.in_(in_trash)
-    exact = dict(_grouped(db, trash_only if trashed else None))
-    parents = sorted({p for name in exact for p in _parents(name)})
-    counted = dict(exact)
-    counted.update(_distinct(db, parents, trashed=True) if trashed else _distinct(db, parents))
-    if not trashed:  # less those in the Trash (few)
-        gone = dict(_grouped(db, trash_only))
-        gone.update(_distinct(db, parents, trashed=True))
-        counted = {name: n - gone.get(name, 0) for name, n in counted.items()}
-    return sorted((name, n) for name, n in counted.items() if n > 0)
+    query = TagRow.select(TagRow.conversation, TagRow.name).where(TagRow.conversation.in_(in_trash))
+    gone = _counted(execute_query(db, query).fetchall())
+    if trashed:
+        return sorted(gone.items())
+    exact = dict(_grouped(db, None))
+    counted = {**exact, **_distinct(db, sorted({p for n in exact for p in _parents(n)}))}
+    left = ((name, n - gone.get(name, 0)) for name, n in counted.items())
+    return sorted((name, n) for name, n in left if n > 0)
+
+
+def _counted(rows: Sequence[tuple[Any, Any]]) -> dict[str, int]:
+    """Each folder's conversations (each once) among a few ``(conversation, tag)`` rows."""
+    under: dict[str, set[str]] = {}
+    for conv, name in rows:
+        for folder in (*_parents(str(name)), str(name)):
+            under.setdefault(folder, set()).add(str(conv))
+    return {folder: len(convs) for folder, convs in under.items()}
 
 
 def _parents(name: str) -> list[str]:
@@ -107,24 +115,19 @@ def _parents(name: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
 
 
-def _distinct(db: Database, folders: Sequence[str], trashed: bool = False) -> dict[str, int]:
-    """The conversations under each of ``folders`` (each once): all, or those in the
-    Trash. The range ``folder ≤ name < folder0`` is the index's; the ``/`` check keeps
-    ``work-x`` (between them) out."""
+def _distinct(db: Database, folders: Sequence[str]) -> dict[str, int]:
+    """The conversations under each of ``folders`` (each once, the Trash's too). The
+    range ``folder ≤ name < folder0`` is the index's; the ``/`` check keeps ``work-x``
+    (between them) out."""
     found: dict[str, int] = {}
-    trash = (
-        " AND t.conversation_id IN (SELECT id FROM conversation WHERE trashed_at IS NOT NULL)"
-        if trashed
-        else ""
-    )
     for part in chunks(list(folders), CHUNK):
         values = ", ".join("(CAST(? AS TEXT))" for _ in part)
         sql = (
             f"WITH f(path) AS (VALUES {values}) "
             "SELECT f.path, COUNT(DISTINCT t.conversation_id) FROM f JOIN tag t "
             "ON t.name >= f.path AND t.name < f.path || '0' "
-            "AND (t.name = f.path OR substr(t.name, length(f.path) + 1, 1) = '/')"
-            f"{trash} GROUP BY f.path"
+            "AND (t.name = f.path OR substr(t.name, length(f.path) + 1, 1) = '/') "
+            "GROUP BY f.path"
         )
         rows = execute_sql(db, _sql(db, sql), part).fetchall()
         found.update((str(r[0]), int(r[1])) for r in rows)
