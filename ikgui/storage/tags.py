@@ -174,43 +174,42 @@ def move(db: Database, old: str, new: str) -> dict[str, tuple[list[str], list[st
     return {name: (sorted(m), sorted(g)) for name, (m, g) in changed.items()}
 
 
-def _by_tag(pairs: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
-    found: dict[str, set[str]] = {}
-    for conv, name in pairs:
-        found.setdefault(name, set()).add(conv)
-    return {name: sorted(convs) for name, convs in sorted(found.items())}
-
-
 def _sql(db: Database, text: str) -> str:
     return text if isinstance(db, SqliteDatabase) else text.replace("?", "%s")
+
+
+#: ``(conversation, tag)`` pairs per statement: two bound values each.
+PAIRS = 400
+
+
+def _pairs_in(count: int) -> str:
+    return f"(conversation_id, name) IN (VALUES {', '.join('(?, ?)' for _ in range(count))})"
 
 
 def change_pairs(
     db: Database, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
 ) -> int:
     """Take each ``(conversation, tag)`` of ``remove`` away, then give each of ``add``
-    (to the conversations that exist and lack it); returns how many were given. Plain
-    statements per tag and few hundred conversations (building them with peewee cost
-    more than running them)."""
-    for name, convs in _by_tag(remove).items():
-        for part in chunks(convs, CHUNK):
-            sql = f"DELETE FROM tag WHERE name = ? AND conversation_id IN ({marks(len(part))})"
-            execute_sql(db, _sql(db, sql), [name, *part])
+    (to the conversations that exist and lack it), a few hundred pairs per statement;
+    returns how many were given. Written as SQL: building these with peewee cost more
+    than running them."""
+    for part in chunks(sorted(set(remove)), PAIRS):
+        sql = f"DELETE FROM tag WHERE {_pairs_in(len(part))}"
+        execute_sql(db, _sql(db, sql), [v for pair in part for v in pair])
     added = 0
-    for name, convs in _by_tag(add).items():
-        for part in chunks(convs, CHUNK):
-            sql = (
-                f"SELECT id FROM conversation WHERE id IN ({marks(len(part))}) AND id NOT IN "
-                "(SELECT conversation_id FROM tag WHERE name = ? AND conversation_id IN "
-                f"({marks(len(part))}))"
-            )
-            rows = execute_sql(db, _sql(db, sql), [*part, name, *part]).fetchall()
-            lacking = sorted(str(r[0]) for r in rows)
-            if lacking:
-                values = ", ".join("(?, ?)" for _ in lacking)
-                sql = f"INSERT INTO tag (conversation_id, name) VALUES {values}"
-                execute_sql(db, _sql(db, sql), [v for c in lacking for v in (c, name)])
-            added += len(lacking)
+    for part in chunks(sorted(set(add)), PAIRS):
+        ids = sorted({c for c, _ in part})
+        sql = f"SELECT id FROM conversation WHERE id IN ({marks(len(ids))})"
+        alive = {str(r[0]) for r in execute_sql(db, _sql(db, sql), ids).fetchall()}
+        sql = f"SELECT conversation_id, name FROM tag WHERE {_pairs_in(len(part))}"
+        rows = execute_sql(db, _sql(db, sql), [v for pair in part for v in pair]).fetchall()
+        have = {(str(c), str(n)) for c, n in rows}
+        lacking = [(c, n) for c, n in part if c in alive and (c, n) not in have]
+        if lacking:
+            values = ", ".join("(?, ?)" for _ in lacking)
+            sql = f"INSERT INTO tag (conversation_id, name) VALUES {values}"
+            execute_sql(db, _sql(db, sql), [v for pair in lacking for v in pair])
+        added += len(lacking)
     return added
 
 
