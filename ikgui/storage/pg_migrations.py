@@ -315,6 +315,9 @@ _V8 = (
         "FOR EACH STATEMENT EXECUTE FUNCTION ikgui_notify()"
         for table in ("smart_folder", "project")
     ),
+    # A folder is a range of tag names in byte order (``work/`` ≤ name < ``work0``),
+    # whatever the database's collation (``en_US`` sorts ``/`` apart): its own index.
+    'CREATE INDEX tag_name_bytes ON tag (name COLLATE "C")',
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from peewee import Database, Expression, SqliteDatabase, fn
+from peewee import SQL, Database, Expression, NodeList, SqliteDatabase, fn
 
 from ikgui.storage.models import ConversationRow, TagRow
 from ikgui.storage.queries import chunks, execute_query, execute_sql, marks
@@ -33,18 +33,29 @@ def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
     return sorted({t.strip().lower() for t in names})
 
 
-def in_folder(name: str) -> Expression:
+def _bytes(db: Database) -> str:
+    """How a range of names is compared in byte order: SQLite's is; PostgreSQL's is
+    its collation's unless told (``en_US`` puts ``work/acme`` after ``work0``), with
+    the index of schema 8 on ``name COLLATE "C"`` for it."""
+    return "" if isinstance(db, SqliteDatabase) else ' COLLATE "C"'
+
+
+def in_folder(name: str, db: Database) -> Expression:
     """A condition on tag rows: the tag is ``name`` or one under it (``name/…``)."""
-    return (TagRow.name == name) | ((TagRow.name > name + "/") & (TagRow.name < name + "0"))
+    column: Any = TagRow.name
+    if not isinstance(db, SqliteDatabase):
+        column = NodeList((TagRow.name, SQL('COLLATE "C"')))
+    below: Expression = (column > name + "/") & (column < name + "0")
+    return (TagRow.name == name) | below
 
 
-def having_all(names: Sequence[str]) -> Expression:
+def having_all(names: Sequence[str], db: Database) -> Expression:
     """A condition: the conversation has every one of ``names`` (or a tag under it).
     The ids come from the ``tag_name`` index (an intersection), so a filter costs what
     its tags' rows cost, not a scan of every conversation."""
     picks: Any = None
     for name in names:
-        pick = TagRow.select(TagRow.conversation).where(in_folder(name))
+        pick = TagRow.select(TagRow.conversation).where(in_folder(name, db))
         picks = pick if picks is None else picks & pick  # INTERSECT
     return ConversationRow.id.in_(picks)
 
@@ -58,7 +69,7 @@ def counts(db: Database, within: Sequence[str], trashed: bool | None) -> list[tu
     tag of ``within`` and are in the Trash (``True``), not (``False``) or either (``None``)."""
     names = wanted(None, within)
     if names:
-        where = having_all(names)
+        where = having_all(names, db)
         if trashed is not None:
             where &= _not_trashed(trashed)
         scope = ConversationRow.select(ConversationRow.id).where(where)
@@ -125,7 +136,7 @@ def _distinct(db: Database, folders: Sequence[str]) -> dict[str, int]:
         sql = (
             f"WITH f(path) AS (VALUES {values}) "
             "SELECT f.path, COUNT(DISTINCT t.conversation_id) FROM f JOIN tag t "
-            "ON t.name >= f.path AND t.name < f.path || '0' "
+            f"ON t.name{_bytes(db)} >= f.path AND t.name{_bytes(db)} < f.path || '0' "
             "AND (t.name = f.path OR substr(t.name, length(f.path) + 1, 1) = '/') "
             "GROUP BY f.path"
         )
@@ -136,13 +147,13 @@ def _distinct(db: Database, folders: Sequence[str]) -> dict[str, int]:
 
 def under(db: Database, name: str) -> list[str]:
     """The tags in use that are ``name`` or under it, sorted."""
-    query = TagRow.select(TagRow.name).where(in_folder(name)).distinct().order_by(TagRow.name)
-    return [str(r[0]) for r in execute_query(db, query).fetchall()]
+    query = TagRow.select(TagRow.name).where(in_folder(name, db)).distinct()
+    return sorted(str(r[0]) for r in execute_query(db, query).fetchall())
 
 
 def members(db: Database, folder: str) -> dict[str, list[str]]:
     """Each tag that is ``folder`` or under it, with its conversations (sorted)."""
-    query = TagRow.select(TagRow.name, TagRow.conversation).where(in_folder(folder))
+    query = TagRow.select(TagRow.name, TagRow.conversation).where(in_folder(folder, db))
     found: dict[str, list[str]] = {}
     for name, conv in execute_query(db, query).fetchall():
         found.setdefault(str(name), []).append(str(conv))
@@ -154,9 +165,9 @@ def move(db: Database, old: str, new: str) -> dict[str, tuple[list[str], list[st
     after deleting the rows whose new name the conversation has already (a merge).
     ``new`` is neither ``old``, nor under it, nor above it: the two subtrees are apart.
     Returns, for each tag renamed, the conversations moved and those merged."""
-    query = TagRow.select(TagRow.id, TagRow.conversation, TagRow.name).where(in_folder(old))
+    query = TagRow.select(TagRow.id, TagRow.conversation, TagRow.name).where(in_folder(old, db))
     rows = execute_query(db, query).fetchall()
-    there = TagRow.select(TagRow.conversation, TagRow.name).where(in_folder(new))
+    there = TagRow.select(TagRow.conversation, TagRow.name).where(in_folder(new, db))
     taken = {(str(c), str(n)) for c, n in execute_query(db, there).fetchall()}
     changed: dict[str, tuple[list[str], list[str]]] = {}
     doomed: list[int] = []
@@ -169,7 +180,10 @@ def move(db: Database, old: str, new: str) -> dict[str, tuple[list[str], list[st
             moved.append(str(conv))
     for part in chunks(doomed, CHUNK):
         TagRow.delete().where(TagRow.id.in_(part)).execute(db)
-    sql = "UPDATE tag SET name = ? || substr(name, ?) WHERE name = ? OR (name > ? AND name < ?)"
+    name = f"name{_bytes(db)}"
+    sql = (
+        f"UPDATE tag SET name = ? || substr(name, ?) WHERE name = ? OR ({name} > ? AND {name} < ?)"
+    )
     execute_sql(db, _sql(db, sql), (new, len(old) + 1, old, old + "/", old + "0"))
     return {name: (sorted(m), sorted(g)) for name, (m, g) in changed.items()}
 
@@ -217,7 +231,7 @@ def count(db: Database, names: Sequence[str], trashed: bool) -> int:
     """How many conversations (in the Trash or not) have every tag of ``names``."""
     where = _not_trashed(trashed)
     if names:
-        where &= having_all(names)
+        where &= having_all(names, db)
     query = ConversationRow.select(fn.COUNT(ConversationRow.id)).where(where)
     return int(query.scalar(db) or 0)
 

@@ -4,6 +4,9 @@ smart folders and projects kept in the store (schema 8). On SQLite and PostgreSQ
 
 from __future__ import annotations
 
+import uuid
+from typing import Any
+
 import pytest
 
 from ikgui.domain.attachments import Attachment, StoredFile
@@ -11,7 +14,7 @@ from ikgui.domain.errors import UserError
 from ikgui.domain.folders import Project, SmartFolder
 from ikgui.domain.library import folders
 from ikgui.domain.state.ids import normalize_tag
-from ikgui.storage import SqliteStore
+from ikgui.storage import SqliteStore, open_store
 from tests.storage.conftest import BOTH
 from tests.storage.helpers import add_conversation
 
@@ -171,3 +174,27 @@ def test_projects_keep_settings_and_their_files(store: SqliteStore) -> None:
     assert [p.folder for p in store.projects()] == ["empty/one", "job/acme"]
     folders.set_project(store, Project("empty/one"))  # sets nothing: removed
     assert [p.folder for p in store.projects()] == ["job/acme"]
+
+
+def test_a_folder_is_a_range_of_bytes_whatever_the_servers_collation(
+    pg_server: Any,
+) -> None:
+    """On a database whose collation is ICU's en-US, ``work+x`` sorts between ``work/``
+    and ``work0``: a folder's range is compared in byte order all the same."""
+    name = f"icu_{uuid.uuid4().hex[:8]}"
+    pg_server.psql(
+        f"CREATE DATABASE {name} TEMPLATE template0 LOCALE_PROVIDER icu "
+        "ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
+    )
+    store = open_store(pg_server.url(name))
+    try:
+        add_conversation(store, "chat-0001", tags=("work+x",), updated_at=1.0)
+        add_conversation(store, "chat-0002", tags=("work/acme", "work/a_b"), updated_at=2.0)
+        assert _ids(store.list_conversations(tags=["work"])) == ["chat-0002"]
+        assert store.tags_under("work") == ["work/a_b", "work/acme"]
+        assert dict(store.folder_counts())["work"] == 1
+        folders.rename_folder(store, "work", "job")
+        assert store.get_conversation("chat-0001").tags == ("work+x",)  # type: ignore[union-attr]
+    finally:
+        store.close()
+        pg_server.drop_database(name)
