@@ -190,6 +190,8 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
 
         scratch = open_store(Path(scratch_dir) / "scratch.db")
         try:
+            if args.project:  # its settings, read at each request, are the store's
+                _lend_project(env.store, scratch, args.project)
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
@@ -197,6 +199,14 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             return _exit_code(_run(session, target, text, args, env, files))
         finally:
             scratch.close()
+
+
+def _lend_project(store: Store, scratch: Store, folder: str) -> None:
+    """``--no-save -P``: the project's settings and files copied into the scratch store."""
+    project = folders.project_in(store, folder)
+    if project is not None:
+        scratch.put_files(list(store.read_files([a.sha256 for a in project.files]).values()))
+        scratch.put_project(project)
 
 
 def _attached(env: Env, args: argparse.Namespace, text: str) -> list[StoredFile | Attachment]:
@@ -291,9 +301,9 @@ def _in_project(
 ) -> None:
     """``-P FOLDER``: a new conversation tagged with the folder, with its project's agent,
     provider and model (``-a``, ``-p``, ``-m`` win), its files sent with the message."""
-    project = folders.project(session.store, args.project)
-    agent = args.agent or project.agent or env.settings.default_agent
-    session.new_conversation(agent, project=project.folder)
+    project = folders.project_in(session.store, args.project)
+    agent = args.agent or (project and project.agent) or env.settings.default_agent
+    session.new_conversation(agent, project=args.project)
     if not text.startswith("/") or text.startswith("//"):
         files[:0] = session.project_files()
 

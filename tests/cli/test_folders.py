@@ -132,6 +132,15 @@ def test_a_project_is_set_shown_and_used_by_run(
     assert local.bodies(CHAT)[-1]["model"] == "small-model"
     misuse = cli("run", "-P", "work/acme", "-c", conv, "hi")
     assert misuse.code == 2 and "not with -c" in misuse.err
+    # A folder inside the project is in it; --no-save reads the project all the same.
+    local.route(CHAT, sse_reply("ok"))
+    inside = cli.ok("run", "-P", "work/acme/q3", "hi").err.strip().splitlines()[-1]
+    assert local.bodies(CHAT)[-1]["model"] == "big-model"
+    assert _tagged(cli)[inside] == ["work/acme/q3"]
+    local.route(CHAT, sse_reply("ok"))
+    cli.ok("run", "--no-save", "-P", "work/acme", "hi")
+    system, user = local.bodies(CHAT)[-1]["messages"]
+    assert system["content"].endswith("Answer in German.") and "ACME" in str(user["content"])
     # --clear: not a project any more.
     assert cli.ok("conv", "project", "work/acme", "--clear").out.startswith("Cleared the project")
     assert cli("conv", "project", "work/acme", "--agent", "nobody").code == 1

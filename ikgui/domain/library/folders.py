@@ -22,6 +22,7 @@ from ikgui.domain.folders import (
     folder_tree,
     is_under,
     moved,
+    project_of,
 )
 from ikgui.domain.library.conversations import TagEdit, rename_tag
 from ikgui.domain.ports import Store
@@ -235,6 +236,12 @@ def project(store: Store, folder: str) -> Project:
     path = normalize_tag(folder)
     found = store.projects([path])
     return found[0] if found else Project(path)
+
+
+def project_in(store: Store, folder: str) -> Project | None:
+    """The project a conversation started in ``folder`` belongs to: the folder's own,
+    or the nearest one above it (``work/acme/q3`` in the project ``work/acme``)."""
+    return project_of((normalize_tag(folder),), store.projects())
 
 
 def set_project(store: Store, settings: Project) -> Project:

@@ -288,17 +288,18 @@ class OpenConversation(PromptEditing):
         message's (``Session.project_files``), its system prompt and tools are read at
         each request (SPEC §15)."""
         folder = normalize_tag(project) if project else None
-        settings = (self.store.projects([folder]) or [Project(folder)])[0] if folder else None
+        # The folder's own settings, or those of the project it is inside.
+        settings = project_of((folder,), self.store.projects()) if folder else None
         agent = agent or (settings.agent if settings else None) or None
         if agent is not None and agent not in self.settings.agents:
             raise UserError(f"Unknown agent '{agent}'")
         conv = self._blank(agent)
-        if folder is not None and settings is not None:
+        if folder is not None:
             conv = dataclasses.replace(
                 conv,
                 tags=(folder,),
-                provider=settings.provider or conv.provider,
-                model=settings.model or conv.model,
+                provider=(settings and settings.provider) or conv.provider,
+                model=(settings and settings.model) or conv.model,
             )
         self.conversation = conv
         self.switches += 1
