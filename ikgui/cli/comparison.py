@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ikgui.cli import output as out
-from ikgui.domain.attachments import StoredFile
+from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.errors import UsageError
 from ikgui.domain.session.comparison import FAILED, Answer, Comparison
 
@@ -32,7 +32,7 @@ def run_compare(
     args: argparse.Namespace,
     target: str | None,
     text: str,
-    files: list[StoredFile],
+    files: list[StoredFile | Attachment],
 ) -> int:
     if text.startswith("/") and not text.startswith("//"):
         raise UsageError("--compare sends a message to several models, not a command")
