@@ -175,7 +175,7 @@ def remove_unreferenced(
 
 
 def total_bytes(db: Database) -> int:
-    """What the stored files hold (``conv``/benchmarks: the store's share of files)."""
+    """What the stored files hold, each once (``ikgui db status``, the benchmarks)."""
     row = execute_sql(db, "SELECT coalesce(sum(size), 0) FROM stored_file").fetchone()
     return int(row[0])
 
@@ -185,7 +185,9 @@ def total_bytes(db: Database) -> int:
 #: Files per batch of a copy (each may be 20 MB: a few at a time).
 COPY_BATCH = 8
 _ALL_SHAS = Query("SELECT sha256 FROM stored_file ORDER BY sha256")
-_LINKS_OF = "SELECT id, event_id, sha256, name FROM event_file WHERE {where} ORDER BY id"
+_LINKS_AFTER = Query(
+    "SELECT id, event_id, sha256, name FROM event_file WHERE id > ? ORDER BY id LIMIT ?"
+)
 
 
 def copy_files(source: Database, dest: Database, dest_kind: str, batch: int = 500) -> int:
@@ -209,13 +211,11 @@ def copy_files(source: Database, dest: Database, dest_kind: str, batch: int = 50
 
 
 def _copy_links(source: Database, dest: Database, dest_kind: str, batch: int) -> None:
+    """The source's ``event_file`` rows the destination lacks, under ids of its own (an
+    event may list one file twice: rows are counted, not only compared)."""
     last = 0
     while True:
-        rows = execute_sql(
-            source,
-            _sql(source, _LINKS_OF.format(where="id > ?") + " LIMIT ?"),
-            [last, batch],
-        ).fetchall()
+        rows = _LINKS_AFTER.run(source, last, batch).fetchall()
         if not rows:
             return
         last = int(rows[-1][0])

@@ -206,15 +206,20 @@ _V7_FILE_TEXT = f"""CREATE VIEW event_file_text AS
     SELECT ef.id, ef.name || ' ' || coalesce(substr(f.text, 1, {FTS_CHARS}), '') AS content
     FROM event_file ef JOIN stored_file f ON f.sha256 = ef.sha256"""
 
+#: The conversation column of version 7: the files attached to the draft (JSON).
+V7_DRAFT_FILES = ("draft_files",)
+
+# The bytes last: SQLite reads a row's columns in order, and a query of the others
+# (a sweep's ``created_at``, search's ``text``) never walks a 20 MB file's pages.
 _V7 = (
     """CREATE TABLE stored_file (
         sha256 TEXT NOT NULL PRIMARY KEY,
         name TEXT NOT NULL,
         mime TEXT NOT NULL,
         size INTEGER NOT NULL,
-        content BLOB NOT NULL,
+        created_at REAL NOT NULL,
         text TEXT NULL,
-        created_at REAL NOT NULL
+        content BLOB NOT NULL
     )""",
     """CREATE TABLE event_file (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -229,7 +234,7 @@ _V7 = (
         content, content='event_file_text', content_rowid='id',
         tokenize='unicode61 remove_diacritics 2')""",
     # Session state as the message draft is: not listed (no listing trigger names it).
-    "ALTER TABLE conversation ADD COLUMN draft_files TEXT NOT NULL DEFAULT ''",
+    *(f"ALTER TABLE conversation ADD COLUMN {c} TEXT NOT NULL DEFAULT ''" for c in V7_DRAFT_FILES),
 )
 
 

@@ -105,9 +105,9 @@ class FileRow(_Base):
     name = TextField()
     mime = TextField()
     size = IntegerField()
-    content = BlobField()
-    text = TextField(null=True)
     created_at = FloatField()
+    text = TextField(null=True)
+    content = BlobField()  # last, as in both schemas: reading the others skips it
 
     class Meta:
         table_name = "stored_file"

@@ -250,9 +250,9 @@ _V7 = (
         name TEXT NOT NULL,
         mime TEXT NOT NULL,
         size BIGINT NOT NULL,
-        content BYTEA NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
         text TEXT NULL,
-        created_at DOUBLE PRECISION NOT NULL
+        content BYTEA NOT NULL
     )""",
     # Images and PDFs are compressed already: store them as they are.
     "ALTER TABLE stored_file ALTER COLUMN content SET STORAGE EXTERNAL",

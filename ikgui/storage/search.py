@@ -1,4 +1,5 @@
-"""Full-text search over message text and titles, with user text taken as plain words.
+"""Full-text search over message text, the files messages list (their names and text,
+SPEC §13) and titles, with user text taken as plain words.
 
 The index and its query are the dialect's (FTS5 on SQLite, ``tsvector``/GIN on
 PostgreSQL); what is shared is here: the words taken from the user's text (``\\w+``

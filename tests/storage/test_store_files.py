@@ -9,6 +9,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -29,6 +30,7 @@ from ikgui.domain.settings import Settings
 from ikgui.domain.state.replay import replay_conversation
 from ikgui.storage import PeeweeStore, open_store
 from ikgui.storage.migrations import MIGRATIONS
+from ikgui.storage.pg_migrations import PG_MIGRATIONS
 from ikgui.storage.queries import Query, execute_sql
 
 STORES = ("sqlite", "postgresql")
@@ -168,13 +170,17 @@ def test_search_finds_attachment_names_and_text(store: PeeweeStore) -> None:
     assert store.search("zeppelin") == [] and store.has_files([NOTES.sha256]) == set()
 
 
-def test_files_are_read_from_a_worker_thread(store: PeeweeStore) -> None:
+@pytest.mark.parametrize("window", [False, True], ids=["command-line", "window"])
+def test_files_are_read_from_a_worker_thread(store: PeeweeStore, window: bool) -> None:
+    if window:  # a window's store: its calls wait a bounded time for the server
+        store.answer_within(5.0)
     conv_id = new_conversation(store)
     send(store, conv_id, "what is this?", PNG)
     got: dict[str, StoredFile] = {}
-    worker = threading.Thread(target=lambda: got.update(store.read_files([PNG.sha256])))
-    worker.start()
-    worker.join()
+    for _ in range(2):  # each read has a connection of its own, closed after
+        worker = threading.Thread(target=lambda: got.update(store.read_files([PNG.sha256])))
+        worker.start()
+        worker.join()
     assert got == {PNG.sha256: PNG}
     assert store.events(conv_id)[0].content == "what is this?"  # this thread's still works
 
@@ -209,9 +215,16 @@ def test_the_store_holds_a_file_attached_ten_times_once(store: PeeweeStore) -> N
     assert store.stored_file_bytes() == len(big.content)
 
 
-def test_an_old_database_gains_the_file_tables(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    with open_store(path, migrations=MIGRATIONS[:6]) as old:
+@pytest.mark.parametrize("kind", STORES)
+def test_an_old_database_gains_the_file_tables(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    path: Path | str = tmp_path / "old.db"
+    before: Sequence[object] = MIGRATIONS[:6]
+    if kind == "postgresql":
+        path, before = request.getfixturevalue("pg_url"), PG_MIGRATIONS[:6]
+    with open_store(path, migrations=before) as old:  # type: ignore[arg-type]
+        assert old.schema_version() == 6
         new_conversation(old, "c1")
         old.append_event("c1", "user", "before attachments")
     with open_store(path) as store:
@@ -220,17 +233,18 @@ def test_an_old_database_gains_the_file_tables(tmp_path: Path) -> None:
         assert [h.conversation.id for h in store.search("zeppelin")] == ["c1"]
 
 
-def test_a_full_disk_refuses_the_event_and_its_file_together(store: PeeweeStore) -> None:
-    if store.kind != "sqlite":
-        pytest.skip("a full disk is SQLite's max_page_count")
-    conv_id = new_conversation(store)
-    conn = store._connection()
-    pages = conn.execute("PRAGMA page_count").fetchone()[0]
-    conn.execute(f"PRAGMA max_page_count = {pages + 1}")
-    with pytest.raises(StorageError, match="full"):
-        send(store, conv_id, "too big for the disk", PNG)
-    conn.execute("PRAGMA max_page_count = 1073741823")
-    assert store.events(conv_id) == [] and store.has_files([PNG.sha256]) == set()
+def test_a_full_disk_refuses_the_event_and_its_file_together(tmp_path: Path) -> None:
+    # A full disk, here SQLite's max_page_count (tests/cli/test_attach_full_disk.py fills
+    # a real file system).
+    with open_store(tmp_path / "full.db") as store:
+        conv_id = new_conversation(store)
+        conn = store._connection()
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages + 1}")
+        with pytest.raises(StorageError, match="full"):
+            send(store, conv_id, "too big for the disk", PNG)
+        conn.execute("PRAGMA max_page_count = 1073741823")
+        assert store.events(conv_id) == [] and store.has_files([PNG.sha256]) == set()
 
 
 def test_a_draft_files_change_moves_no_listing(pg_url: str) -> None:

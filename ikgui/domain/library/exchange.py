@@ -1,11 +1,13 @@
 """Export and import: the lossless ikgui JSON format, orcx files, Markdown for reading.
 
 ikgui JSON: ``{"format": "ikgui", "version": 1, "conversations": [{...fields,
-"events": [{"id", "kind", "content", "data", "created_at"}]}]}``. Exporting a fork
-includes its ancestors (oldest first) so an import reproduces the same context.
-Importing (:mod:`ikgui.domain.library.importing`) gives new ids where they clash and keeps fork
-links: events are inserted in their original global order, so every event-id bound
-maps monotonically.
+"events": [{"id", "kind", "content", "data", "created_at"}]}], "files": [...]}``, where
+``files`` (when a message lists any) embeds each file once: its ``sha256``, ``name``,
+``mime``, ``size``, ``text`` and base64 ``content`` (an import keeps only a file whose
+bytes have its hash). Exporting a fork includes its ancestors (oldest first) so an
+import reproduces the same context. Importing (:mod:`ikgui.domain.library.importing`)
+gives new ids where they clash and keeps fork links: events are inserted in their
+original global order, so every event-id bound maps monotonically.
 """
 
 from __future__ import annotations
