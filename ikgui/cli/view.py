@@ -67,7 +67,9 @@ def conv_json(
         fields["marks"] = [{"event_id": m.event_id, "label": m.label} for m in state.marks]
         from ikgui.domain.state.alternatives import branch_alternatives
 
-        alternatives = branch_alternatives(store, conv, state.transcript)
+        alternatives = branch_alternatives(
+            conv, state.transcript, lambda: store.children(conv.parent) if conv.parent else []
+        )
         alternatives.update(state.retry_alternatives())
         fields["scrollback"] = [_item_json(e, alternatives) for e in state.scrollback]
     return fields

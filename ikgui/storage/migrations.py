@@ -245,6 +245,11 @@ def _v7_files(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+#: The conversation column of version 8: why a branch was made. Written once, when the
+#: row is inserted (which the listing's insert trigger counts), never updated.
+V8_SET_ONCE = ("branch_reason",)
+
+
 def _v8_branch_reason(conn: sqlite3.Connection) -> None:
     """Why each branch was made (SPEC §14): alternatives made by edit and retry are told
     from deliberate forks. A branch from before it reads as a fork (NULL, as a root's)."""

@@ -140,7 +140,7 @@ def event_contents(count: int) -> Query:
 _RANGE = "conversation_id = ? AND id > ? AND id <= ?"
 #: The events a reader sees with ``after < id <= upto`` (failed replies not yet taken off).
 COUNT_SHOWN = Query(
-    f"SELECT COUNT(id) FROM event WHERE {_RANGE} AND kind NOT IN ('clear', 'retry')"
+    f"SELECT COUNT(id) FROM event WHERE {_RANGE} AND kind NOT IN ('clear', 'retry', 'choose')"
 )
 EMPTY_REPLIES = Query(
     f"SELECT data FROM event WHERE {_RANGE} AND kind = 'assistant' AND content = ''"

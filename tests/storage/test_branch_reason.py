@@ -101,3 +101,39 @@ def test_an_older_branch_and_an_unknown_reason_read_as_forks(store: PeeweeStore)
     import_document(store, document, now=1.0)
     reasons = [c.branch_reason for c in store.list_conversations() if c.parent is not None]
     assert reasons == ["fork", "fork"]
+
+
+def test_a_choice_replays_and_counts_alike_on_both_stores(store: PeeweeStore) -> None:
+    from ikgui.domain.state.replay import replay_conversation
+
+    session = session_on(store)
+    asyncio.run(session.send("question"))
+    asyncio.run(session.retry(session.state.context[-1].id))
+    newest = session.state.context[-1]
+    session.switch_alternative(session.alternatives()[newest.id], 0)
+    conv = session.conversation.id
+    fresh = replay_conversation(store, conv)
+    assert [e.content for e in fresh.context] == ["question", "one"]
+    assert fresh.retry_alternatives() == session.state.retry_alternatives()
+    assert store.context_counts([conv]) == {conv: 2}
+
+
+def test_an_imported_conversation_keeps_its_choice(store: PeeweeStore, tmp_path: Path) -> None:
+    from ikgui.domain.state.replay import replay_conversation
+
+    session = session_on(store)
+    asyncio.run(session.send("question"))
+    asyncio.run(session.retry(session.state.context[-1].id))
+    newest = session.state.context[-1]
+    session.switch_alternative(session.alternatives()[newest.id], 0)
+    document = export_json(store, [session.conversation.id])
+    other = open_store(tmp_path / "imported.db")
+    try:
+        [new_id] = import_document(other, document, now=1.0).ids
+        fresh = replay_conversation(other, new_id)
+        assert [e.content for e in fresh.context] == ["question", "one"]
+        [found] = fresh.retry_alternatives().values()
+        assert found.label == "1/2"
+        assert other.context_counts([new_id]) == {new_id: 2}
+    finally:
+        other.close()

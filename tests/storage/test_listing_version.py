@@ -172,6 +172,7 @@ def test_every_conversation_column_is_listed_or_known_to_be_unlisted() -> None:
     unlisted = {"id", "draft", "tokens_input", "tokens_output", "cost", "created_at"}
     unlisted |= set(migrations.V5_PROMPT_DRAFTS)  # session state, as the draft
     unlisted |= set(migrations.V7_DRAFT_FILES)  # the draft's files, the same
+    unlisted |= set(migrations.V8_SET_ONCE)  # written with the row, never updated
     # Stored counts: whatever changes them moves ``updated_at`` or ``parent_id`` too.
     unlisted |= {c for table, c in migrations.V6_TALLIES if table == "conversation"}
     listed = {c.strip() for c in migrations._V4_LISTED.split(",")}

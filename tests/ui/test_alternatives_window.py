@@ -141,3 +141,24 @@ async def test_a_search_hit_in_an_attempt_not_shown_chooses_it(
         assert win.session.store.events(win.current_id)[-1].kind == "choose"
     finally:
         await closed(win)
+
+
+async def test_the_item_menu_offers_the_other_versions(
+    window_home: Path, wire_server: WireServer, qtbot: QtBot
+) -> None:
+    win = await opened(window_home)
+    try:
+        wire_server.route("/v1/chat/completions", reply("north"))
+        await type_and_send(qtbot, win, "a direction?")
+        await settle(win)
+        wire_server.route("/v1/chat/completions", reply("south"))
+        win.scrollback.retry_requested.emit(win.session.state.context[-1].id)
+        await settle(win)
+        menu = win.scrollback.menu_for(win.session.state.context[-1].id)
+        actions = {a.objectName(): a for a in menu.actions()}
+        assert actions["actionPreviousVersion"].text() == "Previous version (Alternative 2 of 2)"
+        assert not actions["actionNextVersion"].isEnabled()
+        actions["actionPreviousVersion"].trigger()
+        await wait_until(lambda: texts(win)[-1] == "north")
+    finally:
+        await closed(win)

@@ -319,6 +319,10 @@ class _Importer:
         data = dict(data)
         if kind in (Kind.REWIND, Kind.RETRY) and type(data.get("target_event_id")) is int:
             data["target_event_id"] = self.event_map.get(data["target_event_id"], -1)
+        if kind == Kind.CHOOSE:  # (SPEC §14: the events it names are remapped alike)
+            for key in ("slot_event_id", "chosen_event_id", "context_event_id"):
+                if type(data.get(key)) is int:
+                    data[key] = self.event_map.get(data[key], -1)
         if kind == Kind.FORK and "fork_event_id" in data:
             data["fork_event_id"] = self.map_bound(data["fork_event_id"])
         for key in ("child_id", "parent_id", "target", "killed_by", "reopened_by", "from"):

@@ -24,7 +24,7 @@ from typing import Any
 
 from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.commands.registry import CommandResult, Registry
-from ikgui.domain.errors import UsageError, UserError
+from ikgui.domain.errors import StorageError, UsageError, UserError
 from ikgui.domain.events import BRANCH_EDIT, BRANCH_FORK, Conversation, Event, Kind
 from ikgui.domain.folders import Project, SystemPart
 from ikgui.domain.ports import Store
@@ -93,6 +93,8 @@ class Session:
         self.compare_next: list[Contender] | None = None
         self.comparison: Comparison | None = None
         self.comparison_watchers: list[Callable[[Comparison], None]] = []
+        #: The open branch's siblings, for its versions across branches (SPEC §14).
+        self._sibling_cache: tuple[tuple[str, int], list[Conversation]] | None = None
 
     # -- collaborators' fields, as before ---------------------------------------------
     @property
@@ -482,10 +484,26 @@ class Session:
     # -- alternatives (SPEC §14) ---------------------------------------------------------
     def alternatives(self) -> dict[int, Alternatives]:
         """Each shown item with alternatives, by its event id: retried replies (in this
-        conversation) and edited or regenerated turns (across branches)."""
-        found = branch_alternatives(self.store, self.conversation, self.state.transcript)
+        conversation) and edited or regenerated turns (across branches). None while
+        the replay is deferred (a preview is on screen: this never forces it)."""
+        if not self.current.replayed:
+            return {}
+        found = branch_alternatives(self.conversation, self.state.transcript, self._siblings)
         found.update(self.state.retry_alternatives())  # (a reply in both: its retries)
         return found
+
+    def _siblings(self) -> list[Conversation]:
+        """The open branch's parent's children, read once per state shown (a branch made
+        meanwhile is another conversation, opened with a state of its own)."""
+        key = (self.conversation.id, id(self.state))
+        if self._sibling_cache is None or self._sibling_cache[0] != key:
+            parent = self.conversation.parent
+            try:
+                children = self.store.children(parent) if parent is not None else []
+            except StorageError:  # (the versions elsewhere are shown once it answers)
+                return []
+            self._sibling_cache = (key, children)
+        return self._sibling_cache[1]
 
     def switch_alternative(self, alternatives: Alternatives, index: int) -> None:
         """Show the ``index``-th version of a turn: a retried reply is chosen (a

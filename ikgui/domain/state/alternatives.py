@@ -18,17 +18,10 @@ that branch (:func:`branch_alternatives` says which branches each shown item has
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ikgui.domain.events import (
-    ALTERNATIVE_REASONS,
-    BRANCH_COMPARE,
-    Conversation,
-    Event,
-    Kind,
-)
-from ikgui.domain.ports import Store
+from ikgui.domain.events import ALTERNATIVE_REASONS, BRANCH_COMPARE, Conversation, Event, Kind
 from ikgui.domain.state.reading import shown
 
 
@@ -155,101 +148,58 @@ def _positions(events: Sequence[Event], wanted: dict[int, Slot]) -> dict[int, in
 
 # -- across branches ----------------------------------------------------------------------
 def branch_alternatives(
-    store: Store, conv: Conversation, transcript: Sequence[object]
+    conv: Conversation,
+    transcript: Sequence[object],
+    siblings: Callable[[], list[Conversation]],
 ) -> dict[int, Alternatives]:
-    """The alternatives across branches of the items ``transcript`` shows (events of
-    ``conv`` and its ancestors), by the id of the event that shows the switcher: in a
-    conversation with such branches at P, its first item after P; in such a branch, its
-    own first item (its fork notice aside)."""
-    path = _path(store, conv)
-    kids_of = {c.id: _alternative_kids(store, c.id) for c in path}
-    versions = ALTERNATIVE_REASONS | {BRANCH_COMPARE}  # (a compared model's: its siblings)
-    if not any(kids_of.values()) and not any(c.branch_reason in versions for c in path):
-        return {}  # (the transcript is not walked: none of it has versions elsewhere)
-    own: dict[str, list[Event]] = {c.id: [] for c in path}
+    """The alternatives across branches of the items ``transcript`` shows, by the id of
+    the event that shows the switcher: in ``conv``, its first item after each point where
+    an edit or a retry branched from it (its own fork notices say where: no read); in a
+    branch that is itself such an alternative, its own first item, beside the parent's
+    other branches made at the same point (``siblings``: the parent's children, read only
+    then)."""
+    own: list[Event] = []
+    kids: dict[int, list[str]] = {}  # fork point -> the alternative branches made there
     for entry in transcript:
-        if (
-            isinstance(entry, Event)
-            and entry.conversation_id in own
-            and entry.kind != Kind.FORK
-            and shown(entry)
-        ):
-            own[entry.conversation_id].append(entry)
-    turns: dict[int, tuple[int, str]] = {}  # switcher event -> (fork point, owner)
-    for c in reversed(path):  # from the root: the highest turn wins an item in two
-        if c.branch_reason in ALTERNATIVE_REASONS and c.parent in own and own[c.id]:
-            turns.setdefault(own[c.id][0].id, (c.fork_event_id or 0, c.parent))
-        for kid in kids_of[c.id]:
-            point = kid.fork_event_id or 0
-            after = next((e for e in own[c.id] if e.id > point), None)
-            if after is not None:
-                turns.setdefault(after.id, (point, c.id))
+        if not isinstance(entry, Event) or entry.conversation_id != conv.id:
+            continue
+        if entry.kind == Kind.FORK:
+            data = entry.data
+            if data.get("role") == "parent" and data.get("reason") in ALTERNATIVE_REASONS:
+                point, child = data.get("fork_event_id"), data.get("child_id")
+                if isinstance(point, int) and isinstance(child, str):
+                    kids.setdefault(point, []).append(child)
+        elif shown(entry):
+            own.append(entry)
     found: dict[int, Alternatives] = {}
-    for event_id, (point, owner) in turns.items():
-        if owner not in kids_of:
-            continue
-        kids = kids_of[owner]
-        options = [Alternative(owner)] + [
-            Alternative(k.id) for k in kids if (k.fork_event_id or 0) == point
+    if conv.branch_reason in ALTERNATIVE_REASONS and conv.parent is not None and own:
+        point = conv.fork_event_id or 0
+        made = [
+            c.id
+            for c in sorted(siblings(), key=lambda c: (c.created_at, c.id))
+            if c.branch_reason in ALTERNATIVE_REASONS and c.fork_event_id == point
         ]
-        on_path = {c.id for c in path}
-        index = max(i for i, o in enumerate(options) if o.conversation_id in on_path)
-        if len(options) > 1:
-            found[event_id] = Alternatives(point, index, tuple(options))
-    found.update(_compared_alternatives(store, path, own, found))
+        options = tuple(Alternative(i) for i in [conv.parent, *made])
+        if conv.id in made:
+            found[own[0].id] = Alternatives(point, made.index(conv.id) + 1, options)
+    elif conv.branch_reason == BRANCH_COMPARE and conv.parent is not None and own:
+        # A compared model's answer: the other models' answers (their branches, forked
+        # at the same event) are its alternatives, "Continue with this one" having
+        # opened one of them; the conversation compared from is not one of them.
+        point = conv.fork_event_id or 0
+        compared = [
+            c.id
+            for c in sorted(siblings(), key=lambda c: (c.created_at, c.id))
+            if c.branch_reason == BRANCH_COMPARE
+            and (c.fork_event_id or 0) == point
+            and c.trashed_at is None
+        ]
+        if len(compared) > 1 and conv.id in compared:
+            options = tuple(Alternative(i) for i in compared)
+            found[own[0].id] = Alternatives(point, compared.index(conv.id), options)
+    for point, children in kids.items():
+        after = next((e for e in own if e.id > point), None)
+        if after is not None and after.id not in found:
+            options = tuple(Alternative(i) for i in [conv.id, *children])
+            found[after.id] = Alternatives(point, 0, options)
     return found
-
-
-def _compared_alternatives(
-    store: Store,
-    path: Sequence[Conversation],
-    own: dict[str, list[Event]],
-    found: dict[int, Alternatives],
-) -> dict[int, Alternatives]:
-    """A compared model's branch: its message has the other models' answers (their
-    branches, forked at the same event) as alternatives, "Continue with this one" having
-    opened one of them (SPEC §14); the conversation compared from is not one of them."""
-    more: dict[int, Alternatives] = {}
-    for c in path:
-        if c.branch_reason != BRANCH_COMPARE or c.parent is None or not own.get(c.id):
-            continue
-        first = own[c.id][0].id
-        if first in found:
-            continue
-        siblings = sorted(
-            (
-                k
-                for k in store.children(c.parent)
-                if k.branch_reason == BRANCH_COMPARE
-                and k.fork_event_id == c.fork_event_id
-                and k.trashed_at is None
-            ),
-            key=lambda k: (k.created_at, k.id),
-        )
-        ids = [k.id for k in siblings]
-        if len(ids) > 1 and c.id in ids:
-            options = tuple(Alternative(i) for i in ids)
-            more[first] = Alternatives(c.fork_event_id or 0, ids.index(c.id), options)
-    return more
-
-
-def _path(store: Store, conv: Conversation) -> list[Conversation]:
-    """``conv`` and its ancestors, nearest first."""
-    path, seen = [conv], {conv.id}
-    while path[-1].parent is not None and path[-1].parent not in seen:
-        parent = store.get_conversation(path[-1].parent)
-        if parent is None:
-            break
-        seen.add(parent.id)
-        path.append(parent)
-    return path
-
-
-def _alternative_kids(store: Store, conv_id: str) -> list[Conversation]:
-    """The branches of ``conv_id`` that are alternatives (edits, retries), oldest first."""
-    kids = [
-        c
-        for c in store.children(conv_id)
-        if c.branch_reason in ALTERNATIVE_REASONS and c.fork_event_id is not None
-    ]
-    return sorted(kids, key=lambda c: (c.created_at, c.id))

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from ikgui.domain.attachments import is_image, listed
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.state.alternatives import Alternatives
 from ikgui.ui.plain import action_text
 from ikgui.ui.transcript.body import FULL_SCHEME, internal_link
 from ikgui.ui.transcript.code_blocks import COPY_SCHEME, code_source, copy_link, show_copied
@@ -39,12 +40,14 @@ class _View(Protocol):
     fork_requested: Any
     edit_resend_requested: Any
     retry_requested: Any
+    alternative_requested: Any
     prompt_restore_requested: Any
     item_actions: ItemActions
     conversation_link: Any
     files: MessageFiles
 
     def update_event(self, event: Event) -> None: ...
+    def alternatives(self) -> dict[int, Alternatives]: ...
     def textCursor(self) -> QTextCursor: ...
     def document(self) -> QTextDocument: ...
     def cursorForPosition(self, pos: QPoint) -> QTextCursor: ...
@@ -79,6 +82,19 @@ class MenuMixin:
         ):
             retry = menu.addAction("Retry", lambda: self.retry_requested.emit(event_id))
             retry.setObjectName("actionRetry")
+        versions = self.alternatives().get(event_id)
+        if versions is not None:  # (SPEC §14: as the item's ‹ 2/3 ›, from the keyboard too)
+            menu.addSeparator()
+            for name, text, index in (
+                ("actionPreviousVersion", "Previous version", versions.index - 1),
+                ("actionNextVersion", "Next version", versions.index + 1),
+            ):
+                step = menu.addAction(
+                    f"{text} ({versions.accessible})",
+                    partial(self.alternative_requested.emit, versions, index),
+                )
+                step.setObjectName(name)
+                step.setEnabled(0 <= index < versions.count)
         files = listed(event.data) if event.kind == Kind.USER else []
         if files:  # (by keyboard too: the menu key reaches what a click on a file does)
             menu.addSeparator()

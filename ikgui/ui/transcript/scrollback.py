@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from ikgui.domain.errors import IkguiError
 from ikgui.domain.events import Event, Kind
 from ikgui.domain.state.alternatives import Alternatives
 from ikgui.domain.state.reading import shown
@@ -122,7 +123,10 @@ class ScrollbackView(GroupsMixin, StartMixin, MenuMixin, ColumnMixin, QTextBrows
     def alternatives(self) -> dict[int, Alternatives]:
         """The items with alternatives (read again after each change of the transcript)."""
         if self._alternatives is None:
-            self._alternatives = self.alternatives_source()
+            try:
+                self._alternatives = self.alternatives_source()
+            except IkguiError:  # (a store that cannot be read: its banner says so)
+                self._alternatives = {}
         return self._alternatives
 
     def alternatives_changed(self) -> None:
