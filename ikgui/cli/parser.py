@@ -96,6 +96,7 @@ def _build(named: list[str]) -> tuple[argparse.ArgumentParser, bool]:
     csub = _Branch(None, named_conv if named_conv[:1].isalpha() else None)
 
     _add_run_parser(sub)
+    _add_keys_parser(sub)
     _add_conv_parser(sub, csub)
     add_db_parser(sub)
     _add_tools_parser(sub)
@@ -216,6 +217,8 @@ def _add_run_parser(sub: Any) -> None:
     )
     run.add_argument("text", nargs=argparse.REMAINDER, help="the message, or a /command")
 
+
+def _add_keys_parser(sub: Any) -> None:
     keys = sub.add_parser("keys", help="API keys and other secrets in the system keyring")
     keys.add_argument("action", choices=("set", "delete", "status"))
     keys.add_argument(

@@ -62,9 +62,10 @@ def test_models_match_the_created_schema(pg_url: str) -> None:
 
 def test_a_newer_schema_is_refused_untouched(pg_url: str) -> None:
     open_store(pg_url).close()
-    _rows(pg_url, "UPDATE ikgui_meta SET value = '9' WHERE key = 'schema_version'")
+    newer = len(PG_MIGRATIONS) + 1
+    _rows(pg_url, f"UPDATE ikgui_meta SET value = '{newer}' WHERE key = 'schema_version'")
     before = _tables(pg_url)
-    with pytest.raises(StorageError, match=r"newer version of ikgui \(schema 9; this version"):
+    with pytest.raises(StorageError, match=rf"newer version of ikgui \(schema {newer}; this"):
         open_store(pg_url)
     assert _tables(pg_url) == before
 
