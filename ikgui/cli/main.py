@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ikgui.cli.db import cmd_db, print_paths
 from ikgui.cli.env import Env
+from ikgui.cli.folders import FOLDER_COMMANDS
 from ikgui.cli.output import error, print_json, reply, say, width
 from ikgui.cli.parser import build_parser
 from ikgui.cli.view import PIN_COMMANDS, TAG_COMMANDS, cmd_context, cmd_show, conv_json
@@ -177,6 +178,7 @@ CONV_COMMANDS = {
     "import": cmd_import,
     **TAG_COMMANDS,
     **PIN_COMMANDS,
+    **FOLDER_COMMANDS,
 }
 
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from ikgui import __version__
 from ikgui.cli.db import add_db_parser
+from ikgui.cli.folders import add_folder_parsers
 from ikgui.cli.output import error
 from ikgui.cli.view import add_tag_and_pin_parsers
 from ikgui.domain.library.listing import MAX_COUNT
@@ -107,7 +108,12 @@ def _add_conv_parser(sub: Any, csub: _Branch) -> None:
     lst = csub.add_parser("list", help="list conversations, newest first")
     lst.add_argument("-n", type=count, default=None, help="show at most N")
     lst.add_argument("-a", "--agent")
-    lst.add_argument("-t", "--tag", action="append", help="with this tag (repeat: all of them)")
+    lst.add_argument(
+        "-t",
+        "--tag",
+        action="append",
+        help="with this tag or one under it (a folder; repeat: all of them)",
+    )
     lst.add_argument("--trash", action="store_true", help="list the Trash")
     lst.add_argument("--json", action="store_true")
     for name, text in (
@@ -127,6 +133,7 @@ def _add_conv_parser(sub: Any, csub: _Branch) -> None:
     tag.add_argument("ref")
     tag.add_argument("changes", nargs="*")
     add_tag_and_pin_parsers(csub)
+    add_folder_parsers(csub)
     csub.add_parser("delete", help="move to the Trash").add_argument("ref")
     csub.add_parser("restore", help="bring back from the Trash").add_argument("ref")
     csub.add_parser("reopen", help="reopen a closed branch").add_argument("ref")
@@ -168,6 +175,13 @@ def _add_run_parser(sub: Any) -> None:
     run.add_argument("-a", "--agent", help="use this agent from config.toml")
     run.add_argument("-p", "--provider", help="use this provider from config.toml")
     run.add_argument("-m", "--model", help="use this model")
+    run.add_argument(
+        "-P",
+        "--project",
+        metavar="FOLDER",
+        help="start the conversation in this folder, with its project's settings "
+        "(-a, -p and -m win)",
+    )
     run.add_argument("--no-save", action="store_true", help="do not keep this exchange")
     run.add_argument("--no-stream", action="store_true", help="print the reply when complete")
     run.add_argument("--json", action="store_true", help="print reply, usage and cost as JSON")

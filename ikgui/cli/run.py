@@ -27,10 +27,10 @@ from ikgui.app.store import KEY_NAME
 from ikgui.cli import output as out
 from ikgui.cli.db import database_password, database_status
 from ikgui.cli.tools import KEY_PREFIX, cmd_tool_key, key_entries
-from ikgui.domain.attachments import StoredFile
+from ikgui.domain.attachments import Attachment, StoredFile
 from ikgui.domain.errors import IkguiError, ProviderError, UsageError, UserError
 from ikgui.domain.events import Event, Kind
-from ikgui.domain.library import exchange
+from ikgui.domain.library import exchange, folders
 from ikgui.domain.library.listing import describe
 from ikgui.domain.ports import Store
 from ikgui.domain.session.session import Session
@@ -176,6 +176,8 @@ class _Signals:
 
 
 def cmd_run(env: Env, args: argparse.Namespace) -> int:
+    if args.project is not None and (args.cont is not None or args.cid is not None):
+        raise UsageError("-P starts a new conversation in a project: not with -c or --cid")
     text = _text(args)
     if args.provider and args.provider not in env.settings.providers:
         raise UserError(f"Unknown provider '{args.provider}'")
@@ -188,6 +190,8 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
 
         scratch = open_store(Path(scratch_dir) / "scratch.db")
         try:
+            if args.project:  # its settings, read at each request, are the store's
+                _lend_project(env.store, scratch, args.project)
             if target is not None:
                 document = exchange.export_json(env.store, [target])
                 exchange.import_document(scratch, document, time.time())
@@ -197,7 +201,15 @@ def cmd_run(env: Env, args: argparse.Namespace) -> int:
             scratch.close()
 
 
-def _attached(env: Env, args: argparse.Namespace, text: str) -> list[StoredFile]:
+def _lend_project(store: Store, scratch: Store, folder: str) -> None:
+    """``--no-save -P``: the project's settings and files copied into the scratch store."""
+    project = folders.project_in(store, folder)
+    if project is not None:
+        scratch.put_files(list(store.read_files([a.sha256 for a in project.files]).values()))
+        scratch.put_project(project)
+
+
+def _attached(env: Env, args: argparse.Namespace, text: str) -> list[StoredFile | Attachment]:
     """``--attach FILE``: each file read and checked (SPEC §13), or the one line why
     not (exit 1, nothing sent, nothing stored)."""
     if not args.attach:
@@ -261,19 +273,50 @@ def _print_result(
         printer.say_prompt()
 
 
+def _open(
+    session: Session,
+    target: str | None,
+    args: argparse.Namespace,
+    env: Env,
+    text: str,
+    files: list[StoredFile | Attachment],
+) -> None:
+    """The conversation the line goes to: a new one (in a project with ``-P``), or
+    ``target`` opened."""
+    if target is None and args.project:
+        _in_project(session, args, env, text, files)
+    elif target is None:
+        session.new_conversation(args.agent or env.settings.default_agent)
+    else:
+        session.open(target)
+        session.settle_interrupted_calls()  # a crash's calls: shown so, never run again
+
+
+def _in_project(
+    session: Session,
+    args: argparse.Namespace,
+    env: Env,
+    text: str,
+    files: list[StoredFile | Attachment],
+) -> None:
+    """``-P FOLDER``: a new conversation tagged with the folder, with its project's agent,
+    provider and model (``-a``, ``-p``, ``-m`` win), its files sent with the message."""
+    project = folders.project_in(session.store, args.project)
+    agent = args.agent or (project and project.agent) or env.settings.default_agent
+    session.new_conversation(agent, project=args.project)
+    if not text.startswith("/") or text.startswith("//"):
+        files[:0] = session.project_files()
+
+
 def _run(
     session: Session,
     target: str | None,
     text: str,
     args: argparse.Namespace,
     env: Env,
-    files: list[StoredFile],
+    files: list[StoredFile | Attachment],
 ) -> int:
-    if target is None:
-        session.new_conversation(args.agent or env.settings.default_agent)
-    else:
-        session.open(target)
-        session.settle_interrupted_calls()  # a crash's calls: shown so, never run again
+    _open(session, target, args, env, text, files)
     _overrides(session, target, args)
     printer = _Printer(session, stream=not (args.json or args.no_stream), early=not args.json)
     session.subscribe(printer)
@@ -345,7 +388,11 @@ class _Terminated(KeyboardInterrupt):
 
 
 async def _execute(
-    session: Session, text: str, env: Env, printer: _Printer, files: list[StoredFile]
+    session: Session,
+    text: str,
+    env: Env,
+    printer: _Printer,
+    files: list[StoredFile | Attachment],
 ) -> str:
     """Run the line; SIGTERM cancels it as Ctrl+C does (the partial reply is kept)."""
     task = asyncio.current_task()

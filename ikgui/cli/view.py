@@ -20,12 +20,13 @@ from ikgui.domain.attachments import listed, size_text
 from ikgui.domain.errors import UsageError, UserError
 from ikgui.domain.events import Conversation, Event, Kind
 from ikgui.domain.library import conversations as library
+from ikgui.domain.library import folders
 from ikgui.domain.library.listing import cut, describe, tag_summary
 from ikgui.domain.ports import Store
 from ikgui.domain.settings import Settings
 from ikgui.domain.state import tool_record
 from ikgui.domain.state.ids import normalize_tag, resolve_ref
-from ikgui.domain.state.reading import labels, message_text
+from ikgui.domain.state.reading import labels, message_text, system_sources
 from ikgui.domain.state.usage import known_cost, usage_text
 from ikgui.domain.text.safe import one_line, terminal_safe
 
@@ -168,6 +169,7 @@ def cmd_context(env: Env, args: argparse.Namespace) -> int:
     session = env.session()
     session.open(conv_id)
     messages = session.context()
+    parts = session.system_parts()
     if args.json:
         print_json(
             {
@@ -175,9 +177,20 @@ def cmd_context(env: Env, args: argparse.Namespace) -> int:
                 "provider": session.provider,
                 "model": session.model,
                 "messages": messages,
+                # Where the leading system message came from, part by part (SPEC §15).
+                "system_parts": [
+                    {"source": p.source, "name": p.name, "text": p.text} for p in parts
+                ],
             }
         )
         return 0
+    sources = system_sources(messages, parts)
+    if sources is not None:
+        for part in sources:
+            sys.stdout.write(
+                f"[system: {one_line(part.label())}] {terminal_safe(part.text.strip())}\n"
+            )
+        messages = messages[1:]
     # What the model reads, and beside each call what the log says of it (server.tool,
     # the decision), which the model never reads.
     events = session.state.scrollback
@@ -210,11 +223,16 @@ def add_tag_parsers(csub: Any) -> None:
         "--all", action="store_true", help=f"every tag (else the first {TAGS_LISTED:,})"
     )
     rename = csub.add_parser(
-        "tag-rename", help="rename a tag on every conversation (merges into an existing one)"
+        "tag-rename",
+        help="rename a tag (a folder: with every tag under it) on every conversation, "
+        "merging into those in use; move a folder by naming its new place (other/work)",
     )
     rename.add_argument("old")
     rename.add_argument("new")
-    csub.add_parser("tag-delete", help="remove a tag from every conversation").add_argument("tag")
+    csub.add_parser(
+        "tag-delete",
+        help="remove a tag (a folder: with every tag under it) from every conversation",
+    ).add_argument("tag")
 
 
 #: Tags ``conv tags`` lists without ``--all``: a screenful is read, 100,000 are not.
@@ -248,18 +266,32 @@ def cmd_tags(env: Env, args: argparse.Namespace) -> int:
     return 0
 
 
+def _under(count: int) -> str:
+    """What a folder's rename or delete did below it too (SPEC §15)."""
+    if count <= 1:
+        return ""
+    return f", with the {count - 1} {'tag' if count == 2 else 'tags'} under it"
+
+
 def cmd_tag_rename(env: Env, args: argparse.Namespace) -> int:
-    merging = normalize_tag(args.new) in env.store.all_tags()
-    changed = library.rename_tag(env.store, args.old, args.new).count
+    """A tag is a folder: every tag under it is renamed too (``work/acme`` → ``job/acme``)."""
     old, new = normalize_tag(args.old), normalize_tag(args.new)
-    verb = "Merged" if merging and old != new else "Renamed"
-    say(f"{verb} '{old}' into '{new}' on {changed} {_noun(changed)}")
+    if old == new:
+        changed = library.rename_tag(env.store, old, new).count
+        say(f"Renamed '{old}' into '{new}' on {changed} {_noun(changed)}")
+        return 0
+    edit = folders.rename_folder(env.store, old, new)
+    verb = "Merged" if any(e.merging for e in edit.edits) else "Renamed"
+    changed = edit.count
+    say(f"{verb} '{old}' into '{new}' on {changed} {_noun(changed)}{_under(len(edit.edits))}")
     return 0
 
 
 def cmd_tag_delete(env: Env, args: argparse.Namespace) -> int:
-    changed = library.delete_tag(env.store, args.tag).count
-    say(f"Removed '{normalize_tag(args.tag)}' from {changed} {_noun(changed)}")
+    """A tag is a folder: every tag under it goes too, never a conversation."""
+    edit = folders.delete_folder(env.store, args.tag)
+    changed = edit.count
+    say(f"Removed '{edit.old}' from {changed} {_noun(changed)}{_under(len(edit.edits))}")
     return 0
 
 

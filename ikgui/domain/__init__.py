@@ -7,8 +7,9 @@ declared in :mod:`ikgui.domain.ports`.
 
 The public surface is its parts, named in ``__all__``: the vocabulary every layer
 shares (:mod:`.events`, :mod:`.errors`, :mod:`.ports`, :mod:`.settings`,
-:mod:`.streaming`, :mod:`.tools`, :mod:`.attachments`) and five packages, each a subject
-(:mod:`.state`, :mod:`.session`, :mod:`.commands`, :mod:`.library`, :mod:`.text`).
+:mod:`.streaming`, :mod:`.tools`, :mod:`.attachments`, :mod:`.folders`) and five
+packages, each a subject (:mod:`.state`, :mod:`.session`, :mod:`.commands`,
+:mod:`.library`, :mod:`.text`).
 Code outside the domain imports from these, never a private (``_``) name
 (``tests/test_architecture.py``).
 """
@@ -18,6 +19,7 @@ __all__ = [
     "commands",
     "errors",
     "events",
+    "folders",
     "library",
     "ports",
     "session",

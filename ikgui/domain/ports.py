@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ikgui.domain.attachments import StoredFile
 from ikgui.domain.events import Conversation, Event, SearchHit
+from ikgui.domain.folders import Project, SmartFolder
 
 #: The fields of ``Conversation`` that ``Store.update_conversation`` may set (every store
 #: refuses the others), and the statuses a conversation may have.
@@ -285,4 +286,66 @@ class Store(Protocol):
     def remove_tag(self, conv_ids: Sequence[str], name: str) -> int:
         """Take ``name`` from those of ``conv_ids`` that have it (one transaction); returns
         how many had it."""
+        ...
+
+    # -- folders, smart folders and projects (SPEC §15) ------------------------------
+    def folder_counts(self, *, trashed: bool = False) -> list[tuple[str, int]]:
+        """Every folder (each tag in use and each folder above one: ``work`` of
+        ``work/acme``) with the conversations under it, each once, sorted by path;
+        among those in the Trash (``True``) or not. One read, however many folders."""
+        ...
+
+    def tags_under(self, folder: str) -> list[str]:
+        """The tags in use that are ``folder`` or under it (``folder/…``), sorted."""
+        ...
+
+    def folder_members(self, folder: str) -> dict[str, list[str]]:
+        """Each tag in use that is ``folder`` or under it, with the ids of the
+        conversations carrying it (the Trash included), sorted: one read."""
+        ...
+
+    def move_tags(self, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+        """Rename ``old`` and every tag under it (``old/x`` → ``new/x``) on every
+        conversation in one transaction, merging where a conversation has the new name
+        already. ``new`` is neither ``old`` nor under or above it. Returns, for each tag
+        renamed, the ids of the conversations moved and of those merged, sorted."""
+        ...
+
+    def change_tag_pairs(
+        self, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+    ) -> int:
+        """Take each ``(conversation id, tag)`` of ``remove`` away, then give each of
+        ``add`` (to the conversations that exist and lack it), in one transaction
+        however many (an undo of a folder's rename or delete). Returns how many were
+        given."""
+        ...
+
+    def count_conversations(self, tags: Sequence[str] = (), *, trashed: bool = False) -> int:
+        """How many conversations (in the Trash or not) have every tag of ``tags``, or a
+        tag under it."""
+        ...
+
+    def smart_folders(self) -> list[SmartFolder]:
+        """Every smart folder, by name."""
+        ...
+
+    def put_smart_folder(self, folder: SmartFolder, replacing: str | None = None) -> None:
+        """Save ``folder`` under its name (in place of ``replacing``: a rename)."""
+        ...
+
+    def delete_smart_folder(self, name: str) -> bool:
+        """Remove the smart folder ``name``; whether there was one."""
+        ...
+
+    def projects(self, folders: Sequence[str] | None = None) -> list[Project]:
+        """Every project (or those of ``folders``), by folder."""
+        ...
+
+    def put_project(self, project: Project) -> None:
+        """Keep ``project`` as its folder's settings (its files stored already); one
+        that sets nothing is removed."""
+        ...
+
+    def delete_project(self, folder: str) -> bool:
+        """Remove ``folder``'s settings; whether it had any."""
         ...

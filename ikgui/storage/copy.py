@@ -9,7 +9,8 @@ pinned, trashed, a reply saved while it streamed) are updated; each copied
 conversation's tags become the source's; rows that are equal are left alone, so a
 second run with nothing changed writes nothing and says so. Parents are copied before
 their forks. SQLite's full-text indexes are kept right in each batch's transaction;
-afterwards PostgreSQL's id sequences are moved past the copied ids.
+afterwards PostgreSQL's id sequences are moved past the copied ids. Smart folders and
+projects (SPEC §15) are copied by name (:func:`ikgui.storage.folders.copy_rows`).
 
 Copying into a database that holds a *different* history is refused before anything is
 written: its event ids would clash with the copied ones. That check is one pass over
@@ -30,7 +31,7 @@ from typing import Any
 from peewee import Database, Field, Model, PeeweeException
 
 from ikgui.domain.errors import StorageError
-from ikgui.storage import files
+from ikgui.storage import files, folders
 from ikgui.storage.copy_sync import (
     Side,
     Synced,
@@ -61,6 +62,8 @@ class Copied:
     removed_tags: int = 0
     #: Attached files copied (each once, SPEC §13).
     files: int = 0
+    #: Smart folders and projects copied or brought up to date (SPEC §15).
+    folders: int = 0
 
     def summary(self, where: str) -> str:
         text = (
@@ -79,6 +82,9 @@ class Copied:
             text += "; updated " + ", ".join(updated)
         if self.files:
             text += f"; copied {_count(self.files, 'attached file')}"
+        if self.folders:
+            noun = "smart folder or project" if self.folders == 1 else "smart folders or projects"
+            text += f"; copied {self.folders:,} {noun}"
         if self.removed_tags:
             text += f"; removed {_count(self.removed_tags, 'tag')}"
         return f"{text} ({self.skipped:,} already there)."
@@ -126,6 +132,7 @@ def copy_history(
             copied.tags, copied.removed_tags = done.added, done.updated
             copied.skipped += done.same
             copied.files = files.copy_files(source, dest, dest_kind, batch)
+            copied.folders = folders.copy_rows(source, dest)
     except BaseException as exc:
         if dest_kind == "postgresql":  # what was copied must not clash with new ids
             with contextlib.suppress(Exception):

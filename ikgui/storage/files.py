@@ -16,6 +16,7 @@ from peewee import Database
 
 from ikgui.domain.attachments import Attachment, AttachmentError, StoredFile, draft_files
 from ikgui.storage.dialect import Dialect
+from ikgui.storage.folders import project_files
 from ikgui.storage.queries import Query, chunks, execute_sql, marks
 
 #: Hashes per ``IN (...)`` list.
@@ -150,8 +151,8 @@ def in_drafts(db: Database) -> set[str]:
 def remove_unreferenced(
     db: Database, among: Iterable[str] | None = None, now: float | None = None
 ) -> int:
-    """Remove the files (of ``among``, or any put before ``DRAFT_GRACE`` ago) no event
-    and no draft refers to."""
+    """Remove the files (of ``among``, or any put before ``DRAFT_GRACE`` ago) no event,
+    no draft and no project refers to."""
     if among is None:
         before = (time.time() if now is None else now) - DRAFT_GRACE
         candidates = {r[0] for r in _UNREFERENCED.run(db, before).fetchall()}
@@ -167,7 +168,7 @@ def remove_unreferenced(
             candidates.update(r[0] for r in execute_sql(db, sql, chunk).fetchall())
     if not candidates:
         return 0
-    doomed = sorted(candidates - in_drafts(db))
+    doomed = sorted(candidates - in_drafts(db) - project_files(db))
     for chunk in chunks(doomed, _CHUNK):
         sql = _sql(db, f"DELETE FROM stored_file WHERE {_in('sha256', len(chunk))}")
         execute_sql(db, sql, chunk)

@@ -149,7 +149,7 @@ def _list_builder(
         if agent:
             where &= _Row.agent == next(it)
         if tags:
-            where &= tags_sql.having_all([next(it) for _ in range(tags)])
+            where &= tags_sql.having_all([next(it) for _ in range(tags)], db)
         if before:
             where &= Tuple(_Row.updated_at, _Row.id) < Tuple(next(it), next(it))
         query = _select(db, columns).where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())

@@ -251,6 +251,43 @@ def _v8_branch_reason(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE conversation ADD COLUMN branch_reason TEXT NULL")
 
 
+#: Smart folders and projects (SPEC §15), frozen here: a smart folder is a saved search
+#: (its text and its tags, a JSON list) under a name; a project is a folder's settings
+#: (``tools``: a JSON list, NULL for "not set"; ``files``: the files as a draft keeps
+#: them, by hash, so a sweep keeps them stored). Both move the listing counter: another
+#: window re-reads its folders when it moves.
+V9_TABLES = (
+    """CREATE TABLE smart_folder (
+        name TEXT NOT NULL PRIMARY KEY,
+        search TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        created_at REAL NOT NULL
+    )""",
+    """CREATE TABLE project (
+        folder TEXT NOT NULL PRIMARY KEY,
+        agent TEXT NULL,
+        provider TEXT NULL,
+        model TEXT NULL,
+        system_prompt TEXT NULL,
+        tools TEXT NULL,
+        files TEXT NOT NULL DEFAULT '',
+        updated_at REAL NOT NULL
+    )""",
+)
+
+
+def _v9_folders(conn: sqlite3.Connection) -> None:
+    """Smart folders and projects, kept in the store so every program on it sees them."""
+    for statement in V9_TABLES:
+        conn.execute(statement)
+    for table in ("smart_folder", "project"):
+        for when in ("INSERT", "DELETE", "UPDATE"):
+            conn.execute(
+                f"CREATE TRIGGER {table}_listed_{when.lower()} AFTER {when} ON {table} "
+                f"BEGIN {_BUMP_LISTING}; END"
+            )
+
+
 #: Every migration this version knows, oldest first.
 MIGRATIONS: tuple[Migration, ...] = (
     _v1_initial,
@@ -261,6 +298,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _v6_tallies,
     _v7_files,
     _v8_branch_reason,
+    _v9_folders,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -126,7 +126,44 @@ class EventFileRow(_Base):
         table_name = "event_file"
 
 
-MODELS: tuple[type[Model], ...] = (ConversationRow, EventRow, TagRow, FileRow, EventFileRow)
+class SmartFolderRow(_Base):
+    """A saved search (SPEC §15; version 8): its text and its tags (a JSON list)."""
+
+    name = TextField(primary_key=True)
+    search = TextField(default="")
+    tags = TextField(default="[]")
+    created_at = FloatField()
+
+    class Meta:
+        table_name = "smart_folder"
+
+
+class ProjectRow(_Base):
+    """A folder's settings (SPEC §15; version 8). ``tools``: a JSON list, NULL for not
+    set; ``files``: as a draft keeps them (``ikgui.domain.attachments.draft_files_text``)."""
+
+    folder = TextField(primary_key=True)
+    agent = TextField(null=True)
+    provider = TextField(null=True)
+    model = TextField(null=True)
+    system_prompt = TextField(null=True)
+    tools = TextField(null=True)
+    files = TextField(default="")
+    updated_at = FloatField()
+
+    class Meta:
+        table_name = "project"
+
+
+MODELS: tuple[type[Model], ...] = (
+    ConversationRow,
+    EventRow,
+    TagRow,
+    FileRow,
+    EventFileRow,
+    SmartFolderRow,
+    ProjectRow,
+)
 
 
 #: What joins a conversation's tags in one column (``listing``; ``\\x1f`` is never in a tag).

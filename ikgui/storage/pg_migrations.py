@@ -1,6 +1,6 @@
 """The PostgreSQL schema: frozen DDL per version, numbered as SQLite's (1 initial, 2 the
 bounded search index, 3 pinned, 4 listing changes, 5 the working prompt's drafts, 6 the
-stored counts, 7 attachments),
+stored counts, 7 attachments, 8 smart folders and projects),
 recorded in ``ikgui_meta``.
 
 The tables and columns are SQLite's (``models.py`` serves both; a test keeps all three in
@@ -296,6 +296,36 @@ _V7 = (
 _V8 = ("ALTER TABLE conversation ADD COLUMN branch_reason TEXT NULL",)
 
 
+#: As SQLite's version 9 (``migrations.V9_TABLES``): smart folders and projects, shared
+#: by every machine on the server; a change is told as the tables' writes are.
+_V9 = (
+    """CREATE TABLE smart_folder (
+        name TEXT NOT NULL PRIMARY KEY,
+        search TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        created_at DOUBLE PRECISION NOT NULL
+    )""",
+    """CREATE TABLE project (
+        folder TEXT NOT NULL PRIMARY KEY,
+        agent TEXT NULL,
+        provider TEXT NULL,
+        model TEXT NULL,
+        system_prompt TEXT NULL,
+        tools TEXT NULL,
+        files TEXT NOT NULL DEFAULT '',
+        updated_at DOUBLE PRECISION NOT NULL
+    )""",
+    *(
+        f"CREATE TRIGGER {table}_notify AFTER INSERT OR UPDATE OR DELETE ON {table} "
+        "FOR EACH STATEMENT EXECUTE FUNCTION ikgui_notify()"
+        for table in ("smart_folder", "project")
+    ),
+    # A folder is a range of tag names in byte order (``work/`` ≤ name < ``work0``),
+    # whatever the database's collation (``en_US`` sorts ``/`` apart): its own index.
+    'CREATE INDEX tag_name_bytes ON tag (name COLLATE "C")',
+)
+
+
 #: Columns PostgreSQL's schema has and the models do not name (not generated, so the
 #: schema test is told of them): ``event_file.search``, written by its own SQL.
 PG_ONLY_COLUMNS = {"event_file": frozenset({"search"})}
@@ -319,6 +349,7 @@ PG_MIGRATIONS: tuple[PgMigration, ...] = (
     _v6,
     _runner(_V7),
     _runner(_V8),
+    _runner(_V9),
 )
 
 

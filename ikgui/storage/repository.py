@@ -21,10 +21,12 @@ from peewee import Database
 from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation, SearchHit
+from ikgui.domain.folders import Project, SmartFolder
 from ikgui.domain.library.listing import ListingRow
 from ikgui.domain.ports import STATUSES, UPDATABLE
 from ikgui.storage import counts, listing, queries
 from ikgui.storage import files as files_sql
+from ikgui.storage import folders as folders_sql
 from ikgui.storage import search as fts
 from ikgui.storage import tags as tags_sql
 from ikgui.storage.dialect_sqlite import SqliteDialect
@@ -316,6 +318,59 @@ class PeeweeStore(EventStore):
     def remove_tag(self, conv_ids: Sequence[str], name: str) -> int:
         with self._writing() as db:
             return tags_sql.remove(db, conv_ids, name)
+
+    # -- folders, smart folders and projects (SPEC §15; ikgui.storage.folders) ---------
+
+    def folder_counts(self, *, trashed: bool = False) -> list[tuple[str, int]]:
+        with self._reading() as db:
+            return tags_sql.folder_counts(db, trashed)
+
+    def tags_under(self, folder: str) -> list[str]:
+        with self._reading() as db:
+            return tags_sql.under(db, folder)
+
+    def folder_members(self, folder: str) -> dict[str, list[str]]:
+        with self._reading() as db:
+            return tags_sql.members(db, folder)
+
+    def move_tags(self, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+        with self._writing() as db:
+            return tags_sql.move(db, old, new)
+
+    def change_tag_pairs(
+        self, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+    ) -> int:
+        with self._writing() as db:
+            return tags_sql.change_pairs(db, remove, add)
+
+    def count_conversations(self, tags: Sequence[str] = (), *, trashed: bool = False) -> int:
+        names = tags_sql.wanted(None, tags)
+        with self._reading() as db:
+            return tags_sql.count(db, names, trashed)
+
+    def smart_folders(self) -> list[SmartFolder]:
+        with self._reading() as db:
+            return folders_sql.smart_folders(db)
+
+    def put_smart_folder(self, folder: SmartFolder, replacing: str | None = None) -> None:
+        with self._writing() as db:
+            folders_sql.put_smart_folder(db, folder, replacing, time.time())
+
+    def delete_smart_folder(self, name: str) -> bool:
+        with self._writing() as db:
+            return folders_sql.delete_smart_folder(db, name)
+
+    def projects(self, folders: Sequence[str] | None = None) -> list[Project]:
+        with self._reading() as db:
+            return folders_sql.projects(db, folders)
+
+    def put_project(self, project: Project) -> None:
+        with self._writing() as db:
+            folders_sql.put_project(db, project, time.time())
+
+    def delete_project(self, folder: str) -> bool:
+        with self._writing() as db:
+            return folders_sql.delete_project(db, folder)
 
 
 class SqliteStore(PeeweeStore):

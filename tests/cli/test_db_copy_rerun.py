@@ -157,3 +157,30 @@ def test_the_command_line_says_what_a_second_copy_updated(
     monkeypatch.setenv("IKGUI_DATABASE_URL", pg_url)
     assert "Quokka migration notes" in cli.ok("conv", "search", "quokka").out
     assert "xylophone" in cli.ok("conv", "search", "xylophone").out
+
+
+def test_smart_folders_and_projects_are_copied_and_kept_up_to_date(
+    stores: Any, tmp_path: Path
+) -> None:
+    from ikgui.domain.attachments import Attachment, StoredFile
+    from ikgui.domain.folders import Project, SmartFolder
+    from ikgui.domain.library import folders
+
+    source, dest, kind = stores
+    rich_history(source, tmp_path)
+    brief = StoredFile(Attachment("ef" * 32, "brief.md", "text/markdown", 5), b"brief", "brief")
+    source.put_files([brief])
+    folders.set_project(source, Project("work/acme", model="m1", files=(brief.attachment,)))
+    folders.save_smart_folder(source, "Acme", "invoice", ["work"])
+    folders.save_smart_folder(dest, "Theirs", "", ["mine"])  # the destination's own
+    first = copy_history(source.database, dest.database, dest_kind=kind)
+    assert first.folders == 2
+    assert "; copied 2 smart folders or projects" in first.summary("X")
+    assert dest.projects() == source.projects()
+    assert dest.read_files([brief.sha256])[brief.sha256].content == b"brief"
+    assert [f.name for f in dest.smart_folders()] == ["Acme", "Theirs"]
+    folders.set_project(source, Project("work/acme", model="m2"))
+    again = copy_history(source.database, dest.database, dest_kind=kind)
+    assert again.folders == 1 and dest.projects()[0].model == "m2"
+    assert copy_history(source.database, dest.database, dest_kind=kind).folders == 0
+    assert dest.smart_folders()[0] == SmartFolder("Acme", "invoice", ("work",))

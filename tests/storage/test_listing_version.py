@@ -15,6 +15,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from ikgui.domain.folders import Project, SmartFolder
 from ikgui.storage import PeeweeStore, migrations, open_store, pg_migrations
 from ikgui.storage.migrations import MIGRATIONS
 from ikgui.storage.models import ConversationRow
@@ -106,6 +107,12 @@ def test_every_change_a_listing_shows_moves_the_listing_version(
         "trash": lambda: other.update_conversation("c2", trashed_at=time.time()),
         "restore": lambda: other.update_conversation("c2", trashed_at=None),
         "deleted": lambda: other.delete_conversations(["c2"]),
+        # Folders (SPEC §15): another machine's smart folders and projects are seen too.
+        "folder moved": lambda: other.move_tags("a", "x/a"),
+        "smart folder": lambda: other.put_smart_folder(SmartFolder("S", "", ("a",))),
+        "smart folder deleted": lambda: other.delete_smart_folder("S"),
+        "project": lambda: other.put_project(Project("x", model="m")),
+        "project deleted": lambda: other.delete_project("x"),
     }
     quiet(store)
     for name, change in changes.items():
@@ -167,6 +174,7 @@ def test_every_conversation_column_is_listed_or_known_to_be_unlisted() -> None:
     unlisted |= set(migrations.V7_DRAFT_FILES)  # the draft's files, the same
     # Stored counts: whatever changes them moves ``updated_at`` or ``parent_id`` too.
     unlisted |= {c for table, c in migrations.V6_TALLIES if table == "conversation"}
+    unlisted |= {"branch_reason"}  # set on insert, never updated: the insert trigger has it
     listed = {c.strip() for c in migrations._V4_LISTED.split(",")}
     assert listed == {c.strip() for c in pg_migrations._V4_LISTED.split(",")}
     columns = {f.column_name for f in ConversationRow._meta.sorted_fields}

@@ -33,14 +33,14 @@ def _tables(url: str) -> set[str]:
 
 def test_a_fresh_database_is_made_at_the_current_schema(pg_url: str) -> None:
     with open_store(pg_url) as store:
-        assert store.kind == "postgresql" and store.schema_version() == len(PG_MIGRATIONS) == 8
+        assert store.kind == "postgresql" and store.schema_version() == len(PG_MIGRATIONS) == 9
         where = pg_url.removeprefix("postgresql://")
         assert store.describe() == f"PostgreSQL {where}"
         assert store.path is None and store.database is not None
     meta = dict(_rows(pg_url, "SELECT key, value FROM ikgui_meta"))
-    assert meta == {"application": "ikgui", "schema_version": "8"}
+    assert meta == {"application": "ikgui", "schema_version": "9"}
     with open_store(pg_url) as again:  # opening again changes nothing
-        assert again.schema_version() == 8
+        assert again.schema_version() == 9
 
 
 def test_models_match_the_created_schema(pg_url: str) -> None:
@@ -61,9 +61,9 @@ def test_models_match_the_created_schema(pg_url: str) -> None:
 
 def test_a_newer_schema_is_refused_untouched(pg_url: str) -> None:
     open_store(pg_url).close()
-    _rows(pg_url, "UPDATE ikgui_meta SET value = '9' WHERE key = 'schema_version'")
+    _rows(pg_url, "UPDATE ikgui_meta SET value = '10' WHERE key = 'schema_version'")
     before = _tables(pg_url)
-    with pytest.raises(StorageError, match=r"newer version of ikgui \(schema 9; this version"):
+    with pytest.raises(StorageError, match=r"newer version of ikgui \(schema 10; this version"):
         open_store(pg_url)
     assert _tables(pg_url) == before
 

@@ -29,6 +29,7 @@ from typing import Any
 from ikgui.domain.attachments import StoredFile, draft_files, listed
 from ikgui.domain.errors import NotFoundError, StorageError
 from ikgui.domain.events import Conversation, Event, SearchHit
+from ikgui.domain.folders import Project, SmartFolder, carries_all, folder_tree, is_under
 from ikgui.domain.ports import STATUSES, UPDATABLE
 from ikgui.domain.state import tally
 from ikgui.domain.state.reading import shown
@@ -142,6 +143,9 @@ class MemoryStore:
         #: How many write blocks committed (a test can tell whether anything was written).
         self.commits = 0
         self._send_locks: set[str] = set()
+        #: Smart folders and projects (SPEC §15), by name and by folder.
+        self._smart: dict[str, SmartFolder] = {}
+        self._projects: dict[str, Project] = {}
 
     # -- plumbing ------------------------------------------------------------------
 
@@ -339,6 +343,7 @@ class MemoryStore:
             for conv in self._conversations.values()
             for f in draft_files(getattr(conv, "draft_files", ""))
         }
+        used |= {a.sha256 for p in self._projects.values() for a in p.files}
         gone = [sha for sha in self._files if sha not in used]
         for sha in gone:
             del self._files[sha]
@@ -461,13 +466,15 @@ class MemoryStore:
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
-        wanted = {t.strip().lower() for t in ([tag] if tag is not None else []) + list(tags)}
+        wanted = sorted(
+            {t.strip().lower() for t in ([tag] if tag is not None else []) + list(tags)}
+        )
         found = [
             c
             for c in self._conversations.values()
             if (c.trashed_at is not None) == trashed
             and (agent is None or c.agent == agent)
-            and wanted <= set(c.tags)
+            and carries_all(c.tags, wanted)
             and (before is None or (c.updated_at, c.id) < before)
             and (pinned is None or c.pinned == pinned)
         ]
@@ -516,7 +523,7 @@ class MemoryStore:
         for conv in self._conversations.values():
             if trashed is not None and (conv.trashed_at is not None) != trashed:
                 continue
-            if must <= set(conv.tags):
+            if carries_all(conv.tags, sorted(must)):
                 for name in conv.tags:
                     counts[name] = counts.get(name, 0) + 1
         return sorted(counts.items())
@@ -553,3 +560,80 @@ class MemoryStore:
             for conv in having:
                 self._set(conv, tags=tuple(t for t in conv.tags if t != name))
         return len(having)
+
+    # -- folders, smart folders and projects (SPEC §15) -----------------------------------
+
+    def folder_counts(self, *, trashed: bool = False) -> list[tuple[str, int]]:
+        paths = {
+            node.path
+            for root in folder_tree((t, 0) for t in self.all_tags())
+            for node in root.walk()
+        }
+        kept = [c for c in self._conversations.values() if (c.trashed_at is not None) == trashed]
+        counted = [(p, sum(1 for c in kept if carries_all(c.tags, [p]))) for p in sorted(paths)]
+        return [(p, n) for p, n in counted if n]
+
+    def tags_under(self, folder: str) -> list[str]:
+        return [t for t in self.all_tags() if is_under(t, folder)]
+
+    def folder_members(self, folder: str) -> dict[str, list[str]]:
+        return {t: self.tagged(t) for t in self.tags_under(folder)}
+
+    def move_tags(self, old: str, new: str) -> dict[str, tuple[list[str], list[str]]]:
+        changed: dict[str, tuple[list[str], list[str]]] = {}
+        with self._writing():
+            for conv in sorted(self._conversations.values(), key=lambda c: c.id):
+                tags = list(conv.tags)
+                for name in [t for t in tags if is_under(t, old)]:
+                    target = new + name[len(old) :]
+                    moved, merged = changed.setdefault(name, ([], []))
+                    (merged if target in tags else moved).append(conv.id)
+                    tags = [t for t in tags if t != name] + ([] if target in tags else [target])
+                if tags != list(conv.tags):
+                    self._set(conv, tags=_normalize_tags(tags))
+        return changed
+
+    def change_tag_pairs(
+        self, remove: Sequence[tuple[str, str]], add: Sequence[tuple[str, str]]
+    ) -> int:
+        added = 0
+        with self._writing():
+            for conv_id, name in sorted(set(remove)):
+                conv = self._conversations.get(conv_id)
+                if conv is not None and name in conv.tags:
+                    self._set(conv, tags=tuple(t for t in conv.tags if t != name))
+            for conv_id, name in sorted(set(add)):
+                conv = self._conversations.get(conv_id)
+                if conv is not None and name not in conv.tags:
+                    self._set(conv, tags=_normalize_tags([*conv.tags, name]))
+                    added += 1
+        return added
+
+    def count_conversations(self, tags: Sequence[str] = (), *, trashed: bool = False) -> int:
+        return len(self.list_conversations(None, trashed=trashed, tags=tags))
+
+    def smart_folders(self) -> list[SmartFolder]:
+        return [self._smart[n] for n in sorted(self._smart)]
+
+    def put_smart_folder(self, folder: SmartFolder, replacing: str | None = None) -> None:
+        with self._writing():
+            self._smart.pop(replacing if replacing is not None else folder.name, None)
+            self._smart[folder.name] = folder
+
+    def delete_smart_folder(self, name: str) -> bool:
+        with self._writing():
+            return self._smart.pop(name, None) is not None
+
+    def projects(self, folders: Sequence[str] | None = None) -> list[Project]:
+        chosen = sorted(self._projects) if folders is None else sorted(set(folders))
+        return [self._projects[f] for f in chosen if f in self._projects]
+
+    def put_project(self, project: Project) -> None:
+        with self._writing():
+            self._projects.pop(project.folder, None)
+            if not project.empty:
+                self._projects[project.folder] = project
+
+    def delete_project(self, folder: str) -> bool:
+        with self._writing():
+            return self._projects.pop(folder, None) is not None

@@ -88,7 +88,13 @@ def listing(session: Session) -> str:
     if not settings.tool_servers:
         return "No tool servers are configured (Settings → Tools, or [mcp.<name>] in config.toml)"
     memory = session.state.tools
-    servers, tools = tool_use.chosen(settings, session.conversation.agent, memory.switches)
+    project = session.project
+    servers, tools = tool_use.chosen(
+        settings,
+        session.conversation.agent,
+        memory.switches,
+        project.tools if project is not None else None,
+    )
     host = session.tools.host if session.tools is not None else None
     states = {s.name: s for s in host.states()} if host is not None else {}
     lines = ["Tool servers:"]

@@ -13,10 +13,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from ikgui.domain.attachments import StoredFile
 from ikgui.domain.errors import NotFoundError
 from ikgui.domain.events import Conversation
+from ikgui.domain.folders import Project, SmartFolder, is_under, moved
 from ikgui.domain.library import conversations as library
 from ikgui.domain.library import exchange
+from ikgui.domain.library import folders as folder_ops
 from ikgui.domain.library.importing import ImportResult
 from ikgui.domain.ports import Store
 from ikgui.domain.session.open_conversation import OpenConversation
@@ -204,6 +207,83 @@ class Library:
         write = StoreWrite(ids, "tags", call, frozenset({"tags"}), may_wait=False)
         (result,) = current.apply(Changes(conv_id, fields=fields, writes=(write,)))
         return cast("T", result)
+
+    # -- folders, smart folders and projects (SPEC §15) ---------------------------------
+
+    def rename_folder(self, old: str, new: str) -> folder_ops.FolderEdit:
+        """Rename or move a folder with every tag under it (see
+        :func:`ikgui.domain.library.folders.rename_folder`); the conversation on screen
+        takes its new tags. Returns what changed, for Undo."""
+        source, target = normalize_tag(old), normalize_tag(new)
+        return self._tag_edit(
+            lambda store: folder_ops.rename_folder(store, old, new),
+            lambda tags: {moved(t, source, target) for t in tags},
+        )
+
+    def delete_folder(self, name: str) -> folder_ops.FolderEdit:
+        """Take a folder and every tag under it off every conversation, never the
+        conversations (see :func:`ikgui.domain.library.folders.delete_folder`)."""
+        folder = normalize_tag(name)
+        return self._tag_edit(
+            lambda store: folder_ops.delete_folder(store, name),
+            lambda tags: {t for t in tags if not is_under(t, folder)},
+        )
+
+    def undo_folder_edit(self, edit: folder_ops.FolderEdit) -> int:
+        """Reverse a folder's rename, move or delete (see
+        :func:`ikgui.domain.library.folders.undo_folder_edit`)."""
+        here = self.current.conversation.id
+
+        def undone(tags: tuple[str, ...]) -> set[str]:
+            now = set(tags)
+            for e in edit.edits:
+                if here in e.moved and e.new is not None and e.new != e.old:
+                    now.discard(e.new)
+            for e in edit.edits:
+                if here in e.moved or here in e.merged:
+                    now.add(e.old)
+            return now
+
+        return self._tag_edit(lambda store: folder_ops.undo_folder_edit(store, edit), undone)
+
+    def _settings_write(self, what: str, call: Callable[[Store], T]) -> T:
+        """A write of folders' settings (no conversation changes): through the one
+        writer, never waiting in the queue (its answer is what the window shows)."""
+        write = StoreWrite((), what, call, LISTED, may_wait=False)
+        (result,) = self.current.apply(Changes("", writes=(write,), fields_known=False))
+        return cast("T", result)
+
+    def save_smart_folder(self, name: str, search: str, tags: list[str]) -> SmartFolder:
+        """Save the search and tag filter as a smart folder (replacing one so named)."""
+        return self._settings_write(
+            "smart folder", lambda store: folder_ops.save_smart_folder(store, name, search, tags)
+        )
+
+    def rename_smart_folder(self, old: str, new: str) -> SmartFolder:
+        return self._settings_write(
+            "smart folder", lambda store: folder_ops.rename_smart_folder(store, old, new)
+        )
+
+    def delete_smart_folder(self, name: str) -> SmartFolder:
+        """Remove a smart folder; returns it (``restore_smart_folder`` puts it back)."""
+        return self._settings_write(
+            "smart folder", lambda store: folder_ops.delete_smart_folder(store, name)
+        )
+
+    def restore_smart_folder(self, folder: SmartFolder) -> SmartFolder:
+        """Undo of a smart folder's delete: saved again as it was."""
+        return self.save_smart_folder(folder.name, folder.search, list(folder.tags))
+
+    def set_project(self, settings: Project) -> Project:
+        """Keep a folder's project settings (files stored already: ``Store.put_files``
+        through :meth:`put_project_files`); one that sets nothing removes the project."""
+        return self._settings_write(
+            "project", lambda store: folder_ops.set_project(store, settings)
+        )
+
+    def put_project_files(self, files: list[StoredFile]) -> None:
+        """Store files a project's settings are about to refer to."""
+        self._settings_write("project files", lambda store: store.put_files(files))
 
     def trash(self, conv_id: str) -> Conversation:
         now = self.current.clock()

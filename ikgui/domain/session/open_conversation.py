@@ -28,6 +28,7 @@ from ikgui.domain.events import (
     Event,
     Kind,
 )
+from ikgui.domain.folders import Project, SystemPart, project_of
 from ikgui.domain.library.conversations import apply_tag_changes, descendants, retag
 from ikgui.domain.ports import Store
 from ikgui.domain.session import closing
@@ -47,7 +48,7 @@ from ikgui.domain.state.facts import (
     TranscriptChange,
     aspects_of,
 )
-from ikgui.domain.state.ids import new_id, resolve_ref
+from ikgui.domain.state.ids import new_id, normalize_tag, resolve_ref
 from ikgui.domain.state.replay import ReplayState, fold, set_prompt
 from ikgui.domain.state.rules import (
     current_model,
@@ -287,12 +288,29 @@ class OpenConversation(PromptEditing):
             raise UserError("This conversation is stored already")
         self.conversation = dataclasses.replace(self.conversation, **fields)
 
-    def new_conversation(self, agent: str | None = None) -> Conversation:
-        """Switch to a new, not yet stored conversation (stored on its first event)."""
-        agent = agent or None
+    def new_conversation(
+        self, agent: str | None = None, *, project: str | None = None
+    ) -> Conversation:
+        """Switch to a new, not yet stored conversation (stored on its first event).
+        ``project``: a folder; the conversation is tagged with it and takes its
+        project's agent, provider and model (``agent`` wins); its files are the first
+        message's (``Session.project_files``), its system prompt and tools are read at
+        each request (SPEC §15)."""
+        folder = normalize_tag(project) if project else None
+        # The folder's own settings, or those of the project it is inside.
+        settings = project_of((folder,), self.store.projects()) if folder else None
+        agent = agent or (settings.agent if settings else None) or None
         if agent is not None and agent not in self.settings.agents:
             raise UserError(f"Unknown agent '{agent}'")
-        self.conversation = self._blank(agent)
+        conv = self._blank(agent)
+        if folder is not None:
+            conv = dataclasses.replace(
+                conv,
+                tags=(folder,),
+                provider=(settings and settings.provider) or conv.provider,
+                model=(settings and settings.model) or conv.model,
+            )
+        self.conversation = conv
         self.switches += 1
         self.saved = False
         self.state = ReplayState()
@@ -392,11 +410,33 @@ class OpenConversation(PromptEditing):
         return agent.prompt_mode if agent else "off"
 
     @property
-    def system_prompt(self) -> str | None:
+    def project(self) -> Project | None:
+        """The project the conversation is in (the deepest project folder holding one
+        of its tags), read from the store now: its settings are never copied."""
+        if not self.conversation.tags:
+            return None
+        return project_of(self.conversation.tags, self.store.projects())
+
+    def system_parts(self) -> list[SystemPart]:
+        """The system prompt of the next request, part by part with where each came
+        from: the agent's, then the project's; a ``/system`` of the conversation's own
+        replaces both (an empty one: no system prompt)."""
         if self.state.system_override is not None:
-            return self.state.system_override or None
+            text = self.state.system_override
+            return [SystemPart("/system", text)] if text else []
+        parts: list[SystemPart] = []
         agent = self.agent_settings
-        return agent.system_prompt if agent else None
+        if agent is not None and agent.system_prompt:
+            parts.append(SystemPart("agent", agent.system_prompt, agent.name))
+        project = self.project
+        if project is not None and project.system_prompt:
+            parts.append(SystemPart("project", project.system_prompt, project.folder))
+        return parts
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The parts of :meth:`system_parts` as the request carries them: one text."""
+        return "\n\n".join(p.text for p in self.system_parts()) or None
 
     def context(self) -> list[Message]:
         """Exactly what the model would receive next (SPEC §7)."""

@@ -26,6 +26,7 @@ from ikgui.domain.attachments import Attachment, StoredFile, listed
 from ikgui.domain.commands.registry import CommandResult, Registry
 from ikgui.domain.errors import UserError
 from ikgui.domain.events import BRANCH_EDIT, BRANCH_FORK, Conversation, Event, Kind
+from ikgui.domain.folders import Project, SystemPart
 from ikgui.domain.ports import Store
 from ikgui.domain.session.crashed import (
     INTERRUPTED,
@@ -212,6 +213,27 @@ class Session:
     def system_prompt(self) -> str | None:
         return self.current.system_prompt
 
+    def system_parts(self) -> list[SystemPart]:
+        """The next request's system prompt part by part, each with its source (agent,
+        project, ``/system``): what Show context and ``conv context`` say."""
+        return self.current.system_parts()
+
+    @property
+    def project(self) -> Project | None:
+        """The open conversation's project (read from the store now), if it is in one."""
+        return self.current.project
+
+    def project_files(self) -> tuple[Attachment, ...]:
+        """The files the first message of a new conversation in a project carries (the
+        project's, stored already: ``send(text, files)`` takes them as they are); none
+        once the conversation has a message, or outside a project."""
+        if self.current.conversation.message_count or any(
+            e.kind == Kind.USER for e in self.current.state.context
+        ):
+            return ()
+        project = self.current.project
+        return project.files if project is not None else ()
+
     @property
     def prompt_edited(self) -> bool:
         return self.current.prompt_edited
@@ -225,8 +247,12 @@ class Session:
         self.current.subscribe(listener)
 
     # -- the open conversation ---------------------------------------------------------
-    def new_conversation(self, agent: str | None = None) -> Conversation:
-        return self.current.new_conversation(agent)
+    def new_conversation(
+        self, agent: str | None = None, *, project: str | None = None
+    ) -> Conversation:
+        """A new conversation (stored on its first event); ``project``: a folder whose
+        settings it takes and whose tag it carries (SPEC §15)."""
+        return self.current.new_conversation(agent, project=project)
 
     def open(self, conv_id: str) -> Conversation:
         return self.current.open(conv_id)

@@ -113,8 +113,12 @@ class ToolLoop:
         if not settings.tool_servers:
             return {}
         events = current.state.events if hasattr(current.state, "events") else []
+        project = current.project
         servers, tools = tool_use.chosen(
-            settings, current.conversation.agent, tool_use.switched(events)
+            settings,
+            current.conversation.agent,
+            tool_use.switched(events),
+            project.tools if project is not None else None,
         )
         names = tool_use.servers_needed(servers, tools)
         if not names:

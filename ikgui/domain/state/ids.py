@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ikgui.domain.errors import AmbiguousRefError, NotFoundError, UserError
+from ikgui.domain.folders import SEPARATOR
 from ikgui.domain.ports import Store
 from ikgui.domain.text.plainline import plain_line
 from ikgui.domain.text.safe import one_line
@@ -80,17 +81,21 @@ def normalize_tags(tags: Iterable[str]) -> list[str]:
     return sorted({normalize_tag(t) for t in tags if t.strip()})
 
 
-#: The longest tag, in characters.
+#: The longest tag (or part of a nested tag), in characters.
 TAG_LENGTH = 32
+#: The most parts a nested tag (a folder path, SPEC §15) may have.
+TAG_DEPTH = 8
 _TAG = re.compile(rf"^[\w][\w.+-]{{0,{TAG_LENGTH - 1}}}$")
 
 
 def normalize_tag(tag: str) -> str:
-    """A tag in its stored form (lowercase, no leading ``#``); raises on bad input."""
+    """A tag in its stored form (lowercase, no leading ``#``); raises on bad input. A
+    tag may nest with ``/`` (SPEC §15): each part is a valid tag, none is empty."""
     cleaned = tag.strip().lstrip("#").lower()
-    if not _TAG.match(cleaned):
+    parts = cleaned.split(SEPARATOR)
+    if len(parts) > TAG_DEPTH or not all(_TAG.match(part) for part in parts):
         raise UserError(
             f"Invalid tag '{shown(tag)}': use up to {TAG_LENGTH} letters, digits, '-', '_', "
-            "'.' or '+'"
+            f"'.' or '+', nested with '/' (work/acme) up to {TAG_DEPTH} deep"
         )
     return cleaned

@@ -3,11 +3,12 @@ exports: which events are shown, the label of each role, the context as text."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ikgui.domain.attachments import Attachment, size_text
 from ikgui.domain.events import Event, Kind
+from ikgui.domain.folders import SystemPart
 
 #: The heading of each kind of message (``You``, ``Assistant``...); other kinds are
 #: notices. Each reader picks the kinds it heads (see ``labels``).
@@ -68,10 +69,27 @@ def message_text(message: dict[str, Any], arrow: str = "→", gap: str = "  ") -
     return str(body)
 
 
-def format_context(messages: list[dict[str, Any]]) -> str:
+def system_sources(
+    messages: list[dict[str, Any]], parts: Sequence[SystemPart]
+) -> list[SystemPart] | None:
+    """The parts the context's leading system message was made of (each with where it
+    came from: agent, project, ``/system``), or ``None`` when it is not theirs."""
+    if not parts or not messages or messages[0].get("role") != "system":
+        return None
+    joined = "\n\n".join(p.text for p in parts)
+    return list(parts) if messages[0].get("content") == joined else None
+
+
+def format_context(messages: list[dict[str, Any]], parts: Sequence[SystemPart] = ()) -> str:
     """The context as readable text: one block per message (the window's "show context"
-    dialog; ``ikgui conv context`` prints one line per message with ``message_text``)."""
+    dialog; ``ikgui conv context`` prints one line per message with ``message_text``).
+    With the system prompt's ``parts``, each part is a block of its own naming its
+    source (``[system: project work/acme]``)."""
     blocks = []
+    sources = system_sources(messages, parts)
+    if sources is not None:
+        blocks = [f"[system: {p.label()}]\n{p.text.strip()}" for p in sources]
+        messages = messages[1:]
     for message in messages:
         head = f"[{message['role']}]"
         if message.get("tool_call_id"):

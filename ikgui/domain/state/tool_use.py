@@ -48,9 +48,14 @@ def wire_name(server: str, tool: str) -> str:
     return f"{name[: _NAME_MAX - 9]}_{digest}"
 
 
-def choice_for(settings: Settings, agent: str | None) -> tuple[str, ...] | None:
-    """The configured choice of tools (server names or ``server.tool``): the agent's,
-    else ``[defaults] tools``; None: every enabled server."""
+def choice_for(
+    settings: Settings, agent: str | None, project: tuple[str, ...] | None = None
+) -> tuple[str, ...] | None:
+    """The configured choice of tools (server names or ``server.tool``): the project's
+    (``project``: its ``tools``, SPEC §15), else the agent's, else ``[defaults] tools``;
+    None: every enabled server."""
+    if project is not None:
+        return project
     own = settings.agent(agent)
     if own is not None and own.tools is not None:
         return own.tools
@@ -123,11 +128,15 @@ def switched(events: Iterable[Event]) -> dict[str, bool]:
 
 
 def chosen(
-    settings: Settings, agent: str | None, switches: dict[str, bool]
+    settings: Settings,
+    agent: str | None,
+    switches: dict[str, bool],
+    project: tuple[str, ...] | None = None,
 ) -> tuple[set[str], set[str]]:
     """The servers and the ``server.tool`` names a conversation offers: the configured
-    choice (every enabled server when none is set), then its own switches."""
-    choice = choice_for(settings, agent)
+    choice (its project's, its agent's, the defaults'; every enabled server when none is
+    set), then its own switches."""
+    choice = choice_for(settings, agent, project)
     servers: set[str] = set()
     tools: set[str] = set()
     if choice is None:

@@ -4,6 +4,7 @@ context``), and what changed since the request of the last reply (issue 11, item
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtGui import QFontDatabase, QGuiApplication, QTextCharFormat, QTextCursor
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ikgui.domain.folders import SystemPart
 from ikgui.domain.state.context_diff import LineOp, line_diff
 from ikgui.domain.state.reading import format_context
 from ikgui.ui.plain import block, line, plain_label
@@ -43,6 +45,7 @@ class ContextDialog(QDialog):
         messages: Messages,
         previous: Messages | None = None,
         parent: QWidget | None = None,
+        parts: Sequence[SystemPart] = (),
     ) -> None:
         super().__init__(parent)
         self.setObjectName("contextDialog")
@@ -64,7 +67,8 @@ class ContextDialog(QDialog):
         self.view.setObjectName("contextView")
         self.view.setReadOnly(True)
         self.view.setFont(fixed)
-        self.view.setPlainText(block(format_context(messages)))
+        # Each part of the system prompt says where it came from (agent, project, /system).
+        self.view.setPlainText(block(format_context(messages, parts)))
         self.changes = QTextEdit(self)
         self.changes.setObjectName("contextChanges")
         self.changes.setReadOnly(True)

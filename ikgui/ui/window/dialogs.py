@@ -96,6 +96,7 @@ class WindowDialogs:
             session.context(),
             session.last_request(),
             parts.parent,
+            session.system_parts(),
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
