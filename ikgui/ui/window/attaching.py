@@ -297,8 +297,11 @@ class DraftAttachments(QObject):
         files, before = list(self.files), self._position()
         resolved = await self.resolved(files)
         self._set([])
+        # The first message of a conversation in a project carries its files (SPEC §15).
+        command = text.startswith("/") and not text.startswith("//")
+        project = [] if command else list(self.session.project_files())
         try:
-            await self.session.send(text, files=resolved)
+            await self.session.send(text, files=[*project, *resolved])
         finally:
             unsent = self._position() == before
             if unsent and not self.files:
