@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
 #: The folder tree's first height, in pixels (its divider moves it).
-FOLDER_TREE_HEIGHT = 150
+FOLDER_TREE_HEIGHT = 190
 
 _EMPTY_LIST = "No conversations yet.\nStart one with New."
 _EMPTY_TAG = "No conversations tagged {tags}."
@@ -156,21 +156,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
 
         self.trash = TrashController(self, self._store)
 
-        self.folders = FolderTree(self)
-        self.folders.folder_chosen.connect(self._on_folder_chosen)
-        self.folders.smart_chosen.connect(self._on_smart_chosen)
-        self.folders.conversations_dropped.connect(
-            lambda ids, folder: self.retag_many_requested.emit(ids, [f"+{folder}"])
-        )
-        self.folders.folder_move_requested.connect(self.folder_rename_requested)
-        self.folders.new_folder_requested.connect(self._ask_new_folder)
-        self.folders.rename_requested.connect(self._ask_folder_rename)
-        self.folders.delete_requested.connect(self.folder_delete_requested)
-        self.folders.settings_requested.connect(self.folder_settings_requested)
-        self.folders.smart_rename_requested.connect(self._ask_smart_rename)
-        self.folders.smart_delete_requested.connect(self.smart_delete_requested)
-        self.folders.save_smart_requested.connect(self._ask_smart_save)
-        self.folders.undo_requested.connect(self.tag_undo_requested)
+        self._build_folders()
 
         self.view = ConversationTreeView(self)
         self.delegate = ConversationDelegate(self.view)
@@ -185,6 +171,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.view.end_pressed.connect(self._load_rest)
         self.delegate.rename_committed.connect(self.rename_requested)
 
+        self._lay_out()
+
+    def _lay_out(self) -> None:
         filters = QHBoxLayout()
         filters.setSpacing(6)
         filters.addWidget(self.tag_filter, 1)
@@ -203,11 +192,35 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.folder_split.setObjectName("folderSplit")
         self.folder_split.setChildrenCollapsible(False)
         self.folder_split.addWidget(self.folders)
-        self.folder_split.addWidget(self.view)
+        #: The list and what stands right above it (the window's New conversation row).
+        self.list_area = QWidget(self)
+        self.list_area.setObjectName("conversationListArea")
+        below = QVBoxLayout(self.list_area)
+        below.setContentsMargins(0, 0, 0, 0)
+        below.setSpacing(6)
+        below.addWidget(self.view, 1)
+        self.folder_split.addWidget(self.list_area)
         self.folder_split.setStretchFactor(0, 0)
         self.folder_split.setStretchFactor(1, 1)
         self.folder_split.setSizes([FOLDER_TREE_HEIGHT, 10 * FOLDER_TREE_HEIGHT])
         layout.addWidget(self.folder_split, 1)
+
+    def _build_folders(self) -> None:
+        self.folders = FolderTree(self)
+        self.folders.folder_chosen.connect(self._on_folder_chosen)
+        self.folders.smart_chosen.connect(self._on_smart_chosen)
+        self.folders.conversations_dropped.connect(
+            lambda ids, folder: self.retag_many_requested.emit(ids, [f"+{folder}"])
+        )
+        self.folders.folder_move_requested.connect(self.folder_rename_requested)
+        self.folders.new_folder_requested.connect(self._ask_new_folder)
+        self.folders.rename_requested.connect(self._ask_folder_rename)
+        self.folders.delete_requested.connect(self.folder_delete_requested)
+        self.folders.settings_requested.connect(self.folder_settings_requested)
+        self.folders.smart_rename_requested.connect(self._ask_smart_rename)
+        self.folders.smart_delete_requested.connect(self.smart_delete_requested)
+        self.folders.save_smart_requested.connect(self._ask_smart_save)
+        self.folders.undo_requested.connect(self.tag_undo_requested)
 
     # -- public API ------------------------------------------------------------------------
     @property
