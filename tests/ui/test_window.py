@@ -425,7 +425,8 @@ async def test_show_context_and_settings_open(
     window.working.context_button.click()
     dialog = window.context_dialog
     text = dialog.view.toPlainText()
-    assert "[system]\nYou draft image prompts." in text
+    # The system prompt names where it came from (issue 26): the agent's.
+    assert text.startswith("[system: agent painter]\nYou draft image prompts.")
     assert text.rstrip().endswith('[current prompt: "a quiet harbour"]')
     assert dialog.document["messages"] == window.session.context()
     dialog.close()
