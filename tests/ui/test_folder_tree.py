@@ -102,6 +102,16 @@ async def test_the_tree_counts_each_folders_subtree_and_choosing_one_filters_the
         QTest.keyClick(tree, Qt.Key.Key_Right)  # unfolds
         assert tree.currentItem().isExpanded()
 
+        # Choosing reads the list's first page, not the tree's counts again (the whole
+        # store's, whatever the filter).
+        reads: list[object] = []
+        counts = win.store.folder_counts
+        win.store.folder_counts = lambda **kw: reads.append(kw) or counts(**kw)  # type: ignore[method-assign]
+        tree.choose("folder", "work/acme")
+        tree.choose("folder", "work")
+        assert reads == []
+        del win.store.folder_counts
+
         # With the tag filter: work AND api.
         bar.tag_filters.choose(["api"])
         await wait_until(lambda: sorted(listed(bar)) == ["chat-aaaa", "chat-cccc"])

@@ -466,7 +466,8 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         tags = self.filter_tags()
         if tags != self.model.tags:
             self._apply_filter(tags, self.model.trashed)
-            self._fill_tags()
+            # The tree's counts are the whole store's, whatever the filter: not re-read.
+            self._fill_tags(folders=False)
 
     def _on_folder_chosen(self, _folder: str) -> None:
         self._on_tags_chosen()
@@ -554,11 +555,12 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             self._select(self._current)
         self._update_placeholder()
 
-    def _fill_tags(self) -> None:
+    def _fill_tags(self, *, folders: bool = True) -> None:
         if self.model.pages_held:  # the window's start-up: counted (every tag row) after
             return  # its first paint, by release_pages
         self.tag_filters.refresh(self.model.trashed)
-        self._fill_folders()
+        if folders:
+            self._fill_folders()
         if self.manage_dialog is not None:
             self.manage_dialog.refresh()
 
