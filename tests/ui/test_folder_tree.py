@@ -120,6 +120,18 @@ async def test_the_tree_counts_each_folders_subtree_and_choosing_one_filters_the
         bar.tag_filters.choose([])
         assert sorted(listed(bar)) == ["chat-aaaa", "chat-bbbb"]
 
+        # With the search: its hits inside the folder only.
+        tree.choose("folder", "work")
+        bar.search_box.setText("chat")
+        bar._run_search()
+        hits = [
+            bar.search_model.index(r, 0).data(Qt.ItemDataRole.UserRole + 2)
+            for r in range(bar.search_model.rowCount())
+        ]
+        assert sorted(hits) == ["chat-aaaa", "chat-bbbb", "chat-cccc"]
+        bar.search_box.clear()
+
+        tree.setFocus()
         QTest.keyClick(tree, Qt.Key.Key_Escape)  # back to everything
         assert tree.folder == "" and len(listed(bar)) == 5
     finally:
