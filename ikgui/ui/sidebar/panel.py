@@ -54,8 +54,9 @@ if TYPE_CHECKING:
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
-#: The folder tree's first height, in pixels (its divider moves it).
-FOLDER_TREE_HEIGHT = 190
+#: The folder tree's share of the height it and the list have, at first and as the
+#: window grows (its divider moves it): a third.
+FOLDER_TREE_SHARE = (1, 2)
 
 _EMPTY_LIST = "No conversations yet.\nStart one with New."
 _EMPTY_TAG = "No conversations tagged {tags}."
@@ -200,9 +201,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         below.setSpacing(6)
         below.addWidget(self.view, 1)
         self.folder_split.addWidget(self.list_area)
-        self.folder_split.setStretchFactor(0, 0)
-        self.folder_split.setStretchFactor(1, 1)
-        self.folder_split.setSizes([FOLDER_TREE_HEIGHT, 10 * FOLDER_TREE_HEIGHT])
+        for pane, share in enumerate(FOLDER_TREE_SHARE):
+            self.folder_split.setStretchFactor(pane, share)
+        self.folder_split.setSizes([1000 * share for share in FOLDER_TREE_SHARE])
         layout.addWidget(self.folder_split, 1)
 
     def _build_folders(self) -> None:
