@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QSplitter,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -54,8 +53,7 @@ if TYPE_CHECKING:
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
-#: The folder tree's share of the height it and the list have, at first and as the
-#: window grows (its divider moves it): a third.
+#: The folder tree's share of the height it and the list have: a third.
 FOLDER_TREE_SHARE = (1, 2)
 
 _EMPTY_LIST = "No conversations yet.\nStart one with New."
@@ -188,11 +186,6 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.tag_filters.chips)
         layout.addWidget(self.trash.bar)
-        # The folder tree above the list, the divider between them dragged to share.
-        self.folder_split = QSplitter(Qt.Orientation.Vertical, self)
-        self.folder_split.setObjectName("folderSplit")
-        self.folder_split.setChildrenCollapsible(False)
-        self.folder_split.addWidget(self.folders)
         #: The list and what stands right above it (the window's New conversation row).
         self.list_area = QWidget(self)
         self.list_area.setObjectName("conversationListArea")
@@ -200,11 +193,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         below.setContentsMargins(0, 0, 0, 0)
         below.setSpacing(6)
         below.addWidget(self.view, 1)
-        self.folder_split.addWidget(self.list_area)
-        for pane, share in enumerate(FOLDER_TREE_SHARE):
-            self.folder_split.setStretchFactor(pane, share)
-        self.folder_split.setSizes([1000 * share for share in FOLDER_TREE_SHARE])
-        layout.addWidget(self.folder_split, 1)
+        # The folder tree above the list, sharing the height a third to two.
+        layout.addWidget(self.folders, FOLDER_TREE_SHARE[0])
+        layout.addWidget(self.list_area, FOLDER_TREE_SHARE[1])
 
     def _build_folders(self) -> None:
         self.folders = FolderTree(self)
