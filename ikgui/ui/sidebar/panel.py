@@ -157,7 +157,11 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
 
         self._build_folders()
 
-        self.view = ConversationTreeView(self)
+        #: The list and what stands right above it (the window's New conversation row).
+        #: Made first: the list, born in it, is never moved (a move lays it out).
+        self.list_area = QWidget(self)
+        self.list_area.setObjectName("conversationListArea")
+        self.view = ConversationTreeView(self.list_area)
         self.delegate = ConversationDelegate(self.view)
         self.view.setItemDelegate(self.delegate)
         self.view.setModel(self.model)
@@ -186,9 +190,6 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.tag_filters.chips)
         layout.addWidget(self.trash.bar)
-        #: The list and what stands right above it (the window's New conversation row).
-        self.list_area = QWidget(self)
-        self.list_area.setObjectName("conversationListArea")
         below = QVBoxLayout(self.list_area)
         below.setContentsMargins(0, 0, 0, 0)
         below.setSpacing(6)
