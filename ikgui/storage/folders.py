@@ -1,4 +1,4 @@
-"""Smart folders and projects (SPEC §15; schema 8): their rows, read and written.
+"""Smart folders and projects (SPEC §15; schema 9): their rows, read and written.
 
 Each function runs inside the store's read or write transaction (it is given the
 database). A project's files are kept as a draft keeps its files (by hash, JSON), so a

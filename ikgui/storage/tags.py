@@ -36,7 +36,7 @@ def wanted(tag: str | None, tags: Sequence[str]) -> list[str]:
 def _bytes(db: Database) -> str:
     """How a range of names is compared in byte order: SQLite's is; PostgreSQL's is
     its collation's unless told (``en_US`` puts ``work/acme`` after ``work0``), with
-    the index of schema 8 on ``name COLLATE "C"`` for it."""
+    the index of schema 9 on ``name COLLATE "C"`` for it."""
     return "" if isinstance(db, SqliteDatabase) else ' COLLATE "C"'
 
 

@@ -1,6 +1,6 @@
 """Folders from nested tags, smart folders and projects in the store (SPEC §15): the
 subtree filter, the tree's counts, a folder renamed, moved and deleted with its undo,
-smart folders and projects kept in the store (schema 8). On SQLite and PostgreSQL."""
+smart folders and projects kept in the store (schema 9). On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ async def test_ctrl_n_shows_a_selected_new_row_that_goes_when_left_empty(
     assert row.title.text() == "New conversation"
     assert row.detail.text() == "painter · not sent yet"
     assert not window.sidebar.view.selectionModel().hasSelection()  # the row stands for it
-    layout = window.sidebar.layout()
+    layout = window.sidebar.list_area.layout()
     assert layout is not None
     assert layout.indexOf(row) == layout.indexOf(window.sidebar.view) - 1  # right on top
     hint = window.chrome.new.hint

@@ -177,6 +177,8 @@ async def test_after_sends_the_sidebar_shows_what_a_fresh_one_shows(
             fresh.model.fetchMore(QModelIndex())
         assert shown(fresh.model)[: len(mine)] == mine
         assert dict(mine)[parent] == ["fork-late"]
+        # (``fresh`` outlives the store closed with the window: it reads no more pages.)
+        fresh.model.pages_held = True
     finally:
         await closed(window)
 

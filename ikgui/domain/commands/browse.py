@@ -13,9 +13,14 @@ from ikgui.domain.library.listing import MAX_COUNT, format_listing
 from ikgui.domain.session.session import Session
 
 
-def new_command(session: Session, agent: str | None = None) -> CommandResult:
-    conv = session.new_conversation(agent or None)
-    return CommandResult(f"New conversation {conv.id}", store=False)
+def new_command(
+    session: Session, agent: str | None = None, project: str | None = None
+) -> CommandResult:
+    """``project``: a folder the conversation starts in (the window's New while a folder
+    is chosen: SPEC §15), tagged with it and taking its project's defaults."""
+    conv = session.new_conversation(agent or None, project=project or None)
+    where = f" in {project}" if project else ""
+    return CommandResult(f"New conversation {conv.id}{where}", store=False)
 
 
 def parse_sessions(args: str) -> dict[str, Any]:

@@ -28,11 +28,15 @@ from PySide6.QtWidgets import (
 
 from ikgui.domain.errors import DatabaseUnreachable
 from ikgui.domain.events import Conversation
+from ikgui.domain.folders import SEPARATOR, SmartFolder, folder_tree
+from ikgui.domain.library.folders import smart_counts
 from ikgui.domain.ports import Store
 from ikgui.ui.icons import icon, set_icon
 from ikgui.ui.plain import line, make_plain
+from ikgui.ui.questions import ask_text
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.delegate import ConversationDelegate
+from ikgui.ui.sidebar.folders import FolderTree
 from ikgui.ui.sidebar.menu import conversation_menu, selection_menu
 from ikgui.ui.sidebar.parts import name_widget as _name
 from ikgui.ui.sidebar.parts import timer as _timer
@@ -49,6 +53,8 @@ if TYPE_CHECKING:
 
 SEARCH_DELAY_MS = 250
 TIMES_REFRESH_MS = 60_000
+#: The folder tree's share of the height it and the list have: a third.
+FOLDER_TREE_SHARE = (1, 2)
 
 _EMPTY_LIST = "No conversations yet.\nStart one with New."
 _EMPTY_TAG = "No conversations tagged {tags}."
@@ -77,6 +83,13 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
     tag_delete_requested = _Signal(str)
     tag_undo_requested = _Signal()  # reverse the last rename, merge or delete of a tag
     reopen_requested = _Signal(str)  # reopen a closed branch (``/reopen``)
+    # -- folders (SPEC §15): the folder tree's asks, carried out by the window
+    folder_rename_requested = _Signal(str, str)  # old path, new path (a rename or a move)
+    folder_delete_requested = _Signal(str)
+    folder_settings_requested = _Signal(str)
+    smart_save_requested = _Signal(str, str, list)  # name, search text, tags
+    smart_rename_requested = _Signal(str, str)
+    smart_delete_requested = _Signal(str)
 
     def __init__(
         self, store: Store, parent: QWidget | None = None, *, first_page: int | None = None
@@ -142,7 +155,13 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
 
         self.trash = TrashController(self, self._store)
 
-        self.view = ConversationTreeView(self)
+        self._build_folders()
+
+        #: The list and what stands right above it (the window's New conversation row).
+        #: Made first: the list, born in it, is never moved (a move lays it out).
+        self.list_area = QWidget(self)
+        self.list_area.setObjectName("conversationListArea")
+        self.view = ConversationTreeView(self.list_area)
         self.delegate = ConversationDelegate(self.view)
         self.view.setItemDelegate(self.delegate)
         self.view.setModel(self.model)
@@ -155,6 +174,9 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.view.end_pressed.connect(self._load_rest)
         self.delegate.rename_committed.connect(self.rename_requested)
 
+        self._lay_out()
+
+    def _lay_out(self) -> None:
         filters = QHBoxLayout()
         filters.setSpacing(6)
         filters.addWidget(self.tag_filter, 1)
@@ -168,7 +190,30 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.tag_filters.chips)
         layout.addWidget(self.trash.bar)
-        layout.addWidget(self.view, 1)
+        below = QVBoxLayout(self.list_area)
+        below.setContentsMargins(0, 0, 0, 0)
+        below.setSpacing(6)
+        below.addWidget(self.view, 1)
+        # The folder tree above the list, sharing the height a third to two.
+        layout.addWidget(self.folders, FOLDER_TREE_SHARE[0])
+        layout.addWidget(self.list_area, FOLDER_TREE_SHARE[1])
+
+    def _build_folders(self) -> None:
+        self.folders = FolderTree(self)
+        self.folders.folder_chosen.connect(self._on_folder_chosen)
+        self.folders.smart_chosen.connect(self._on_smart_chosen)
+        self.folders.conversations_dropped.connect(
+            lambda ids, folder: self.retag_many_requested.emit(ids, [f"+{folder}"])
+        )
+        self.folders.folder_move_requested.connect(self.folder_rename_requested)
+        self.folders.new_folder_requested.connect(self._ask_new_folder)
+        self.folders.rename_requested.connect(self._ask_folder_rename)
+        self.folders.delete_requested.connect(self.folder_delete_requested)
+        self.folders.settings_requested.connect(self.folder_settings_requested)
+        self.folders.smart_rename_requested.connect(self._ask_smart_rename)
+        self.folders.smart_delete_requested.connect(self.smart_delete_requested)
+        self.folders.save_smart_requested.connect(self._ask_smart_save)
+        self.folders.undo_requested.connect(self.tag_undo_requested)
 
     # -- public API ------------------------------------------------------------------------
     @property
@@ -409,16 +454,94 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
                 model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
             )
 
-    def _on_tags_chosen(self, tags: tuple[str, ...]) -> None:
+    def filter_tags(self) -> tuple[str, ...]:
+        """What the list is filtered by: the chosen tags and the chosen folder (its
+        subtree: a tag filter takes the tags under it too)."""
+        folder = self.folders.folder
+        chosen = self.tag_filters.chosen
+        return tuple(sorted({*chosen, folder})) if folder else chosen
+
+    def _on_tags_chosen(self, _tags: tuple[str, ...] = ()) -> None:
+        tags = self.filter_tags()
         if tags != self.model.tags:
             self._apply_filter(tags, self.model.trashed)
-            self._fill_tags()
+            # The tree's counts are the whole store's, whatever the filter: not re-read.
+            self._fill_tags(folders=False)
+
+    def _on_folder_chosen(self, _folder: str) -> None:
+        self._on_tags_chosen()
+
+    def _on_smart_chosen(self, smart: SmartFolder) -> None:
+        """A smart folder is its saved search again: its tags chosen, its words searched."""
+        self.tag_filters.choose(smart.tags)
+        self.search_box.setText(smart.search)
+        self._on_tags_chosen()
+        if smart.search:
+            self._search_timer.stop()
+            self._run_search()
+
+    @property
+    def chosen_folder(self) -> str:
+        """The folder chosen in the folder tree, or "" (a New starts in it: SPEC §15)."""
+        return self.folders.folder
+
+    def add_folder(self, path: str) -> None:
+        """Show ``path`` in the tree (empty until conversations are dropped on it)."""
+        self.folders.made.add(path)
+        self._fill_folders()
+
+    def _ask_new_folder(self, parent: str) -> None:
+        def made(name: str) -> None:
+            name = name.strip().strip(SEPARATOR)
+            if name:
+                self.add_folder(f"{parent}{SEPARATOR}{name}" if parent else name)
+
+        where = f" inside “{line(parent)}”" if parent else ""
+        ask_text(self, "New folder", f"Name of the new folder{where}:", "", made)
+
+    def _ask_folder_rename(self, path: str) -> None:
+        def renamed(new: str) -> None:
+            new = new.strip().strip(SEPARATOR)
+            if new and new != path:
+                self.folder_rename_requested.emit(path, new)
+
+        label = "New name (a path with / moves it):"
+        ask_text(self, "Rename folder", label, path, renamed)
+
+    def _ask_smart_rename(self, name: str) -> None:
+        def renamed(new: str) -> None:
+            if new.strip() and new.strip() != name:
+                self.smart_rename_requested.emit(name, new.strip())
+
+        ask_text(self, "Rename smart folder", "New name:", name, renamed)
+
+    def _ask_smart_save(self) -> None:
+        search = self.search_box.text().strip()
+        tags = list(self.filter_tags())
+        ask_text(
+            self,
+            "Save as smart folder",
+            "Name of the smart folder (it keeps the search and the tags chosen):",
+            search or " ".join(tags),
+            lambda name: self.smart_save_requested.emit(name.strip(), search, tags),
+        )
+
+    def _fill_folders(self) -> None:
+        trashed = self.model.trashed
+        counts = self._store.folder_counts(trashed=trashed)
+        known = {path for path, _ in counts}
+        made = [(m, 0) for m in sorted(self.folders.made) if m not in known]
+        self.folders.made = {m for m, _ in made}
+        projects = [p.folder for p in self._store.projects()]
+        smart = [] if trashed else smart_counts(self._store)
+        total = self._store.count_conversations((), trashed=trashed)
+        self.folders.fill(folder_tree(made + counts, projects), smart, total)
 
     def _on_trash_toggled(self, trashed: bool) -> None:
         if trashed:
             self.search_box.clear()
         self.search_box.setEnabled(not trashed)
-        self._apply_filter(self.model.tags, trashed)
+        self._apply_filter(self.filter_tags(), trashed)
         self._fill_tags()
         self.trash.shown(trashed)
 
@@ -431,10 +554,12 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
             self._select(self._current)
         self._update_placeholder()
 
-    def _fill_tags(self) -> None:
+    def _fill_tags(self, *, folders: bool = True) -> None:
         if self.model.pages_held:  # the window's start-up: counted (every tag row) after
             return  # its first paint, by release_pages
         self.tag_filters.refresh(self.model.trashed)
+        if folders:
+            self._fill_folders()
         if self.manage_dialog is not None:
             self.manage_dialog.refresh()
 

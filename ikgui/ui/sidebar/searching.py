@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QItemSelectionModel
 
 from ikgui.domain.errors import IkguiError
+from ikgui.domain.folders import carries_all
 from ikgui.ui.sidebar.rows import IdRole
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class SidebarSearching:
             hits, self._search_error = [], exc.line
         self.search_more = len(hits) > SEARCH_LIMIT
         tags = self.model.tags
-        hits = [h for h in hits[:SEARCH_LIMIT] if all(t in h.conversation.tags for t in tags)]
+        hits = [h for h in hits[:SEARCH_LIMIT] if carries_all(h.conversation.tags, tags)]
         fresh = query != self.search_model.query or self.view.model() is not self.search_model
         if self.view.model() is not self.search_model:
             self._list_place = self._place()

@@ -16,6 +16,7 @@ from ikgui.ui.sidebar.rows import ConversationRole
 
 if TYPE_CHECKING:
     from ikgui.domain.ports import Store
+    from ikgui.ui.sidebar.folders import FolderTree
     from ikgui.ui.sidebar.manage_tags import ManageTagsDialog
     from ikgui.ui.sidebar.tag_editor import TagEditorDialog
     from ikgui.ui.sidebar.view import ConversationTreeView
@@ -38,6 +39,7 @@ class SidebarSelection:
     tag_undo_requested: Any
     #: What Undo in Manage tags reverses ("rename of 'a' to 'b'"), set by the window.
     tag_undo: str | None
+    folders: FolderTree
 
     _forget_dialog: Callable[[TagEditorDialog], None]
 
@@ -104,6 +106,7 @@ class SidebarSelection:
     def set_tag_undo(self, what: str | None) -> None:
         """What the Manage tags dialog's Undo (Ctrl+Z) reverses, or ``None``."""
         self.tag_undo = what
+        self.folders.undo = what
         if self.manage_dialog is not None:
             self.manage_dialog.set_undo(what)
 

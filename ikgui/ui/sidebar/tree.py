@@ -15,10 +15,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QMimeData,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.text.times import day_bounds
+from ikgui.ui.sidebar.folders import CONVERSATIONS_MIME, conversations_mime
 from ikgui.ui.sidebar.node import MAX_INDENT as MAX_INDENT
 from ikgui.ui.sidebar.node import Node, renumber
 from ikgui.ui.sidebar.rows import (
@@ -36,7 +44,12 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 #: More moves than this in one sync and the caller resets instead of moving rows.
 MAX_MOVES = 200
 #: Every row's flags (the view asks for them often: combined once).
-_ROW_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled
+    | Qt.ItemFlag.ItemIsSelectable
+    | Qt.ItemFlag.ItemIsEditable
+    | Qt.ItemFlag.ItemIsDragEnabled  # onto a folder: tagged with it (SPEC §15)
+)
 #: A row whose forks were read and are none: the view then need not ask ``hasChildren``
 #: of it at each layout (a fork added later is announced by ``rowsInserted``).
 _LEAF_FLAGS = _ROW_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
@@ -225,6 +238,14 @@ class ConversationTree(QAbstractItemModel):
             return Qt.ItemFlag.NoItemFlags
         node = self._nodes.get(index.internalId())
         return _LEAF_FLAGS if node is not None and node.children == [] else _ROW_FLAGS
+
+    def mimeTypes(self) -> list[str]:
+        return [CONVERSATIONS_MIME]
+
+    def mimeData(self, indexes: Any) -> QMimeData:
+        """The dragged rows' conversations (each once, in the list's order)."""
+        ids = [c.id for c in (self.conversation(i) for i in indexes) if c is not None]
+        return conversations_mime(list(dict.fromkeys(ids)))
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         node = self._node(index)

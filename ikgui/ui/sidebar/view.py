@@ -59,6 +59,9 @@ class ConversationTreeView(QTreeView):
             | QAbstractItemView.EditTrigger.DoubleClicked
         )
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # Rows (one or the selection) are dragged onto the folder tree to file them.
+        self.setDragEnabled(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setMouseTracking(True)

@@ -399,7 +399,7 @@ def build_chrome(window: MainWindow, runner: CommandRunner) -> ChromePresenter:
 def connect_commands(window: MainWindow, commands: WindowCommands, runner: CommandRunner) -> None:
     """Connect the toolbar, the prompt, the sidebar and the transcript to commands."""
     w, a, s, c = window, window.toolbar_actions, window.session, commands
-    a["actionNew"].triggered.connect(lambda: runner.run("new", agent=s.settings.default_agent))
+    a["actionNew"].triggered.connect(c.new_in_folder)
     a.new_menu.triggered.connect(lambda act: runner.run("new", agent=act.data() or None))
     a["actionMark"].triggered.connect(c.mark)
     a["actionRewind"].triggered.connect(lambda: runner.run("rewind"))
@@ -438,6 +438,7 @@ def connect_commands(window: MainWindow, commands: WindowCommands, runner: Comma
     bar.empty_trash_requested.connect(lambda: empty_trash(s, runner, bar, w.feedback_sink))
     bar.close_requested.connect(lambda cid: runner.run("kill", ref=cid))
     c.selection.connect()
+    c.selection.read_file = lambda path: w.services.read_file(path, s.settings.attachment_mb)
     bar.reopen_requested.connect(lambda cid: runner.run("reopen", ref=cid))
 
     v = w.scrollback

@@ -31,7 +31,7 @@ from ikgui.domain.attachments import (
     draft_files_text,
     is_image,
 )
-from ikgui.domain.errors import IkguiError
+from ikgui.domain.errors import DatabaseUnreachable, IkguiError
 from ikgui.ui.images import decoded
 
 if TYPE_CHECKING:
@@ -297,8 +297,14 @@ class DraftAttachments(QObject):
         files, before = list(self.files), self._position()
         resolved = await self.resolved(files)
         self._set([])
+        # The first message of a conversation in a project carries its files (SPEC §15).
+        command = text.startswith("/") and not text.startswith("//")
         try:
-            await self.session.send(text, files=resolved)
+            project = [] if command else list(self.session.project_files())
+        except DatabaseUnreachable:
+            project = []  # the send says the store is away, and keeps the message
+        try:
+            await self.session.send(text, files=[*project, *resolved])
         finally:
             unsent = self._position() == before
             if unsent and not self.files:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtWidgets import QWidget
 
 from ikgui.domain.errors import IkguiError
+from ikgui.domain.library import folders
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.window.export_file import export_format, file_name
 from ikgui.ui.window.selection_commands import SelectionCommands
@@ -147,6 +148,17 @@ class WindowCommands:
             file_name(conv.title or "" if conv else "", conv_id),
             lambda path: self.runner.run("export", fmt=export_format(path), path=path),
         )
+
+    def new_in_folder(self) -> None:
+        """New (Ctrl+N): in the folder chosen in the sidebar, if any (tagged with it,
+        with its project's agent, provider and model: SPEC §15); else a plain one."""
+        folder = self.sidebar.chosen_folder
+        agent: str | None = self.session.settings.default_agent
+        if folder:
+            project = self.runner.guard(folders.project_in, self.session.store, folder)
+            if project is not None and project.agent:
+                agent = None  # the project's agent, not the default one
+        self.runner.run("new", agent=agent, project=folder or None)
 
     def trash(self, conv_id: str) -> None:
         session = self.session

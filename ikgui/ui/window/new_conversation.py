@@ -83,7 +83,7 @@ class NewConversationPresenter:
         self.save_draft = save_draft
         self.read_only = read_only
         self.row = NewConversationRow(sidebar)
-        layout = sidebar.layout()
+        layout = sidebar.list_area.layout()  # (under the folder tree, with the list)
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(layout.indexOf(sidebar.view), self.row)  # right above the list
         self.row.clicked.connect(self.go_back)

@@ -5,16 +5,29 @@ after it, and an error becomes one visible line."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
+
+from ikgui.domain.attachments import StoredFile
+from ikgui.domain.errors import UserError
+from ikgui.domain.folders import Project
+from ikgui.domain.library import folders
+from ikgui.domain.library.folders import FolderEdit
 from ikgui.ui.plain import line as safe_line
 from ikgui.ui.questions import ask_folder
+from ikgui.ui.settings.project import ProjectSettingsDialog
 from ikgui.ui.window.export_file import documents
 
 if TYPE_CHECKING:
     from ikgui.domain.library.conversations import TagEdit
     from ikgui.ui.window.commands import WindowCommands
+
+
+def _no_files(path: str) -> StoredFile:
+    raise UserError(f"Cannot read {path} here")
 
 
 def _noun(count: int) -> str:
@@ -27,7 +40,11 @@ class SelectionCommands:
         self.library = commands.session.library
         #: The renames, merges and deletes of tags done here, the last one last: Undo in
         #: Manage tags (Ctrl+Z) reverses them one by one.
-        self.tag_edits: list[TagEdit] = []
+        self.tag_edits: list[TagEdit | FolderEdit] = []
+        #: Reads a file for a project's settings page (the window's, set at assembly).
+        self.read_file: Callable[[str], StoredFile] = _no_files
+        #: The open project settings page, if any.
+        self.project_page: ProjectSettingsDialog | None = None
 
     def connect(self) -> None:
         bar = self.commands.sidebar
@@ -37,6 +54,12 @@ class SelectionCommands:
         bar.tag_rename_requested.connect(self.rename_tag)
         bar.tag_delete_requested.connect(self.delete_tag)
         bar.tag_undo_requested.connect(self.undo_tag_edit)
+        bar.folder_rename_requested.connect(self.rename_folder)
+        bar.folder_delete_requested.connect(self.delete_folder)
+        bar.smart_save_requested.connect(self.save_smart_folder)
+        bar.smart_rename_requested.connect(self.rename_smart_folder)
+        bar.smart_delete_requested.connect(self.delete_smart_folder)
+        bar.folder_settings_requested.connect(self.open_project)
         bar.pin_requested.connect(self.pin_many)
         bar.unpin_requested.connect(self.unpin_many)
         bar.pinning = True
@@ -128,6 +151,90 @@ class SelectionCommands:
             self._done(edit)
             self._status(f"Tag “{tag}” removed from {edit.count} {_noun(edit.count)}")
 
+    # -- folders and smart folders (SPEC §15) -------------------------------------------
+    def rename_folder(self, old: str, new: str) -> None:
+        """Rename or move a folder with everything under it (Undo gives it back)."""
+        edit = self.commands.runner.guard(self.library.rename_folder, old, new)
+        if edit is not None:
+            self._folder_done(edit, old, edit.new)
+            self._status(f"Folder “{old}” is now “{edit.new}” ({edit.count} {_noun(edit.count)})")
+
+    def delete_folder(self, path: str) -> None:
+        """Take a folder's tags off its conversations, never the conversations."""
+        edit = self.commands.runner.guard(self.library.delete_folder, path)
+        if edit is not None:
+            self._folder_done(edit, path, None)
+            self._status(
+                f"Folder “{path}” deleted; its {edit.count} {_noun(edit.count)} kept "
+                "(Undo: Ctrl+Z in the folders)"
+            )
+
+    def _folder_done(self, edit: FolderEdit, old: str, new: str | None) -> None:
+        self.tag_edits.append(edit)
+        bar = self.commands.sidebar
+        bar.folders.made.discard(old)
+        kind, chosen = bar.folders.chosen
+        if kind == "folder" and (chosen == old or chosen.startswith(old + "/")):
+            bar.folders.chosen = ("folder", new + chosen[len(old) :]) if new else ("all", "")
+        self._refresh(old, new)
+        bar._on_tags_chosen()
+        bar.set_tag_undo(edit.describe())
+
+    def open_project(self, folder: str) -> ProjectSettingsDialog | None:
+        """The folder's settings page (``folderSettings``); OK keeps them."""
+        project = self.commands.runner.guard(folders.project, self.library.store, folder)
+        if project is None:
+            return None
+        if self.project_page is not None:
+            self.project_page.close()
+        settings = self.commands.session.settings
+        page = ProjectSettingsDialog(
+            project,
+            sorted(settings.agents),
+            sorted(settings.providers),
+            self.read_file,
+            self.commands.owner,
+        )
+        page.accepted_settings.connect(self.set_project)
+        page.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        page.destroyed.connect(lambda: setattr(self, "project_page", None))
+        self.project_page = page
+        page.open()
+        return page
+
+    def set_project(self, project: Project, files: list[StoredFile]) -> None:
+        def keep() -> Project:
+            if files:
+                self.library.put_project_files(files)
+            return self.library.set_project(project)
+
+        kept = self.commands.runner.guard(keep)
+        if kept is not None:
+            self.commands.sidebar.reload()
+            what = "no longer a project" if kept.empty else "a project"
+            self._status(f"Folder “{project.folder}” is {what}")
+
+    def save_smart_folder(self, name: str, search: str, tags: list[str]) -> None:
+        saved = self.commands.runner.guard(self.library.save_smart_folder, name, search, tags)
+        if saved is not None:
+            self.commands.sidebar.reload()
+            self._status(f"Saved the smart folder “{saved.name}”")
+
+    def rename_smart_folder(self, old: str, new: str) -> None:
+        renamed = self.commands.runner.guard(self.library.rename_smart_folder, old, new)
+        if renamed is not None:
+            bar = self.commands.sidebar
+            if bar.folders.chosen == ("smart", old):
+                bar.folders.chosen = ("smart", renamed.name)
+            bar.reload()
+            self._status(f"Renamed the smart folder to “{renamed.name}”")
+
+    def delete_smart_folder(self, name: str) -> None:
+        gone = self.commands.runner.guard(self.library.delete_smart_folder, name)
+        if gone is not None:
+            self.commands.sidebar.reload()
+            self._status(f"Deleted the smart folder “{gone.name}” (no conversation changed)")
+
     def _done(self, edit: TagEdit) -> None:
         self.tag_edits.append(edit)
         self._refresh(edit.old, edit.new)
@@ -139,6 +246,12 @@ class SelectionCommands:
         if not self.tag_edits:
             return
         edit = self.tag_edits[-1]
+        if isinstance(edit, FolderEdit):
+            if self.commands.runner.guard(self.library.undo_folder_edit, edit) is None:
+                return
+            self.tag_edits.pop()
+            self._folder_undone(edit)
+            return
         if self.commands.runner.guard(self.library.undo_tag_edit, edit) is None:
             return
         self.tag_edits.pop()
@@ -150,6 +263,18 @@ class SelectionCommands:
         bar.set_tag_undo(self.tag_edits[-1].describe() if self.tag_edits else None)
         if bar.manage_dialog is not None:
             bar.manage_dialog.select(edit.old)
+        self._status(f"Undone: the {edit.describe()}")
+
+    def _folder_undone(self, edit: FolderEdit) -> None:
+        bar = self.commands.sidebar
+        if edit.new is not None and bar.folders.chosen == ("folder", edit.new):
+            bar.folders.chosen = ("folder", edit.old)
+        if edit.new is not None:
+            self._refresh(edit.new, edit.old)
+        else:
+            bar.reload()
+        bar._on_tags_chosen()
+        bar.set_tag_undo(self.tag_edits[-1].describe() if self.tag_edits else None)
         self._status(f"Undone: the {edit.describe()}")
 
     def _refresh(self, old: str, new: str | None) -> None:
