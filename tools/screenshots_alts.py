@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.waiting import loop_passes, wait_until  # noqa: E402
 from tests.support.wire_server import ReceivedRequest, Reply, WireServer  # noqa: E402
+from tools.shots import quiet, save, settled  # noqa: E402
 
 PATIENCE = 60.0
 QUESTION = "Suggest a name for a small bakery by the sea."
@@ -87,32 +88,11 @@ system_prompt = "You are a helpful assistant."
     )
 
 
-async def quiet(window: Any) -> None:
-    await wait_until(
-        lambda: all(t.done() for t in window._tasks) and not window.session.streams,
-        timeout=PATIENCE,
-    )
-
-
-async def settled(window: Any) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    await loop_passes(40)
-    QApplication.processEvents()
-    window.statusBar().clearMessage()
-    await loop_passes(10)
-
-
 def switchers(window: Any) -> list[Any]:
     from ikgui.ui.transcript.switcher import AlternativeSwitcher
 
     found = window.scrollback.viewport().findChildren(AlternativeSwitcher, "alternativeSwitcher")
     return [s for s in found if s.isVisible()]
-
-
-def save(window: Any, out: Path) -> None:
-    window.grab().save(str(out))
-    print(f"wrote {out}")
 
 
 async def shoot(home: Path, theme: str, out_dir: Path, size: tuple[int, int]) -> None:

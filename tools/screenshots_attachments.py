@@ -17,7 +17,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A 1920×1080 virtual screen (Qt's offscreen default is 800×600: windows would shrink).
@@ -28,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support import sample_files  # noqa: E402
 from tests.support.waiting import loop_passes, wait_until  # noqa: E402
 from tests.support.wire_server import WireServer  # noqa: E402
+from tools.shots import quiet, save, settled  # noqa: E402
 
 SIZE = (1100, 760)
 CONV = "conv-attachments"
@@ -137,26 +137,6 @@ system_prompt = "You are a helpful assistant."
 """,
         encoding="utf-8",
     )
-
-
-async def quiet(window: Any) -> None:
-    await wait_until(
-        lambda: all(t.done() for t in window._tasks) and not window.session.streams, timeout=30
-    )
-
-
-async def settled(window: Any) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    await loop_passes(40)
-    QApplication.processEvents()
-    window.statusBar().clearMessage()
-    await loop_passes(10)
-
-
-def save(widget: Any, out: Path) -> None:
-    widget.grab().save(str(out))
-    print(f"wrote {out}")
 
 
 async def shoot(home: Path, files: dict[str, Path], theme: str, out_dir: Path) -> None:

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.support.waiting import loop_passes, wait_until  # noqa: E402
 from tests.support.wire_server import ReceivedRequest, Reply, WireServer  # noqa: E402
+from tools.shots import quiet, save, settled  # noqa: E402
 
 SIZE = (1100, 760)
 PATIENCE = 60.0
@@ -102,27 +103,6 @@ output = 0.6
 """,
         encoding="utf-8",
     )
-
-
-async def quiet(window: Any) -> None:
-    await wait_until(
-        lambda: all(t.done() for t in window._tasks) and not window.session.streams,
-        timeout=PATIENCE,
-    )
-
-
-async def settled(window: Any) -> None:
-    from PySide6.QtWidgets import QApplication
-
-    await loop_passes(40)
-    QApplication.processEvents()
-    window.statusBar().clearMessage()
-    await loop_passes(10)
-
-
-def save(widget: Any, out: Path) -> None:
-    widget.grab().save(str(out))
-    print(f"wrote {out}")
 
 
 async def shoot(home: Path, theme: str, out_dir: Path, size: tuple[int, int]) -> None:

@@ -36,6 +36,7 @@ from tests.support.wire_server import (  # noqa: E402
     WireServer,
     load_recording,
 )
+from tools.shots import quiet, save, settled  # noqa: E402
 
 SIZE = (1100, 760)
 QUESTION = "What time is it in Lisbon?"
@@ -108,29 +109,6 @@ def cards(window: Any) -> list[Any]:
 
     found = window.findChildren(ToolCallCard, "toolCallCard")
     return [c for c in found if c.isVisible()]
-
-
-async def quiet(window: Any) -> None:
-    await wait_until(
-        lambda: all(t.done() for t in window._tasks) and not window.session.streams,
-        timeout=PATIENCE,
-    )
-
-
-async def settled(window: Any) -> None:
-    """The window's queued work (layouts, a scroll to the end) done, the status bar's
-    passing messages cleared: what stays is what a user sees."""
-    from PySide6.QtWidgets import QApplication
-
-    await loop_passes(40)
-    QApplication.processEvents()
-    window.statusBar().clearMessage()
-    await loop_passes(10)
-
-
-def save(window: Any, out: Path) -> None:
-    window.grab().save(str(out))
-    print(f"wrote {out}")
 
 
 async def shoot(home: Path, theme: str, out_dir: Path) -> None:
