@@ -319,3 +319,22 @@ def test_kinds_are_named_for_screen_readers_and_tests() -> None:
         int(Qt.ItemDataRole.UserRole),
         int(Qt.ItemDataRole.UserRole) + 1,
     )
+
+
+async def test_with_no_tag_the_tree_gives_its_room_to_the_list_and_a_first_tag_brings_it(
+    tmp_path: Path, closed_url: str, qtbot: QtBot
+) -> None:
+    home = tmp_path / "home"
+    write_config(home, closed_url)
+    with open_store(resolve(home).database) as store:
+        store.insert_conversation(Conversation(id="chat-aaaa", title="untagged"))
+    win = await opened(home)
+    try:
+        bar = win.sidebar
+        tree = bar.folders
+        await wait_until(lambda: listed(bar) == ["chat-aaaa"])
+        assert not tree.isVisible()  # only "All conversations": nothing to choose
+        win.commands.selection.retag_many(["chat-aaaa"], ["+work/acme"])
+        await wait_until(lambda: tree.isVisible() and "work/acme" in tree.counts())
+    finally:
+        await closed(win)

@@ -123,6 +123,9 @@ class FolderTree(QTreeWidget):
             self.setCurrentItem(found)
         finally:
             self._filling = False
+        # With no tag and no smart folder there is nothing to choose: the list takes the
+        # room (tagging a conversation, the first folder, brings the tree back).
+        self.setVisible(bool(tree or smart))
 
     def _folder_item(self, folder: Folder, folded: dict[str, bool]) -> QTreeWidgetItem:
         item = self._item(None, folder.name, folder.count, "folder", folder.path)
