@@ -338,3 +338,20 @@ async def test_with_no_tag_the_tree_gives_its_room_to_the_list_and_a_first_tag_b
         await wait_until(lambda: tree.isVisible() and "work/acme" in tree.counts())
     finally:
         await closed(win)
+
+
+async def test_a_few_folders_take_only_their_rows_the_list_the_rest(
+    tmp_path: Path, closed_url: str, qtbot: QtBot
+) -> None:
+    win = await seeded_window(tmp_path, closed_url)
+    try:
+        tree = win.sidebar.folders
+        rows = 1 + tree.topLevelItemCount() - 1  # All, then the top folders (folded)
+        await wait_until(lambda: tree.isVisible() and tree.counts())
+        tree.collapseAll()
+        fitted = tree.maximumHeight()
+        assert fitted <= (rows + 1) * tree.sizeHintForRow(0) + 2 * tree.frameWidth() + 4
+        tree.expandAll()  # more rows shown: more room asked for
+        assert tree.maximumHeight() > fitted
+    finally:
+        await closed(win)

@@ -94,6 +94,8 @@ class FolderTree(QTreeWidget):
         self._filling = False
         self.itemActivated.connect(self._on_activated)
         self.itemClicked.connect(self._on_activated)
+        self.itemExpanded.connect(lambda _item: self._fit())
+        self.itemCollapsed.connect(lambda _item: self._fit())
 
     # -- filling ------------------------------------------------------------------------
     def fill(self, tree: list[Folder], smart: list[tuple[SmartFolder, int]], total: int) -> None:
@@ -126,6 +128,18 @@ class FolderTree(QTreeWidget):
         # With no tag and no smart folder there is nothing to choose: the list takes the
         # room (tagging a conversation, the first folder, brings the tree back).
         self.setVisible(bool(tree or smart))
+        self._fit()
+
+    def _fit(self) -> None:
+        """No taller than its rows: a few folders leave the rest of the height to the
+        list (the sidebar's share, a third, is the most it takes)."""
+        shown, item = 0, self.topLevelItem(0)
+        while item is not None:
+            shown += 1
+            item = self.itemBelow(item)
+        row = max(self.sizeHintForRow(0), 1)
+        frame = 2 * self.frameWidth() + 4
+        self.setMaximumHeight(shown * row + frame)
 
     def _folder_item(self, folder: Folder, folded: dict[str, bool]) -> QTreeWidgetItem:
         item = self._item(None, folder.name, folder.count, "folder", folder.path)
