@@ -239,11 +239,14 @@ class Store(Protocol):
         before: tuple[float, str] | None = None,
         tags: Sequence[str] = (),
         pinned: bool | None = None,
+        after: tuple[float, str] | None = None,
+        oldest_first: bool = False,
     ) -> list[Conversation]:
-        """Newest first by (updated_at, id). ``trashed=False`` lists everything not in
-        the Trash, ``True`` only the Trash. ``before`` is a keyset cursor. ``tag`` and
-        ``tags``: only conversations having every one of them. ``pinned``: only the
-        pinned (``True``) or unpinned (``False``) ones; ``None`` both."""
+        """Newest first by (updated_at, id); ``oldest_first``: the other way. ``trashed=
+        False`` lists everything not in the Trash, ``True`` only the Trash. ``before`` and
+        ``after`` are keyset cursors (older than, newer than). ``tag`` and ``tags``: only
+        conversations having every one of them. ``pinned``: only the pinned (``True``) or
+        unpinned (``False``) ones; ``None`` both."""
         ...
 
     def search(self, words: str, limit: int = 50) -> list[SearchHit]:

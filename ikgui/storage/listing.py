@@ -138,6 +138,8 @@ def _list_builder(
     before: bool,
     limit: bool,
     columns: str,
+    after: bool = False,
+    oldest_first: bool = False,
 ) -> Callable[..., Any]:
     """The listing query of one shape; its values come in the order of the arguments."""
 
@@ -152,7 +154,13 @@ def _list_builder(
             where &= tags_sql.having_all([next(it) for _ in range(tags)], db)
         if before:
             where &= Tuple(_Row.updated_at, _Row.id) < Tuple(next(it), next(it))
-        query = _select(db, columns).where(where).order_by(_Row.updated_at.desc(), _Row.id.desc())
+        if after:
+            where &= Tuple(_Row.updated_at, _Row.id) > Tuple(next(it), next(it))
+        if oldest_first:  # (the sidebar's End reads from the oldest end: issue 26)
+            order = (_Row.updated_at.asc(), _Row.id.asc())
+        else:
+            order = (_Row.updated_at.desc(), _Row.id.desc())
+        query = _select(db, columns).where(where).order_by(*order)
         return query.limit(next(it)) if limit else query
 
     return build
@@ -166,11 +174,15 @@ def listing(
     trashed: bool,
     before: tuple[float, str] | None,
     pinned: bool | None,
+    after: tuple[float, str] | None = None,
+    oldest_first: bool = False,
 ) -> list[Conversation]:
     """See ``Store.list_conversations`` (``names``: the wanted tags, normalized)."""
     with_tags = limit is not None and limit <= JOIN_TAGS_ABOVE
     columns = "tagged" if with_tags else "fields"
-    cursor = _list(db, columns, limit, agent, names, trashed, before, pinned)
+    cursor = _list(
+        db, columns, limit, agent, names, trashed, before, pinned, after, oldest_first
+    )
     if with_tags:
         return _conversations(cursor.fetchall())
     rows = cursor.fetchall()
@@ -202,6 +214,8 @@ def _list(
     trashed: bool,
     before: tuple[float, str] | None,
     pinned: bool | None,
+    after: tuple[float, str] | None = None,
+    oldest_first: bool = False,
 ) -> Any:
     """The listing query's cursor."""
     shape = (
@@ -212,6 +226,8 @@ def _list(
         before is not None,
         limit is not None,
         columns,
+        after is not None,
+        oldest_first,
     )
     values: list[Any] = []
     if agent is not None:
@@ -219,6 +235,8 @@ def _list(
     values.extend(names)
     if before is not None:
         values.extend(before)
+    if after is not None:
+        values.extend(after)
     if limit is not None:
         values.append(limit)
     return execute_query(db, _list_builder(db, *shape)(*values))

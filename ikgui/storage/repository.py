@@ -256,12 +256,16 @@ class PeeweeStore(EventStore):
         before: tuple[float, str] | None = None,
         tags: Sequence[str] = (),
         pinned: bool | None = None,
+        after: tuple[float, str] | None = None,
+        oldest_first: bool = False,
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
         names = tags_sql.wanted(tag, tags)
         with self._reading() as db:
-            return listing.listing(db, limit, agent, names, trashed, before, pinned)
+            return listing.listing(
+                db, limit, agent, names, trashed, before, pinned, after, oldest_first
+            )
 
     def listing_rows(
         self,

@@ -463,6 +463,8 @@ class MemoryStore:
         before: tuple[float, str] | None = None,
         tags: Sequence[str] = (),
         pinned: bool | None = None,
+        after: tuple[float, str] | None = None,
+        oldest_first: bool = False,
     ) -> list[Conversation]:
         if limit is not None and limit <= 0:
             return []
@@ -476,9 +478,10 @@ class MemoryStore:
             and (agent is None or c.agent == agent)
             and carries_all(c.tags, wanted)
             and (before is None or (c.updated_at, c.id) < before)
+            and (after is None or (c.updated_at, c.id) > after)
             and (pinned is None or c.pinned == pinned)
         ]
-        found.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
+        found.sort(key=lambda c: (c.updated_at, c.id), reverse=not oldest_first)
         return [replace(c) for c in found[:limit]]
 
     def search(self, words: str, limit: int = 50) -> list[SearchHit]:

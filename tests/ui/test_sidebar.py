@@ -33,6 +33,8 @@ from ikgui.ui.sidebar.conversation_model import (
     TitleRole,
 )
 from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.sidebar.rows import ExpandedRole
+from tests.support.sidebar_rows import child, child_ids, row_ids, top, top_ids
 
 NOW = time.time()
 
@@ -103,14 +105,6 @@ def make_sidebar(qtbot: QtBot, store: SqliteStore) -> Make:
     return make
 
 
-def top_ids(model: ConversationListModel) -> list[str]:
-    return [model.index(r, 0).data(IdRole) for r in range(model.rowCount())]
-
-
-def child_ids(model: ConversationListModel, parent: QModelIndex) -> list[str]:
-    return [model.index(r, 0, parent).data(IdRole) for r in range(model.rowCount(parent))]
-
-
 def select(sidebar: ConversationSidebar, conv_id: str) -> QModelIndex:
     sidebar.set_current(conv_id)
     index = sidebar.view.currentIndex()
@@ -133,7 +127,7 @@ def test_rows_are_newest_first_and_show_their_fields(
     model = sidebar.model
 
     assert top_ids(model) == ["chat-new3", "coder-mid2", "chat-old1"]
-    new, mid, old = (model.index(r, 0) for r in range(3))
+    new, mid, old = (top(model, r) for r in range(3))
     assert new.data(TitleRole) == "Untitled"
     assert new.data(Qt.ItemDataRole.DisplayRole) == "Untitled"
     now = time.time()
@@ -163,17 +157,23 @@ def test_forks_are_nested_under_their_parents(
 
     # forks are newer than their root, yet they are rows under it, not top-level rows
     assert top_ids(model) == ["chat-solo", "chat-root"]
-    root = model.index(1, 0)
-    assert model.hasChildren(root)
-    assert not model.hasChildren(model.index(0, 0))
+    root = top(model, 1)
+    assert model.has_children(root)
+    assert not model.has_children(top(model, 0))
+    assert root.data(ExpandedRole) is False and top(model, 0).data(ExpandedRole) is None
     # children oldest first (by creation)
     assert child_ids(model, root) == ["chat-dead", "chat-fk01"]
-    fork = model.index(1, 0, root)
+    fork = child(model, root, 1)
     assert child_ids(model, fork) == ["chat-fk02"]
-    assert model.parent(model.index(0, 0, fork)) == fork
-    assert model.parent(fork) == root
+    assert model.parent_row(child(model, fork, 0)) == fork
+    assert model.parent_row(fork) == root
+    model.collapse(root)
+    assert row_ids(model) == ["chat-solo", "chat-root"]  # the subtree is hidden
+    model.expand(root)
+    assert row_ids(model) == ["chat-solo", "chat-root", "chat-dead", "chat-fk01", "chat-fk02"]
+    model.collapse(root)
 
-    dead = model.index(0, 0, root)
+    dead = child(model, root, 0)
     assert dead.data(ClosedRole) is True
     assert "closed" in dead.data(Qt.ItemDataRole.AccessibleTextRole)
     assert fork.data(ClosedRole) is False
@@ -182,7 +182,7 @@ def test_forks_are_nested_under_their_parents(
     with qtbot.assertNotEmitted(sidebar.conversation_activated):
         sidebar.set_current("chat-fk02")
     assert sidebar.view.currentIndex().data(IdRole) == "chat-fk02"
-    assert sidebar.view.isExpanded(root) and sidebar.view.isExpanded(fork)
+    assert model.is_expanded(root) and model.is_expanded(fork)
 
 
 def test_pages_load_lazily_by_keyset(store: SqliteStore, qtbot: QtBot) -> None:
@@ -190,20 +190,20 @@ def test_pages_load_lazily_by_keyset(store: SqliteStore, qtbot: QtBot) -> None:
         for i in range(250):
             add(store, f"chat-{i:04d}", ago=i * 60.0)
     model = ConversationListModel(store)
-    assert model.rowCount() == 0 and model.canFetchMore(QModelIndex())
+    assert len(top_ids(model)) == 0 and model.canFetchMore(QModelIndex())
     model.fetchMore(QModelIndex())
-    assert model.rowCount() == 100
+    assert len(top_ids(model)) == 100
     model.fetchMore(QModelIndex())
-    assert model.rowCount() == 200
+    assert len(top_ids(model)) == 200
     assert model.canFetchMore(QModelIndex())
     model.fetchMore(QModelIndex())
-    assert model.rowCount() == 250
+    assert len(top_ids(model)) == 250
     assert not model.canFetchMore(QModelIndex())
     assert top_ids(model) == [f"chat-{i:04d}" for i in range(250)]
 
     sidebar = ConversationSidebar(store)  # not shown: only the first page is read
     qtbot.addWidget(sidebar)
-    assert sidebar.model.rowCount() == 100
+    assert len(top_ids(sidebar.model)) == 100
 
 
 def test_a_revealed_row_on_a_later_page_loads_the_pages_before_it(
@@ -215,7 +215,7 @@ def test_a_revealed_row_on_a_later_page_loads_the_pages_before_it(
     sidebar = make_sidebar()
     sidebar.set_current("chat-0420")
     assert sidebar.view.currentIndex().data(IdRole) == "chat-0420"
-    assert sidebar.model.rowCount() >= 421
+    assert len(top_ids(sidebar.model)) >= 421
 
 
 def test_refresh_updates_a_row_in_place(store: SqliteStore, make_sidebar: Make) -> None:
@@ -231,14 +231,14 @@ def test_refresh_updates_a_row_in_place(store: SqliteStore, make_sidebar: Make) 
 
     store.update_conversation("chat-bbbb", title="Renamed")
     sidebar.refresh_conversation("chat-bbbb")
-    assert model.index(1, 0).data(TitleRole) == "Renamed"
+    assert top(model, 1).data(TitleRole) == "Renamed"
     assert "chat-bbbb" in changed
 
     # new activity moves the row to the top, keeping the selection
     store.append_event("chat-bbbb", "user", "more", created_at=NOW + 5)
     sidebar.refresh_conversation("chat-bbbb")
     assert top_ids(model) == ["chat-bbbb", "chat-aaaa"]
-    assert model.index(0, 0).data(MessageCountRole) == 1
+    assert top(model, 0).data(MessageCountRole) == 1
     assert sidebar.view.currentIndex().data(IdRole) == "chat-bbbb"
 
     # a new conversation is inserted at the top
@@ -265,7 +265,7 @@ def test_reload_applies_changes_without_a_reset(store: SqliteStore, make_sidebar
     sidebar.reload()
 
     assert top_ids(model) == ["chat-0005", "chat-0004", "chat-0000", "chat-0002", "chat-0003"]
-    assert child_ids(model, model.index(3, 0)) == ["chat-fork", "chat-fk02"]
+    assert child_ids(model, top(model, 3)) == ["chat-fork", "chat-fk02"]
     assert sidebar.view.currentIndex().data(IdRole) == "chat-0003"
     assert resets == []
 
@@ -323,10 +323,10 @@ def test_tag_filter(store: SqliteStore, make_sidebar: Make) -> None:
     sidebar.tag_filters.remove("work")
     combo.setCurrentIndex(combo.findData("home"))
     assert top_ids(sidebar.model) == ["chat-bbbb", "chat-cccc"]
-    assert not sidebar.model.hasChildren(sidebar.model.index(0, 0))
+    assert not sidebar.model.has_children(top(sidebar.model, 0))
     sidebar.tag_filters.choose(())
     assert top_ids(sidebar.model) == ["chat-aaaa", "chat-bbbb", "chat-cccc"]
-    assert child_ids(sidebar.model, sidebar.model.index(1, 0)) == ["chat-fork"]
+    assert child_ids(sidebar.model, top(sidebar.model, 1)) == ["chat-fork"]
 
 
 def test_trash_view_shows_only_trashed_rows_and_offers_restore(
@@ -341,7 +341,7 @@ def test_trash_view_shows_only_trashed_rows_and_offers_restore(
     assert sidebar.trash_toggle.isChecked()
     assert top_ids(sidebar.model) == ["chat-gone"]
     assert not sidebar.search_box.isEnabled()
-    menu = sidebar.menu_for(sidebar.model.index(0, 0))
+    menu = sidebar.menu_for(top(sidebar.model, 0))
     assert menu is not None
     names = [a.objectName() for a in menu.actions() if a.objectName()]
     assert "restoreAction" in names and "trashAction" not in names
@@ -379,7 +379,7 @@ def test_click_activates_and_double_click_renames(
     add(store, "chat-aaaa", ago=10, title="Click me")
     sidebar = make_sidebar()
     view = sidebar.view
-    center = view.visualRect(sidebar.model.index(0, 0)).center()
+    center = view.visualRect(top(sidebar.model, 0)).center()
     with qtbot.waitSignal(sidebar.conversation_activated) as activated:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=center)
     assert activated.args == ["chat-aaaa", None]
@@ -455,7 +455,7 @@ def test_context_menu_actions_emit_intents(
 ) -> None:
     add(store, "chat-aaaa", ago=10, title="Menu me")
     sidebar = make_sidebar()
-    index = sidebar.model.index(0, 0)
+    index = top(sidebar.model, 0)
     menu = sidebar.menu_for(index)
     assert menu is not None
     actions = {a.objectName(): a for a in menu.actions() if a.objectName()}
@@ -530,7 +530,7 @@ def test_poll_picks_up_a_conversation_written_by_another_process(
 def test_streaming_badge_role(store: SqliteStore, make_sidebar: Make, qtbot: QtBot) -> None:
     add(store, "chat-aaaa", ago=10)
     sidebar = make_sidebar()
-    index = sidebar.model.index(0, 0)
+    index = top(sidebar.model, 0)
     assert index.data(StreamingRole) is False
     with qtbot.waitSignal(sidebar.model.dataChanged):
         sidebar.set_streaming("chat-aaaa", True)

@@ -1,22 +1,27 @@
-"""The sidebar's conversation tree: roots newest first, forks nested under their parents,
-loaded lazily page by page and updated in place.
+"""The sidebar's conversations: roots newest first, forks nested under their parents,
+loaded lazily page by page and updated in place (shown as the flat list of
+:mod:`ikgui.ui.sidebar.tree`).
 
 Which rows are top-level: the model shows every conversation that matches its filter
 (in the Trash or not, and every tag chosen, if any). A matching conversation is nested
 under its parent when the parent matches the filter too; otherwise (a root, or a fork
 whose parent is in the Trash, lacks the tag, or was deleted) it is a top-level row.
 Top-level rows come from ``store.list_conversations`` by keyset pages (newest first by
-``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore`` — more once
-many are loaded — so a page adds fewer rows when some of its conversations are nested).
-Outside the Trash, the pinned conversations (few) are read whole before the first page
-and listed first; the pages then read only the unpinned ones. Each top-level row belongs
-to a group (Pinned, Today, Yesterday... see ``sidebar_rows.group_of``); the first row of
-a group carries the header (``HeaderRole``), which the delegate paints above it — no
-extra rows, so paging stays lazy.
+``(updated_at, id)``; ``PAGE_SIZE`` conversations read per ``fetchMore``, more once many
+are loaded, up to ``MAX_PAGE``), so a page adds fewer rows when some of its
+conversations are nested. Outside the Trash, the pinned conversations (few) are read whole
+before the first page and listed first; the pages then read only the unpinned ones. Each
+top-level row belongs to a group (Pinned, Today, Yesterday... see ``rows.group_of``),
+whose header row stands above the group's first row.
 
-A node's children come from the store (oldest first) the first time the view asks
-about them — the tree view asks ``hasChildren`` of each row when it lays the row out;
-the forks of a page's rows are read with the page, in one query (``ForkPrefetch``).
+End reads the last page from the oldest end (:meth:`fetch_tail`): the rows read then
+stand below a gap row, which stands for the conversations not read yet; the view
+asks (:meth:`fill_gap`) for a page from either side of the gap when it shows it, and the
+gap closes when the two sides meet.
+
+A node's children come from the store (oldest first) the first time someone asks about
+them — the delegate asks whether a row it paints has any (its arrow); the forks of a
+page's rows are read with the page, in one query (``ForkPrefetch``).
 
 Rows are cached ``Conversation`` values: ``data()`` never queries the store. ``reload()``
 re-reads what is loaded and applies the differences as row insertions, removals, moves
@@ -40,6 +45,7 @@ from ikgui.domain.ports import Store
 from ikgui.ui.sidebar.branch_text import InheritedCounts, branch_of_text
 from ikgui.ui.sidebar.context_counts import ContextCounts
 from ikgui.ui.sidebar.fork_prefetch import ForkPrefetch
+from ikgui.ui.sidebar.node import Node
 from ikgui.ui.sidebar.rows import AgentRole as AgentRole
 from ikgui.ui.sidebar.rows import ClosedRole as ClosedRole
 from ikgui.ui.sidebar.rows import ConversationRole as ConversationRole
@@ -59,9 +65,12 @@ from ikgui.ui.sidebar.rows import TitleRole as TitleRole
 from ikgui.ui.sidebar.rows import TrashedRole as TrashedRole
 from ikgui.ui.sidebar.rows import UpdatedRole as UpdatedRole
 from ikgui.ui.sidebar.rows import row_value, sort_key, versions_said
-from ikgui.ui.sidebar.tree import MAX_INDENT, AnyIndex, ConversationTree
+from ikgui.ui.sidebar.tree import GAP, MAX_INDENT, AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
+#: The most conversations one page reads (a page's rows are made in one step of the
+#: event loop: a frame's budget).
+MAX_PAGE = 400
 #: The roles whose text says how many messages are in the context.
 _COUNTED_ROLES = frozenset(
     {DetailRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole}
@@ -84,7 +93,7 @@ class ConversationListModel(ConversationTree):
     ) -> None:
         super().__init__(parent, clock=clock)
         self._store = store
-        self._page_size = page_size
+        self._page_size_first = page_size
         #: The size of the first page read (a window reads what its first paint shows).
         self._first_page = first_page
         #: While true the view gets no page after the first (a window: until its first
@@ -109,7 +118,7 @@ class ConversationListModel(ConversationTree):
             return super().data(index, role)
         node = self._node(index)
         if node is None or node.conv is None:
-            return None
+            return super().data(index, role)
         conv = node.conv
         streaming = conv.id in self._streaming
         inherited = self._inherited.of(conv)
@@ -131,6 +140,9 @@ class ConversationListModel(ConversationTree):
         self._scanned = 0  # conversations read from the listing so far
         self._exhausted = False
         self._pins_read = False
+        #: The newest conversation read from the oldest end (End), while a gap is shown.
+        self._tail_cursor: tuple[float, str] | None = None
+        self._tail_scanned = 0
         self._forks.clear()
 
     # -- filter ---------------------------------------------------------------------------
@@ -149,12 +161,11 @@ class ConversationListModel(ConversationTree):
         """Show the Trash or the live list, all conversations or those with every tag of
         ``tag`` and ``tags`` (resets; the caller fetches the first page)."""
         with self._announcing():
-            self.beginResetModel()
             chosen = ([tag] if tag is not None else []) + list(tags)
             self._tags, self._trashed = tuple(sorted(set(chosen))), trashed
             self._clear_nodes()
             self._reset_listing()
-            self.endResetModel()
+            self._reset_rows([])
 
     @contextmanager
     def _announcing(self) -> Iterator[None]:
@@ -213,17 +224,18 @@ class ConversationListModel(ConversationTree):
         return [c for c in forks if self._matches(c)]
 
     # -- lazy pages ------------------------------------------------------------------------
-    def hasChildren(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008
-        if not parent.isValid():
-            return bool(self._top) or not self._exhausted
-        node = self._nodes.get(parent.internalId())  # (asked of every row at each layout)
-        return node is not None and bool(self._children_of(node))
-
     def canFetchMore(self, parent: AnyIndex) -> bool:
-        return self._may_read(parent) and not (self.pages_held and self._top)
+        # (With a gap, the pages come from its sides, when the view shows it.)
+        ready = self._may_read(parent) and self._tail_cursor is None
+        return ready and not (self.pages_held and self._top)
 
     def _may_read(self, parent: AnyIndex) -> bool:
         return not parent.isValid() and not self._exhausted and not self._busy
+
+    @property
+    def gap(self) -> bool:
+        """Whether a gap row stands between the newest pages and the oldest (End)."""
+        return self._tail_cursor is not None
 
     @property
     def _unpinned(self) -> bool | None:
@@ -240,6 +252,11 @@ class ConversationListModel(ConversationTree):
         if self.canFetchMore(parent):
             self._read_pages()
 
+    def _page_size(self) -> int:
+        # Pages grow with what is loaded (deep scrolling reads fewer queries), up to what
+        # one step of the event loop makes rows of.
+        return min(MAX_PAGE, max(self._page_size_first, self._scanned // 4))
+
     def _read_pages(self, whole: bool = False) -> None:
         """Read listing pages until at least one top-level row is added (or none are left);
         the pinned conversations before the first page. ``whole``: the rest in one page
@@ -252,10 +269,7 @@ class ConversationListModel(ConversationTree):
             pins = [c for c in pins if c.id not in self._by_id and self._is_top(c)]
         added: list[Conversation] = []
         while not added and not self._exhausted:
-            # Pages grow with what is loaded (a quarter of it): each page makes the view
-            # lay out every loaded row again (rows differ in height: headers), so deep
-            # scrolling reads fewer, larger pages.
-            size: int | None = max(self._page_size, self._scanned // 4)
+            size: int | None = self._page_size()
             size, self._first_page = (None if whole else self._first_page or size), None
             page = self._store.list_conversations(
                 size,
@@ -266,14 +280,42 @@ class ConversationListModel(ConversationTree):
             )
             self._scanned += len(page)
             self._exhausted = size is None or len(page) < size
+            met = self._tail_cursor is not None and any(
+                sort_key(c) <= self._tail_cursor for c in page
+            )
+            if met:  # the pages met those read from the oldest end: the gap closes
+                page = [c for c in page if sort_key(c) > self._tail_cursor]  # type: ignore[operator]
             if page:
                 self._cursor = sort_key(page[-1])
             self._read_parents(page)
             added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
+            if met:
+                self._close_gap(pins + added)
+                return
         if pins or added:
             self._forks.read(c.id for c in pins + added)
             with self._announcing():
                 self._append_top(pins + added)
+
+    def _close_gap(self, above: list[Conversation]) -> None:
+        """The last conversations between the two sides (``above``, top-level, newest
+        first) join them: the gap row goes and every conversation is read."""
+        self._forks.read(c.id for c in above)
+        with self._announcing():
+            self._append_top(above)
+            gap = self._gap_row()
+            if gap >= 0:
+                self._remove_rows(gap, 1)
+                self._fix_header(self._first_below(gap))
+        self._exhausted = True
+        self._tail_cursor = None
+
+    def _first_below(self, row: int) -> int:
+        """The top-level index of the first conversation row at ``row`` or below."""
+        for item in self._rows[row : row + 2]:
+            if item is not GAP and not isinstance(item, str):
+                return item.row  # type: ignore[union-attr]
+        return len(self._top)
 
     def fetch_all(self) -> None:
         """Load every page (benchmarks, tests)."""
@@ -281,20 +323,134 @@ class ConversationListModel(ConversationTree):
             self._read_pages()
 
     def fetch_rest(self) -> None:
-        """Load every conversation not loaded yet, in one query from the cursor (the End
-        key goes to the last conversation, not the end of the pages read)."""
-        if self._may_read(QModelIndex()):
-            self._read_pages(whole=True)
+        """End: make the last conversation shown, reading only the last page (from the
+        oldest end) when more than a page is left."""
+        self.fetch_tail()
+
+    def fetch_tail(self) -> None:
+        """Read the last page from the oldest end, shown below a gap row (nothing when
+        every page is read, or the last page is already)."""
+        if not self._may_read(QModelIndex()) or self._tail_cursor is not None:
+            return
+        if not self._pins_read:
+            self._read_pages()  # (the pins and the first page come first)
+            if not self._may_read(QModelIndex()):
+                return
+        size = self._page_size()
+        page = self._store.list_conversations(
+            size,
+            tags=self._tags,
+            trashed=self._trashed,
+            after=self._cursor,
+            pinned=self._unpinned,
+            oldest_first=True,
+        )
+        page.reverse()
+        if len(page) < size:  # the last page is all that is left: no gap
+            self._scanned += len(page)
+            self._take_rest(page)
+            return
+        self._read_parents(page)
+        tops = [c for c in page if c.id not in self._by_id and self._is_top(c)]
+        self._tail_cursor = sort_key(page[0])
+        self._tail_scanned = len(page)
+        self._forks.read(c.id for c in tops)
+        with self._announcing():
+            self._insert_rows(len(self._rows), [GAP])
+            self._append_top(tops, tail=True)
+
+    def _take_rest(self, page: list[Conversation]) -> None:
+        """Everything left, read (newest first): added below the last row."""
+        if page:
+            self._cursor = sort_key(page[-1])
+        self._exhausted = True
+        self._read_parents(page)
+        added = [c for c in page if c.id not in self._by_id and self._is_top(c)]
+        if added:
+            self._forks.read(c.id for c in added)
+            with self._announcing():
+                self._append_top(added)
+
+    def fill_gap(self, *, from_below: bool) -> bool:
+        """Read a page into the gap: below the rows above it, or (``from_below``) above
+        the rows below it, older first. False when there is no gap."""
+        if self._tail_cursor is None or self._busy:
+            return False
+        if not from_below:
+            self._read_pages()
+            return True
+        size = self._page_size()
+        page = self._store.list_conversations(
+            size,
+            tags=self._tags,
+            trashed=self._trashed,
+            after=self._tail_cursor,
+            pinned=self._unpinned,
+            oldest_first=True,
+        )
+        self._tail_scanned += len(page)
+        cursor = self._cursor
+        met = len(page) < size or (cursor is not None and any(sort_key(c) >= cursor for c in page))
+        page = [c for c in page if cursor is None or sort_key(c) < cursor]
+        page.reverse()
+        self._read_parents(page)
+        tops = [c for c in page if c.id not in self._by_id and self._is_top(c)]
+        if met:
+            self._scanned += len(page)
+            self._close_gap_below(tops)
+            return True
+        if page:
+            self._tail_cursor = sort_key(page[0])
+        self._forks.read(c.id for c in tops)
+        with self._announcing():
+            self._append_top(tops, tail=True)
+        return True
+
+    def _close_gap_below(self, tops: list[Conversation]) -> None:
+        self._forks.read(c.id for c in tops)
+        with self._announcing():
+            self._append_top(tops, tail=True)
+            gap = self._gap_row()
+            if gap >= 0:
+                self._remove_rows(gap, 1)
+                self._fix_header(self._first_below(gap))
+        self._exhausted = True
+        self._tail_cursor = None
+
+    def _in_tail(self, conv: Conversation) -> bool:
+        if self._tail_cursor is None or (conv.pinned and not self._trashed):
+            return False
+        return sort_key(conv) <= self._tail_cursor
+
+    def _tail_gone(self) -> None:
+        self._tail_cursor = None
 
     # -- finding and changing rows ---------------------------------------------------------
-    def reveal(self, conv_id: str) -> QModelIndex:
-        """The row of ``conv_id``, loading pages and parents' children as needed; invalid
-        when the conversation does not match the filter."""
+    def reveal(self, conv_id: str, *, folded: bool = False) -> QModelIndex:
+        """The row showing ``conv_id``, loading pages and parents' children and expanding
+        the rows above it as needed; invalid when the conversation does not match the
+        filter. ``folded``: an alternative (an edit, a retry) inside a collapsed family
+        row is shown by that row (opening it grows no row: issue 25)."""
+        node = self._find(conv_id)
+        if node is None:
+            return QModelIndex()
+        shown = node
+        if folded and self._family(node) is not node:
+            family = self._family(node)
+            while shown.parent is not None and shown.parent is not self._root:
+                if shown is family or shown.parent.expanded:
+                    break
+                shown = shown.parent
+        self._expand_above(shown)
+        return self._index_of_node(shown)
+
+    def _find(self, conv_id: str) -> Node | None:
+        """The node of ``conv_id``, loading what it takes."""
         if conv_id in self._by_id:
-            return self.index_of(conv_id)
+            return self._by_id[conv_id]
         conv = self._store.get_conversation(conv_id)
         if conv is None or not self._matches(conv):
-            return QModelIndex()
+            return None
         chain = [conv]
         while not self._is_top(chain[-1]) and len(chain) < MAX_DEPTH:
             parent = self._lookup(chain[-1].parent or "")
@@ -306,6 +462,8 @@ class ConversationListModel(ConversationTree):
                 break  # the pins are all read: it is new since the last look
             if self._cursor is not None and sort_key(top) > self._cursor:
                 break  # within the loaded range: it is new since the last look
+            if self._in_tail(top):
+                break  # read from the oldest end: new since
             self._read_pages()
         if top.id not in self._by_id:
             self.refresh(top.id)
@@ -317,7 +475,7 @@ class ConversationListModel(ConversationTree):
                 node = node.parent  # the subtree is one level there
                 assert node is not None
             node = next((k for k in self._children_of(node) if k.id == step.id), None)
-        return self._index_of_node(node) if node is not None else QModelIndex()
+        return node
 
     def refresh(self, conv_id: str, known: Conversation | None = None) -> Conversation | None:
         """Re-read one conversation (or take ``known``, its fields as stored now): update
@@ -362,34 +520,61 @@ class ConversationListModel(ConversationTree):
         return conv
 
     def _beyond_loaded(self, conv: Conversation) -> bool:
-        """Whether a top-level ``conv`` belongs after the loaded pages (a page brings it)."""
+        """Whether a top-level ``conv`` belongs where no page was read yet (one brings it)."""
         if conv.pinned and not self._trashed:
             return False
-        return self._cursor is not None and not self._exhausted and sort_key(conv) < self._cursor
+        if self._cursor is None or self._exhausted or sort_key(conv) > self._cursor:
+            return False
+        return not self._in_tail(conv)
 
     def _unasked(self, conv_id: str) -> bool:
-        """Whether the view has not asked for the row's forks yet (or it is new)."""
+        """Whether no one has asked for the row's forks yet (or it is new)."""
         node = self._by_id.get(conv_id)
         return node is None or node.children is None
 
     def reload(self) -> None:
         """Re-read everything loaded and apply the differences row by row."""
-        limit = max(self._scanned, self._page_size)
+        limit = max(self._scanned, self._page_size_first)
         listed = self._store.list_conversations(
             limit, tags=self._tags, trashed=self._trashed, pinned=self._unpinned
         )
+        tail: list[Conversation] = []
+        if self._tail_cursor is not None:
+            tail = self._store.list_conversations(
+                max(self._tail_scanned, 1),
+                tags=self._tags,
+                trashed=self._trashed,
+                pinned=self._unpinned,
+                oldest_first=True,
+            )
+            tail.reverse()
+        tail_scanned = len(tail)
         self._reset_listing()
         self._pins_read = True
         self._scanned = len(listed)
         self._exhausted = len(listed) < limit
         self._cursor = sort_key(listed[-1]) if listed else None
-        page = self._pins() + listed
+        if tail and (self._exhausted or sort_key(tail[0]) >= sort_key(listed[-1])):
+            ids = {c.id for c in listed}
+            listed += [c for c in tail if c.id not in ids and sort_key(c) < sort_key(listed[-1])]
+            self._exhausted, tail = True, []
+        if tail:
+            self._tail_cursor = sort_key(tail[0])
+            self._tail_scanned = tail_scanned
+        gap = self._gap_row()
+        if not tail and gap >= 0:
+            self._remove_rows(gap, 1)
+        page = self._pins() + listed + tail
         lookup = self._fresh_lookup(page)
         tops = [c for c in page if self._is_top(c, lookup)]
         self._forks.read(c.id for c in tops if self._unasked(c.id))
+        tail_from = len([c for c in tops if not self._in_tail(c)]) if tail else None
+        if tail and gap < 0:
+            self._insert_rows(len(self._rows), [GAP])
         if not self._sync(self._root, tops):
-            self._reset_top(tops)
+            self._reset_top(tops, tail_from)
             return
+        self._fix_headers()
         nested_parents = {c.parent for c in page if c.parent is not None}
         for node in list(self._by_id.values()):
             if self._by_id.get(node.id) is not node or node.children is None:

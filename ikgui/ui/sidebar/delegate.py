@@ -3,10 +3,12 @@
 A row is two lines: the title in bold (a streaming badge at the right while a reply
 arrives, a pin glyph on a pinned row); below, ``agent · N msgs · date`` and the tags as
 small rounded chips (the date always shown: chips, then the rest of the line give way). Search
-results add the matching snippet between the two. Closed branches are dimmed. The first
-row of a group (``HeaderRole``: Pinned, Today, Yesterday...) is taller: the group's
-header is painted above it. Every colour comes from the view's palette, so the light
-and dark themes both read well.
+results add the matching snippet between the two. Closed branches are dimmed. A row is
+indented by how deep it is nested, with an arrow when forks or versions are under it. A
+group's header (``HeaderRole``: Pinned, Today, Yesterday...) is a row as tall as the
+others, its name at the bottom, near the group's first row; the gap row (``GapRole``)
+says conversations are being read. Every colour comes from the view's palette, so the
+light and dark themes both read well.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ from ikgui.ui.sidebar.paint_helpers import runs as _runs
 from ikgui.ui.sidebar.rows import (
     BranchRole,
     ClosedRole,
+    DepthRole,
     DetailRole,
+    ExpandedRole,
+    GapRole,
     HeaderRole,
     IdRole,
     PinnedRole,
@@ -71,9 +76,11 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 PAD_X = 10
 PAD_Y = 7
 LINE_GAP = 3
-#: Space above and below a group header's text.
-HEADER_TOP = 10
-HEADER_BOTTOM = 3
+#: Space below a group header's text (the rest of its row is above it).
+HEADER_BOTTOM = 4
+#: Each level of nesting indents a row by this much; a top-level row too (its arrow's
+#: place).
+INDENT = 16
 STREAMING_TEXT = "replying"
 #: Between a branch's glyph and its title; inside the ``3 versions`` pill.
 GLYPH_GAP = 4
@@ -144,7 +151,6 @@ class _Fonts:
         self.untitled_fm = QFontMetrics(self.untitled)
         self.small_fm = QFontMetrics(self.small)
         self.chip_h = self.small_fm.height() + 2
-        self.header_h = HEADER_TOP + self.small_bold_fm.height() + HEADER_BOTTOM
         self.row_h = 2 * PAD_Y + self.title_fm.height() + LINE_GAP + self.chip_h
 
 
@@ -166,20 +172,16 @@ def pin_place(data: Callable[[int], Any], fonts: _Fonts, rect: QRect, right: int
     return QRect(right - side + 1, rect.top() + (line_h - side) // 2, side, side)
 
 
-def header_height(index: AnyIndex, fonts: _Fonts) -> int:
-    """The height of the header painted above the row (0 when it has none)."""
-    return fonts.header_h if index.data(HeaderRole) else 0
+def indent_of(index: AnyIndex) -> int:
+    """How far a row's content starts from its left edge (its arrow's place and its
+    nesting; search results have neither)."""
+    depth = index.data(DepthRole)
+    return INDENT * (depth + 1) if isinstance(depth, int) else 0
 
 
-def extra_height(index: AnyIndex, fonts: _Fonts) -> int:
-    """What a row adds to the plain two lines: a header (the conversation tree, asked
-    directly: every row is asked at each layout) or a search snippet."""
-    model = index.model()
-    if isinstance(model, ConversationTree):
-        return fonts.header_h if model.header_at(index) else 0
-    if index.data(SnippetRole) is not None:
-        return LINE_GAP + fonts.small_fm.height()
-    return 0
+def snippet_height(index: AnyIndex, fonts: _Fonts) -> int:
+    """What a search result's snippet line adds to the plain two lines."""
+    return LINE_GAP + fonts.small_fm.height() if index.data(SnippetRole) is not None else 0
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -191,9 +193,6 @@ class ConversationDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self._editing = QPersistentModelIndex()  # the row under the inline editor
         self._fonts: tuple[QFont, _Fonts] | None = None
-        #: A tree row's two sizes (without, with a header) for ``_size_font``.
-        self._size_font: QFont | None = None
-        self._sizes = (QSize(), QSize())
 
     def fonts(self, font: QFont) -> _Fonts:
         """The fonts and metrics for ``font``, made once (every row asks, often)."""
@@ -203,27 +202,20 @@ class ConversationDelegate(QStyledItemDelegate):
 
     # -- geometry -------------------------------------------------------------------------
     def sizeHint(self, option: QStyleOptionViewItem, index: AnyIndex) -> Any:
-        """Rows differ in height only by a header or a snippet: the view asks every loaded
-        row once per layout, so a tree's row costs one lookup of its header (no font
-        metrics, no text, no other role)."""
-        model = index.model()
-        if not isinstance(model, ConversationTree):
-            fonts = self.fonts(option.font)
-            return QSize(option.rect.width(), fonts.row_h + extra_height(index, fonts))
-        font = option.font
-        if font != self._size_font:
-            self._size_font = QFont(font)
-            fonts = self.fonts(font)
-            self._sizes = (QSize(-1, fonts.row_h), QSize(-1, fonts.row_h + fonts.header_h))
-        size = self._sizes[1 if model.header_at(index) else 0]
-        width = option.rect.width()
-        # The view's layout asks with no width (-1): the made size as it is.
-        return size if width == -1 else QSize(width, size.height())
+        """Every row of the conversation list is as tall as the others (the view asks
+        once); a search result is taller by its snippet line."""
+        fonts = self.fonts(option.font)
+        extra = 0 if isinstance(index.model(), ConversationTree) else snippet_height(index, fonts)
+        return QSize(max(option.rect.width(), 0), fonts.row_h + extra)
 
     # -- painting --------------------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
         data = _reader(index)
-        opt, fonts = self._row_option(painter, option, index, data)
+        header = data(HeaderRole)
+        if header or data(GapRole):
+            self._paint_other(painter, option, str(header or data(Qt.ItemDataRole.DisplayRole)))
+            return
+        opt, fonts = self._row_option(option)
         opt.state &= ~QStyle.StateFlag.State_HasFocus
         widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
@@ -243,7 +235,9 @@ class ConversationDelegate(QStyledItemDelegate):
         if closed:
             text = _mixed(text, ground, 0.45)
         muted = _mixed(text, ground, 0.38)
-        rect: QRect = opt.rect.adjusted(PAD_X, PAD_Y, -PAD_X, -PAD_Y)
+        indent = indent_of(index)
+        self._paint_arrow(painter, data, opt.rect, indent, muted)
+        rect: QRect = opt.rect.adjusted(indent + PAD_X, PAD_Y, -PAD_X, -PAD_Y)
 
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -274,48 +268,65 @@ class ConversationDelegate(QStyledItemDelegate):
         _draw_line(painter, fonts.small_fm, line2.left(), y, fonts.chip_h, laid.text)
         painter.restore()
 
-    def _row_option(
-        self,
-        painter: QPainter,
-        option: QStyleOptionViewItem,
-        index: AnyIndex,
-        data: Callable[[int], Any],
-    ) -> tuple[QStyleOptionViewItem, _Fonts]:
-        """The row's style option without its header, which is painted here if it has one."""
+    def _row_option(self, option: QStyleOptionViewItem) -> tuple[QStyleOptionViewItem, _Fonts]:
         opt = QStyleOptionViewItem(option)
         # No ``initStyleOption``: it asks the model for ten roles the row never uses (its
         # text, icon, font, colours...); the style only paints the row's background.
-        fonts = self.fonts(opt.font)
-        header = data(HeaderRole)
-        if header:
-            self._paint_header(painter, opt, str(header), fonts)
-            opt.rect = opt.rect.adjusted(0, fonts.header_h, 0, 0)
         opt.text = ""
-        return opt, fonts
+        return opt, self.fonts(opt.font)
 
-    def _paint_header(
-        self, painter: QPainter, opt: QStyleOptionViewItem, header: str, fonts: _Fonts
-    ) -> None:
-        """The group's name above the row, on the list's own background, left-aligned with
-        the titles, in small muted capitals-free text."""
+    def _paint_other(self, painter: QPainter, opt: QStyleOptionViewItem, text: str) -> None:
+        """A group's header (or the gap): its text on the list's own background, small,
+        muted and bold, left-aligned with the titles, at the bottom of the row (near the
+        rows it heads; the space above it parts it from the group before)."""
+        fonts = self.fonts(opt.font)
         palette: QPalette = opt.palette
         ink = mix(
             palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4
         )
+        height = fonts.small_bold_fm.height()
         area = QRect(
-            opt.rect.left() + PAD_X,
-            opt.rect.top() + HEADER_TOP,
-            opt.rect.width() - 2 * PAD_X,
-            fonts.small_bold_fm.height(),
+            opt.rect.left() + INDENT + PAD_X,
+            opt.rect.bottom() - HEADER_BOTTOM - height,
+            opt.rect.width() - INDENT - 2 * PAD_X,
+            height,
         )
         painter.save()
-        painter.fillRect(
-            opt.rect.left(), opt.rect.top(), opt.rect.width(), fonts.header_h, palette.base()
-        )
+        painter.fillRect(opt.rect, palette.base())
         painter.setFont(fonts.small_bold)
         painter.setPen(ink)
-        text = fonts.small_bold_fm.elidedText(header, Qt.TextElideMode.ElideRight, area.width())
+        text = fonts.small_bold_fm.elidedText(text, Qt.TextElideMode.ElideRight, area.width())
         painter.drawText(area, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.restore()
+
+    def arrow_rect(self, option: QStyleOptionViewItem, index: AnyIndex) -> QRect | None:
+        """Where the row's arrow is (``None``: nothing is nested under it)."""
+        if index.data(ExpandedRole) is None:
+            return None
+        return self._arrow_cell(option.rect, indent_of(index))
+
+    @staticmethod
+    def _arrow_cell(rect: QRect, indent: int) -> QRect:
+        return QRect(rect.left() + indent - INDENT, rect.top(), INDENT, rect.height())
+
+    def _paint_arrow(
+        self, painter: QPainter, data: Callable[[int], Any], rect: QRect, indent: int, ink: QColor
+    ) -> None:
+        """A chevron left of the title, pointing down when the row's forks or versions
+        are shown below it, right when they are not."""
+        expanded = data(ExpandedRole)
+        if expanded is None:
+            return
+        cell = self._arrow_cell(rect, indent)
+        side = min(INDENT, cell.height())
+        square = QRect(0, 0, side, side)
+        square.moveCenter(cell.center())
+        painter.save()
+        painter.translate(square.center())
+        if not expanded:
+            painter.rotate(-90)
+        painter.translate(-square.center())
+        icon("chevron-down", ink).paint(painter, square)
         painter.restore()
 
     def _paint_badge(
@@ -464,8 +475,7 @@ class ConversationDelegate(QStyledItemDelegate):
         """Where the row painted in ``option.rect`` puts its pin glyph, date and chips."""
         fonts = self.fonts(option.font)
         data = _reader(index)
-        top = PAD_Y + header_height(index, fonts)
-        rect: QRect = option.rect.adjusted(PAD_X, top, -PAD_X, -PAD_Y)
+        rect: QRect = option.rect.adjusted(indent_of(index) + PAD_X, PAD_Y, -PAD_X, -PAD_Y)
         right = rect.right()
         if data(StreamingRole):
             right -= fonts.small_fm.horizontalAdvance(STREAMING_TEXT) + 7 + 5 + 8
@@ -519,7 +529,7 @@ class ConversationDelegate(QStyledItemDelegate):
     def updateEditorGeometry(
         self, editor: QWidget, option: QStyleOptionViewItem, index: AnyIndex
     ) -> None:
-        rect: QRect = option.rect.adjusted(0, header_height(index, self.fonts(option.font)), 0, 0)
+        rect: QRect = option.rect.adjusted(indent_of(index), 0, 0, 0)
         height = min(rect.height(), max(editor.sizeHint().height(), 24))
         top = rect.top() + (rect.height() - height) // 2
         editor.setGeometry(rect.left() + 4, top, rect.width() - 8, height)

@@ -172,6 +172,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         self.view.tag_clicked.connect(self.tag_filters.add)
         self.view.pin_key_pressed.connect(self.toggle_pins)
         self.view.end_pressed.connect(self._load_rest)
+        self.view.gap_shown.connect(self._fill_gap)
         self.delegate.rename_committed.connect(self.rename_requested)
 
         self._lay_out()
@@ -275,7 +276,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         """Expand ``conv_id``'s row: its new branches show under it (a comparison's)."""
         index = self._index_for(conv_id)
         if index.isValid() and not self.searching:
-            self.view.expand(index)
+            self.model.expand(index)
 
     def show_new_row(self, shown: bool) -> None:
         if shown != self.new_row_shown:
@@ -346,35 +347,28 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         return self.model.reveal(conv_id)
 
     def _select(self, conv_id: str | None) -> None:
-        index = self._index_for(conv_id) if conv_id else QModelIndex()
-        if index.isValid() and not self.searching:
-            index = self._folded_into(index)
+        if not conv_id:
+            index = QModelIndex()
+        elif self.searching:
+            index = self.search_model.index_of(conv_id)
+        else:
+            index = self.model.reveal(conv_id, folded=True)
+            shown = index.data(IdRole)
+            if index.isValid() and shown != conv_id:
+                # An alternative (an edit, a retry) is one of its family row's versions
+                # while that row is collapsed (issue 25): the row remembers it as the
+                # version chosen.
+                self._chosen[str(shown)] = conv_id
         if index.isValid():
             self._show_index(index)
         else:
             self.view.selectionModel().clear()
 
-    def _folded_into(self, index: QModelIndex) -> QModelIndex:
-        """The row showing ``index``'s conversation: an alternative (an edit, a retry)
-        is one of its family row's versions while that row is collapsed — opening it
-        grows no row (issue 25); the family row remembers it as the version chosen."""
-        family = self.model.family_of(index)
-        if family == index:
-            return index
-        shown = index
-        while shown.parent().isValid() and not self.view.isExpanded(shown.parent()):
-            shown = shown.parent()
-            if shown == family:
-                break
-        if shown == family:
-            self._chosen[str(family.data(IdRole))] = str(index.data(IdRole))
-        return shown
-
     def chosen_version(self, index: QModelIndex) -> str | None:
         """The version a collapsed family row opens: the one last shown in it (this
         session), else the one worked on last (the newest); ``None``: the row's own."""
         members = self.model.members(index)
-        if len(members) < 2 or self.view.isExpanded(index):
+        if len(members) < 2 or self.model.is_expanded(index):
             return None
         ids = {c.id for c in members}
         chosen = self._chosen.get(members[0].id)
@@ -383,10 +377,6 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         return max(members, key=lambda c: (c.updated_at, c.id)).id
 
     def _show_index(self, index: QModelIndex) -> None:
-        parent = index.parent()
-        while parent.isValid():
-            self.view.expand(parent)
-            parent = parent.parent()
         # Showing a loaded row reads no page, though the scroll may touch the loaded end
         # (the view fetches later, from its own timer, if the list does not fill it).
         held, self.model.pages_held = self.model.pages_held, True
@@ -411,6 +401,16 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
     def _load_rest(self) -> None:
         if not self.searching:
             self.model.fetch_rest()
+
+    def _fill_gap(self, from_below: bool) -> None:
+        """The gap row is in view: a page fills it from the side being looked at (from
+        below, the rows on screen are kept in place)."""
+        if self.searching:
+            return
+        if from_below:
+            self.view.keeping_place(lambda: self.model.fill_gap(from_below=True))
+        else:
+            self.model.fill_gap(from_below=False)
 
     def _on_delete_key(self, index: QModelIndex) -> None:
         conv = index.data(ConversationRole)

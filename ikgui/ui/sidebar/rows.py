@@ -57,8 +57,8 @@ PinnedRole = _USER + 16
 #: The group a top-level row belongs to: ``Pinned``, ``Today``, ``Yesterday``, ``Previous
 #: 7 days``, ``Previous 30 days`` or a month (``str``).
 GroupRole = _USER + 17
-#: The conversation tree only: the group's header (``str``) on the first top-level row of
-#: each group, ``None`` on every other row; the delegate paints it above the row.
+#: The conversation list only: a group's header row says its text (``str``); ``None`` on
+#: every other row. A header is a row of its own, as tall as a conversation's.
 HeaderRole = _USER + 18
 #: Why the conversation was branched (issue 25): ``None`` for a root, else
 #: ``BRANCH_FORK``, ``BRANCH_COMPARE`` (deliberate branches: a branch glyph) or
@@ -68,6 +68,15 @@ BranchRole = _USER + 19
 #: The conversation tree only: how many versions the row stands for — itself and the
 #: alternatives (edits, retries) folded under it; ``0`` when it has none (``int``).
 VersionsRole = _USER + 20
+#: The conversation list only: how deep the row is nested (``int``: 0 for a top-level
+#: row, 1 for its forks...); the delegate indents by it.
+DepthRole = _USER + 21
+#: The conversation list only: ``None`` when nothing is nested under the row, else
+#: whether what is (forks, versions) is shown below it (``bool``).
+ExpandedRole = _USER + 22
+#: The conversation list only: ``True`` on the gap row, which stands for conversations
+#: not read yet (after End, between the newest pages and the oldest).
+GapRole = _USER + 23
 
 PINNED = "Pinned"
 

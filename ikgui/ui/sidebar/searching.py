@@ -140,6 +140,5 @@ class SidebarSearching:
             return
         old = self.view.selectionModel()
         self.view.setModel(model)
-        self.view.setRootIsDecorated(model is self.model)
         if old is not None:
             old.deleteLater()

@@ -1,16 +1,32 @@
-"""The sidebar's tree view (keyboard handling: Enter activates, Delete asks to trash,
-F2 renames, Ctrl+P pins or unpins, End reaches the last conversation, loaded first; the
-context-menu request; a placeholder text when the list is empty). Rows differ in height (a
-group's first row carries its header), so the branch arrows are drawn beside the row,
-below its header.
+"""The sidebar's conversation list view (keyboard handling: Enter activates, Delete asks
+to trash, F2 renames, Ctrl+P pins or unpins, Right and Left expand and collapse a row's
+forks, End reaches the last conversation; the context-menu request; a placeholder text
+when the list is empty).
+
+Every row is as tall as the others (a group's header is a row of its own), so Qt lays
+10,000 rows out without asking Python about each (issue 26); the rows' arrows and
+indentation are the delegate's, and expansion is the model's (a list view has none).
+When the gap row (conversations not read yet, after End) comes into view, the view asks
+for the page that fills it from the side the user is looking at, keeping what is on
+screen in place.
 
 Selection is extended (Shift/Ctrl-click, Shift+arrows) for actions on several rows. A
 press on a tag chip of a row (the delegate's ``tag_at``) does not select the row: its
-release emits ``tag_clicked`` instead."""
+release emits ``tag_clicked`` instead; a press on a row's arrow expands or collapses it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import (
     QContextMenuEvent,
     QKeyEvent,
@@ -21,16 +37,16 @@ from PySide6.QtGui import (
     QPalette,
     QShowEvent,
 )
-from PySide6.QtWidgets import QAbstractItemView, QStyleOptionViewItem, QTreeView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
-from ikgui.ui.icons import icon
+from ikgui.ui.sidebar.rows import GapRole
 from ikgui.ui.sidebar.tree import ConversationTree
 
 #: Pins or unpins the selected rows (the context menu shows the key beside "Pin").
 PIN_KEY = QKeySequence("Ctrl+P")
 
 
-class ConversationTreeView(QTreeView):
+class ConversationTreeView(QListView):
     activation_requested = Signal(QModelIndex)  # Enter / Return on the current row
     delete_requested = Signal(QModelIndex)  # the Delete key on the current row
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
@@ -38,6 +54,9 @@ class ConversationTreeView(QTreeView):
     pin_key_pressed = Signal()  # Ctrl+P: pin (or unpin) the selected rows
     #: End (Ctrl+End, Shift+End): the list loads its last rows before the view goes there.
     end_pressed = Signal()
+    #: The gap row is in view: fill it from below (the rows under it are on screen) or
+    #: from above.
+    gap_shown = Signal(bool)
     # (class defaults: the base class's constructor already lays the view out)
     _layout_when_shown = False
     _scroll_when_shown = False
@@ -46,14 +65,7 @@ class ConversationTreeView(QTreeView):
         super().__init__(parent)
         self.setObjectName("conversationList")
         self.setAccessibleName("Conversations")
-        self.setHeaderHidden(True)
-        # A group's first row is taller (its header): the delegate's size hints are cheap
-        # and cached by the view, so 10,000 rows still lay out and scroll fast
-        # (benchmarks/bench_sidebar.py).
-        self.setUniformRowHeights(False)
-        self.setIndentation(16)
-        self.setAnimated(False)
-        self.setExpandsOnDoubleClick(False)  # a double-click renames
+        self.setUniformItemSizes(True)
         self.setEditTriggers(
             QAbstractItemView.EditTrigger.EditKeyPressed
             | QAbstractItemView.EditTrigger.DoubleClicked
@@ -67,6 +79,96 @@ class ConversationTreeView(QTreeView):
         self.setMouseTracking(True)
         self.placeholder = ""
         self._chip_pressed: str | None = None
+        self._arrow_pressed = False
+        self._gap_check = QTimer(self)
+        self._gap_check.setSingleShot(True)
+        self._gap_check.setInterval(0)
+        self._gap_check.timeout.connect(self._check_gap)
+        self.verticalScrollBar().valueChanged.connect(lambda _v: self._gap_check.start())
+
+    def setModel(self, model: QAbstractItemModel | None) -> None:
+        # The search results differ in height (a snippet line or not): a few hundred
+        # rows at most, each asked its size.
+        self.setUniformItemSizes(isinstance(model, ConversationTree))
+        super().setModel(model)
+        if model is not None:
+            for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+                signal.connect(self._gap_check.start)
+
+    def _tree(self) -> ConversationTree | None:
+        model = self.model()
+        return model if isinstance(model, ConversationTree) else None
+
+    # -- the gap -------------------------------------------------------------------------
+    def _check_gap(self) -> None:
+        """Ask for the gap to be filled when it is in view (after a scroll, a change)."""
+        tree = self._tree()
+        if tree is None or not self.isVisible() or not getattr(tree, "gap", False):
+            return
+        self.executeDelayedItemsLayout()
+        gap = next(
+            (
+                tree.index(row, 0)
+                for row in self._rows_in_view()
+                if tree.index(row, 0).data(GapRole)
+            ),
+            None,
+        )
+        if gap is None:
+            return
+        above = self.indexAt(QPoint(4, 1))
+        self.gap_shown.emit(above == gap or self.visualRect(gap).top() <= 0)
+
+    def _rows_in_view(self) -> range:
+        first = self.indexAt(QPoint(4, 1))
+        last = self.indexAt(QPoint(4, self.viewport().height() - 2))
+        model = self.model()
+        count = model.rowCount() if model is not None else 0
+        start = first.row() if first.isValid() else 0
+        end = last.row() if last.isValid() else count - 1
+        return range(max(0, start), min(count, end + 1))
+
+    def keeping_place(self, change: Callable[[], object]) -> None:
+        """Run ``change`` (rows inserted into the gap, above the rows below it in view)
+        with the first of those rows kept where it is on screen."""
+        model = self.model()
+        rows = list(self._rows_in_view())
+        below = [r for r in rows if model is not None and model.index(r, 0).data(GapRole)]
+        rows = [r for r in rows if not below or r > below[0]]
+        first = model.index(rows[0], 0) if model is not None and rows else QModelIndex()
+        anchor = QPersistentModelIndex(first)
+        offset = self.visualRect(anchor).top() if anchor.isValid() else 0
+        change()
+        if not anchor.isValid():
+            return
+        self.executeDelayedItemsLayout()
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.value() + self.visualRect(anchor).top() - offset)
+
+    def _option(self, index: QModelIndex | QPersistentModelIndex) -> QStyleOptionViewItem:
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        return option
+
+    def arrow_at(self, pos: QPoint) -> QModelIndex:
+        """The row whose arrow (it has forks or versions under it) is under ``pos``."""
+        index = self.indexAt(pos)
+        arrow_of = getattr(self.itemDelegate(), "arrow_rect", None)
+        if not index.isValid() or arrow_of is None:
+            return QModelIndex()
+        place = arrow_of(self._option(index), index)
+        return index if place is not None and place.contains(pos) else QModelIndex()
+
+    def toggle(self, index: QModelIndex | QPersistentModelIndex) -> None:
+        """Expand the row, or collapse it."""
+        tree = self._tree()
+        if tree is None or not index.isValid():
+            return
+        if tree.is_expanded(index):
+            tree.collapse(index)
+        else:
+            tree.expand(index)
 
     def tag_at(self, pos: QPoint) -> str | None:
         """The tag of the chip under ``pos`` (viewport coordinates), if any."""
@@ -74,15 +176,18 @@ class ConversationTreeView(QTreeView):
         tag_at = getattr(self.itemDelegate(), "tag_at", None)
         if not index.isValid() or tag_at is None:
             return None
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
-        option.rect = self.visualRect(index)
-        found = tag_at(option, index, pos)
+        found = tag_at(self._option(index), index, pos)
         return found if isinstance(found, str) else None
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         plain = event.modifiers() == Qt.KeyboardModifier.NoModifier
         if event.button() == Qt.MouseButton.LeftButton and plain:
+            arrow = self.arrow_at(event.position().toPoint())
+            if arrow.isValid():
+                self._arrow_pressed = True
+                self.toggle(arrow)
+                event.accept()
+                return
             self._chip_pressed = self.tag_at(event.position().toPoint())
             if self._chip_pressed is not None:
                 event.accept()
@@ -90,6 +195,10 @@ class ConversationTreeView(QTreeView):
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._arrow_pressed:
+            self._arrow_pressed = False
+            event.accept()  # (not a click: nothing is opened)
+            return
         pressed, self._chip_pressed = self._chip_pressed, None
         if pressed is not None:
             event.accept()
@@ -108,6 +217,9 @@ class ConversationTreeView(QTreeView):
         super().mouseMoveEvent(event)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if self.arrow_at(event.position().toPoint()).isValid():
+            self.mousePressEvent(event)  # a second press on the arrow toggles again
+            return
         if self.tag_at(event.position().toPoint()) is not None:
             event.accept()  # a chip is not the title: no rename
             return
@@ -116,39 +228,6 @@ class ConversationTreeView(QTreeView):
     def set_placeholder(self, text: str) -> None:
         self.placeholder = text
         self.viewport().update()
-
-    def drawBranches(
-        self, painter: QPainter, rect: QRect, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        model, fonts = self.model(), getattr(self.itemDelegate(), "fonts", None)
-        if fonts is not None and isinstance(model, ConversationTree) and model.header_at(index):
-            rect = rect.adjusted(0, fonts(self.font()).header_h, 0, 0)
-        super().drawBranches(painter, rect, index)
-        # (Only the tree: a list model's hasChildren is private in Qt, and crashes.)
-        tree = isinstance(model, ConversationTree)
-        if tree and self._is_selected(index) and model.hasChildren(index):
-            self._draw_arrow(painter, rect, self.isExpanded(index))
-
-    def _is_selected(self, index: QModelIndex | QPersistentModelIndex) -> bool:
-        selection = self.selectionModel()
-        return selection is not None and selection.isSelected(index)
-
-    def _draw_arrow(self, painter: QPainter, rect: QRect, expanded: bool) -> None:
-        """The expand arrow of a selected row: the style sheet's background for a
-        selected branch area drops the style's arrow, and a row with forks or versions
-        folded under it (the one an opened alternative selects, issue 25) must still
-        show it can open."""
-        side = min(self.indentation(), rect.height())
-        cell = QRect(rect.right() - self.indentation() + 1, rect.top(), self.indentation(), side)
-        cell.moveCenter(QPoint(cell.center().x(), rect.center().y()))
-        ink = self.palette().color(QPalette.ColorRole.Text)
-        painter.save()
-        painter.translate(cell.center())
-        if not expanded:
-            painter.rotate(-90)
-        painter.translate(-cell.center())
-        icon("chevron-down", ink).paint(painter, cell)
-        painter.restore()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         editing = self.state() == QAbstractItemView.State.EditingState
@@ -176,7 +255,31 @@ class ConversationTreeView(QTreeView):
                 self.delete_requested.emit(index)
                 event.accept()
                 return
+            if event.key() in (Qt.Key.Key_Right, Qt.Key.Key_Left) and self._tree() is not None:
+                self._branch_key(index, event.key() == Qt.Key.Key_Right)
+                event.accept()
+                return
         super().keyPressEvent(event)
+
+    def _branch_key(self, index: QModelIndex, right: bool) -> None:
+        """Right expands the row (or goes to its first fork), Left collapses it (or goes
+        to the row it is nested under), as in a tree."""
+        tree = self._tree()
+        assert tree is not None
+        expanded = tree.is_expanded(index) and tree.has_children(index)
+        if right and not expanded and tree.has_children(index):
+            tree.expand(index)
+        elif right and expanded:
+            self._go_to(tree.index(index.row() + 1, 0))
+        elif not right and expanded:
+            tree.collapse(index)
+        elif not right:
+            self._go_to(tree.parent_row(index))
+
+    def _go_to(self, index: QModelIndex) -> None:
+        if index.isValid():
+            flag = self.selectionModel().SelectionFlag.ClearAndSelect
+            self.selectionModel().setCurrentIndex(index, flag)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         if event.reason() == QContextMenuEvent.Reason.Mouse:
