@@ -23,9 +23,11 @@ from pytestqt.qtbot import QtBot
 from ikgui.storage import SqliteStore
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
 from ikgui.ui.sidebar.delegate import ConversationDelegate
+from ikgui.ui.sidebar.node import Node
 from ikgui.ui.sidebar.search import SearchResultsModel
 from ikgui.ui.sidebar.view import ConversationTreeView
-from tests.ui.test_sidebar import HOUR, NOW, add, child_ids, db_path, store, top_ids
+from tests.support.sidebar_rows import child_ids, top, top_ids
+from tests.ui.test_sidebar import HOUR, NOW, add, db_path, store
 
 __all__ = ["db_path", "store"]
 
@@ -33,8 +35,15 @@ TESTERS = pytest.mark.parametrize("python_tester", [False, True], ids=["qt", "py
 
 
 def recheck(model: QAbstractItemModel) -> None:
-    """Run every check on the model as it is now (Qt's tester runs them all when made)."""
+    """Run every check on the model as it is now (Qt's tester runs them all when made);
+    the conversation list's rows are also those its nodes make afresh (headers where
+    groups start, forks under expanded rows, the gap where it was)."""
     QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Warning)
+    if isinstance(model, ConversationListModel):
+        assert model.rowCount() == len(model._rows)
+        tail = [r.row for r in model._rows[model._gap_row() + 1 :] if isinstance(r, Node)]
+        tail_from = tail[0] if model.gap and tail else None
+        assert model._rows == model._layout(tail_from)
 
 
 def show(qtbot: QtBot, model: QAbstractItemModel) -> ConversationTreeView:
@@ -70,8 +79,8 @@ def test_the_conversation_list_through_every_change(
     model = ConversationListModel(store)
     qtmodeltester.check(model, force_py=python_tester)
     model.fetchMore(QModelIndex())  # the first page, as the sidebar reads it
-    view = show(qtbot, model)
-    view.expandAll()  # loads every fork
+    show(qtbot, model)
+    model.expand_all()  # loads every fork
     assert top_ids(model) == ["coder-solo", "chat-root"]
     assert child_ids(model, model.reveal("chat-fk01")) == ["chat-fk02"]
     recheck(model)
@@ -97,7 +106,7 @@ def test_the_conversation_list_through_every_change(
     add(store, "chat-fk04", ago=-90, parent="chat-fk02")
     store.delete_conversations(["chat-dead"])
     model.reload()
-    view.expandAll()
+    model.expand_all()
     assert top_ids(model) == ["coder-solo", "chat-root"]
     assert child_ids(model, model.index_of("chat-root")) == ["chat-bin2", "chat-fk01", "chat-fk03"]
     assert child_ids(model, model.index_of("chat-fk02")) == ["chat-fk04"]
@@ -115,10 +124,10 @@ def test_the_conversation_list_through_every_change(
     # sidebar does it)
     model.set_filter(tag="work")
     model.fetchMore(QModelIndex())
-    assert top_ids(model) == ["chat-root"] and child_ids(model, model.index(0, 0)) == []
+    assert top_ids(model) == ["chat-root"] and child_ids(model, top(model, 0)) == []
     model.set_filter(trashed=True)
     model.fetchMore(QModelIndex())
-    view.expandAll()
+    model.expand_all()
     assert top_ids(model) == ["chat-new1", "chat-fk01", "chat-bin1"]
     recheck(model)
     model.set_filter(tag="work", trashed=True)
@@ -142,8 +151,8 @@ def test_lazy_pages(
     view = show(qtbot, model)
     view.scrollToBottom()  # the view asks for pages as it scrolls
     model.fetch_all()
-    assert model.rowCount() == 245  # five of the 250 are forks of chat-0000
-    view.expandAll()
+    assert len(top_ids(model)) == 245  # five of the 250 are forks of chat-0000
+    model.expand_all()
     forks = ["chat-0207", "chat-0157", "chat-0107", "chat-0057", "chat-0007"]
     assert child_ids(model, model.index_of("chat-0000")) == forks
     recheck(model)
@@ -178,11 +187,58 @@ def test_a_fork_trashed_elsewhere_leaves_its_own_forks_on_top_after_one_reload(
     populate(store)
     model = ConversationListModel(store)
     model.fetchMore(QModelIndex())
-    view = show(qtbot, model)
-    view.expandAll()
+    show(qtbot, model)
+    model.expand_all()
     assert child_ids(model, model.reveal("chat-fk01")) == ["chat-fk02"]
     store.update_conversation("chat-fk01", trashed_at=NOW)  # another program trashed it
     model.reload()  # what the window's polling does
     assert "chat-fk01" not in top_ids(model)
     assert "chat-fk02" in top_ids(model)  # its fork stays in view, now at the top
     recheck(model)
+
+
+@TESTERS
+def test_end_reads_the_oldest_page_and_the_gap_fills_from_both_sides(
+    store: SqliteStore, qtbot: QtBot, qtmodeltester: ModelTester, python_tester: bool
+) -> None:
+    with store.transaction():
+        for i in reversed(range(400)):  # a minute apart, a fork now and then
+            add(store, f"chat-{i:04d}", ago=i * 60.0, parent="chat-0399" if i % 97 == 5 else None)
+    model = ConversationListModel(store, page_size=30)
+    qtmodeltester.check(model, force_py=python_tester)
+    show(qtbot, model)
+    model.pages_held = True  # (the pages come when the test asks)
+    model.fetch_tail()
+    assert model.gap
+    recheck(model)
+    assert top_ids(model)[-1] == "chat-0399"  # the oldest conversation, read first
+    model.expand(model.index_of("chat-0399"))
+    recheck(model)
+
+    # sends: a row from below the gap goes to the top; a new one comes at the top
+    store.append_event("chat-0390", "user", "again", created_at=NOW + 5)
+    model.refresh("chat-0390")
+    add(store, "chat-new1", ago=-60)
+    model.refresh("chat-new1")
+    assert top_ids(model)[:2] == ["chat-new1", "chat-0390"]
+    recheck(model)
+    # a conversation in the gap's range is not shown until a page brings it
+    store.update_conversation("chat-0200", title="Renamed in the gap")
+    model.refresh("chat-0200")
+    assert "chat-0200" not in top_ids(model)
+    recheck(model)
+    # another program wrote: a reload keeps the gap and both sides
+    store.update_conversation("chat-0398", trashed_at=1.0)
+    model.reload()
+    assert model.gap and "chat-0398" not in top_ids(model)
+    recheck(model)
+
+    while model.gap:  # from below (older first), then from above, until they meet
+        model.fill_gap(from_below=True)
+        recheck(model)
+        model.fill_gap(from_below=False)
+        recheck(model)
+    fresh = ConversationListModel(store)
+    fresh.fetch_all()
+    assert top_ids(model) == top_ids(fresh)
+    assert not model.canFetchMore(QModelIndex())

@@ -341,7 +341,7 @@ class ConversationListModel(ConversationTree):
             size,
             tags=self._tags,
             trashed=self._trashed,
-            after=self._cursor,
+            before=self._cursor,
             pinned=self._unpinned,
             oldest_first=True,
         )

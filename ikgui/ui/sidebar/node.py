@@ -52,6 +52,7 @@ GAP = Gap()
 Row = Node | str | Gap
 
 
-def renumber(nodes: list[Node], start: int = 0) -> None:
-    for row in range(start, len(nodes)):
+def renumber(nodes: list[Node], start: int = 0, stop: int | None = None) -> None:
+    """Number ``nodes[start:stop]`` by their place (the others have not moved)."""
+    for row in range(start, len(nodes) if stop is None else min(stop, len(nodes))):
         nodes[row].row = row

@@ -653,12 +653,13 @@ class ConversationTree(QStringListModel):
 
     def _place(self, key: tuple[bool, float, str], skip: Node | None = None) -> int:
         """Where a top-level row with ``key`` goes in the newest-first order (``skip``:
-        a node to leave out, the one being moved)."""
-        kids = [k for k in self._top if k is not skip] if skip is not None else self._top
-        low, high = 0, len(kids)
+        a node to leave out, the one being moved; the others are in order)."""
+        kids = self._top
+        skipped = skip.row if skip is not None else len(kids)
+        low, high = 0, len(kids) - (skip is not None)
         while low < high:
             mid = (low + high) // 2
-            if kids[mid].sort_key < key:
+            if kids[mid if mid < skipped else mid + 1].sort_key < key:
                 high = mid
             else:
                 low = mid + 1
@@ -711,7 +712,7 @@ class ConversationTree(QStringListModel):
         tail = parent is self._root and self._in_tail(node.conv) if node.conv else False
         to = self._slot(parent, target, tail) if shown else -1
         kids.insert(target, node)
-        renumber(kids, min(source, target))
+        renumber(kids, min(source, target), max(source, target) + 1)
         if shown:
             self._move_rows(row, count, to)
         if parent is self._root:

@@ -95,6 +95,18 @@ class ConversationTreeView(QListView):
             for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
                 signal.connect(self._gap_check.start)
 
+    def dataChanged(
+        self,
+        topLeft: QModelIndex | QPersistentModelIndex,
+        bottomRight: QModelIndex | QPersistentModelIndex,
+        roles: list[int] | None = None,
+    ) -> None:
+        # A list view lays every row out again and repaints the whole viewport at each
+        # change of a row (its size may have changed); here no row changes size (all are
+        # as tall; a search result's snippet comes with the row), so only the changed
+        # rows are repainted (a streaming badge, a count read: issue 26).
+        QAbstractItemView.dataChanged(self, topLeft, bottomRight, roles or [])
+
     def _tree(self) -> ConversationTree | None:
         model = self.model()
         return model if isinstance(model, ConversationTree) else None
