@@ -180,9 +180,7 @@ def listing(
     """See ``Store.list_conversations`` (``names``: the wanted tags, normalized)."""
     with_tags = limit is not None and limit <= JOIN_TAGS_ABOVE
     columns = "tagged" if with_tags else "fields"
-    cursor = _list(
-        db, columns, limit, agent, names, trashed, before, pinned, after, oldest_first
-    )
+    cursor = _list(db, columns, limit, agent, names, trashed, before, pinned, after, oldest_first)
     if with_tags:
         return _conversations(cursor.fetchall())
     rows = cursor.fetchall()

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
@@ -18,8 +18,10 @@ from ikgui.domain.ports import Store
 from ikgui.storage import open_store
 from ikgui.ui.sidebar.conversation_model import ConversationListModel
 from ikgui.ui.sidebar.panel import ConversationSidebar
+from ikgui.ui.sidebar.rows import ExpandedRole, IdRole
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.sidebar_rows import child_ids, top, top_ids, top_rows
 from tests.support.waiting import loop_passes
 from tests.support.wire_server import WireServer
 from tests.ui.test_window import closed, opened, quiet, reply, write_config
@@ -88,12 +90,7 @@ def statements(store: Store) -> Iterator[list[str]]:
 
 def shown(model: ConversationListModel) -> list[tuple[str, list[str]]]:
     """Every loaded top-level row, with the ids of the forks under it."""
-    rows = []
-    for row in range(model.rowCount()):
-        index = model.index(row, 0)
-        forks = [model.index(k, 0, index) for k in range(model.rowCount(index))]
-        rows.append((model.conversation(index).id, [model.conversation(f).id for f in forks]))  # type: ignore[union-attr]
-    return rows
+    return [(i.data(IdRole), child_ids(model, i)) for i in top_rows(model)]
 
 
 async def send(window: MainWindow, text: str) -> list[str]:
@@ -115,20 +112,20 @@ async def test_a_send_start_reads_no_page_and_as_much_with_every_row_loaded(
         await window.first_paint.wait()
         await loop_passes()
         model = window.sidebar.model
-        loaded = model.rowCount()
+        loaded = len(top_ids(model))
         few = await send(window, "hello")
         assert not [s for s in few if LISTING in s]
         assert len([s for s in few if CHILDREN in s]) <= 1  # the new row's own
-        assert model.rowCount() == loaded + 1  # the new row, no page more
+        assert len(top_ids(model)) == loaded + 1  # the new row, no page more
         model.fetch_all()
         await loop_passes()
-        assert model.rowCount() > ROOTS
+        assert len(top_ids(model)) > ROOTS
         every = await send(window, "again")
         assert not [s for s in every if LISTING in s]
         assert len([s for s in every if CHILDREN in s]) <= 1
         assert len(every) <= len(few)  # nothing grows with the rows loaded
-        assert window.sidebar.view.currentIndex() == model.index(0, 0)  # the new row
-        assert model.conversation(model.index(0, 0)).id == window.current_id  # type: ignore[union-attr]
+        assert window.sidebar.view.currentIndex() == top(model, 0)  # the new row
+        assert model.conversation(top(model, 0)).id == window.current_id  # type: ignore[union-attr]
     finally:
         await closed(window)
 
@@ -137,12 +134,12 @@ def test_a_page_brings_the_forks_of_its_rows_in_one_query(tmp_path: Path, qtbot:
     store = open_store(fill(tmp_path / "ikgui.db"))
     try:
         bar = shown_sidebar(store, qtbot)
-        before = bar.model.rowCount()
+        before = len(top_ids(bar.model))
         with statements(store) as seen:
             bar.model.fetchMore(QModelIndex())
             bar.view.viewport().repaint()  # the view lays the new rows out
             qtbot.wait(10)
-        assert bar.model.rowCount() > before + 50
+        assert len(top_ids(bar.model)) > before + 50
         pages = [s for s in seen if LISTING in s]
         children = [s for s in seen if CHILDREN in s or CHILDREN_OF in s]
         assert 1 <= len(children) <= len(pages), (len(children), len(pages))  # one a page
@@ -173,7 +170,7 @@ async def test_after_sends_the_sidebar_shows_what_a_fresh_one_shows(
         mine = shown(window.sidebar.model)
         fresh = ConversationSidebar(store)
         qtbot.addWidget(fresh)
-        while fresh.model.rowCount() < len(mine) and fresh.model.canFetchMore(QModelIndex()):
+        while len(top_ids(fresh.model)) < len(mine) and fresh.model.canFetchMore(QModelIndex()):
             fresh.model.fetchMore(QModelIndex())
         assert shown(fresh.model)[: len(mine)] == mine
         assert dict(mine)[parent] == ["fork-late"]
@@ -183,23 +180,24 @@ async def test_after_sends_the_sidebar_shows_what_a_fresh_one_shows(
         await closed(window)
 
 
-def test_rows_known_to_have_no_forks_spare_the_view_a_question_per_layout(
+def test_a_rows_arrow_follows_its_forks_without_a_question_per_row(
     tmp_path: Path, qtbot: QtBot
 ) -> None:
     store = open_store(fill(tmp_path / "ikgui.db"))
     try:
         bar = shown_sidebar(store, qtbot)
-        bar.view.viewport().repaint()  # laid out: every row's forks were asked for
+        bar.view.viewport().repaint()
         model = bar.model
         leaf, parent = model.index_of("conv-0699"), model.index_of("conv-0696")
-        never = Qt.ItemFlag.ItemNeverHasChildren
-        assert model.flags(leaf) & never  # the view need not ask it hasChildren again
-        assert not model.flags(parent) & never
-        assert model.flags(leaf) & Qt.ItemFlag.ItemIsEditable  # (still renamed inline)
+        assert leaf.data(ExpandedRole) is None  # nothing under it: no arrow
+        assert parent.data(ExpandedRole) is False  # forks under it, folded
+        with statements(store) as seen:  # (the page's forks were read with it)
+            bar.view.doItemsLayout()
+            bar.view.viewport().repaint()
+        assert not [s for s in seen if CHILDREN in s or CHILDREN_OF in s]
         store.insert_conversation(Conversation("fork-new", parent="conv-0699", created_at=2e6))
         bar.refresh_conversation("fork-new")  # a fork of a leaf: it is one no longer
-        bar.view.viewport().repaint()
-        assert not model.flags(leaf) & never
+        assert model.index_of("conv-0699").data(ExpandedRole) is False
         assert shown(model)[0] == ("conv-0699", ["fork-new"])
     finally:
         store.close()

@@ -12,15 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QRect, Qt
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QImage, QKeySequence, QPalette
-from PySide6.QtWidgets import QMenu, QStyleOptionViewItem
+from PySide6.QtWidgets import QAbstractItemView, QMenu, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
 from ikgui.ui.sidebar.panel import ConversationSidebar
-from ikgui.ui.sidebar.rows import IdRole, RelativeTimeRole, SnippetRole
+from ikgui.ui.sidebar.rows import GapRole, IdRole, RelativeTimeRole, SnippetRole
+from tests.support.sidebar_rows import top
 from tests.ui.styled import app_styled, gone
 
 
@@ -206,15 +207,19 @@ def test_the_list_shows_a_focus_ring_in_both_themes(
             gone(bar)
 
 
-def test_end_reaches_the_last_conversation_in_one_read_and_home_the_first(
+def test_end_reaches_the_last_conversation_in_one_page_and_home_the_first(
     qtbot: QtBot, store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 20, item 17: End goes to the last conversation (not the end of the page
-    read), reading the rest in one keyset query; Home goes back to the first."""
+    """Issue 26, item 4: End goes to the last conversation reading one page from the
+    oldest end (not everything between); a gap row stands for the rest, and scrolling up
+    to it fills it a page at a time, the rows on screen kept in place, until the list
+    is whole. Home goes back to the first."""
     for i in range(350):
         add(store, f"chat-{i:04d}", 10 + i)
     bar = shown(qtbot, store)
-    assert bar.model.rowCount() < 350
+    view, model = bar.view, bar.model
+    loaded = len(model.conversations())
+    assert loaded < 350
     reads: list[object] = []
     listing = store.list_conversations
 
@@ -223,16 +228,32 @@ def test_end_reaches_the_last_conversation_in_one_read_and_home_the_first(
         return listing(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store, "list_conversations", counted)
-    bar.view.setFocus()
-    bar.view.setCurrentIndex(bar.model.index(0, 0))
-    qtbot.keyClick(bar.view, Qt.Key.Key_End)
-    assert bar.view.currentIndex().data(IdRole) == "chat-0349"
-    assert bar.model.rowCount() == 350
-    assert reads == [None]  # the rest at once: one query, from the cursor
-    rect = bar.view.visualRect(bar.view.currentIndex())
-    assert bar.view.viewport().rect().contains(rect.center())  # and shown
-    qtbot.keyClick(bar.view, Qt.Key.Key_Home)
-    assert bar.view.currentIndex().data(IdRole) == "chat-0000"
+    view.setFocus()
+    view.setCurrentIndex(top(model, 0))
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    assert view.currentIndex().data(IdRole) == "chat-0349"
+    assert len(reads) == 1 and isinstance(reads[0], int) and reads[0] < 350 - loaded
+    assert model.gap and len(model.conversations()) == loaded + reads[0]
+    rect = view.visualRect(view.currentIndex())
+    assert view.viewport().rect().contains(rect.center())  # and shown
+
+    while model.gap:  # the user scrolls up to the gap: it fills from below
+        gap = next(
+            i for i in (model.index(r, 0) for r in range(model.rowCount())) if i.data(GapRole)
+        )
+        after = model.index(gap.row() + 1, 0)  # (or its group's header)
+        below = QPersistentModelIndex(
+            after if after.data(IdRole) else model.index(gap.row() + 2, 0)
+        )
+        view.scrollTo(gap, QAbstractItemView.ScrollHint.PositionAtTop)
+        seen = below.data(IdRole), view.visualRect(below).top()
+        count = len(model.conversations())
+        qtbot.waitUntil(lambda c=count: len(model.conversations()) > c)  # type: ignore[misc]
+        assert (below.data(IdRole), view.visualRect(below).top()) == seen  # kept in place
+    assert [c.id for c in model.conversations()] == [f"chat-{i:04d}" for i in range(350)]
+
+    qtbot.keyClick(view, Qt.Key.Key_Home)
+    assert view.currentIndex().data(IdRole) == "chat-0000"
     assert [c.id for c in bar.selected_conversations()] == ["chat-0000"]
 
 

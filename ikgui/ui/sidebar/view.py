@@ -39,7 +39,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
-from ikgui.ui.sidebar.rows import GapRole
+from ikgui.ui.sidebar.rows import GapRole, HeaderRole, IdRole
 from ikgui.ui.sidebar.tree import ConversationTree
 
 #: Pins or unpins the selected rows (the context menu shows the key beside "Pin").
@@ -107,6 +107,27 @@ class ConversationTreeView(QListView):
         # rows are repainted (a streaming badge, a count read: issue 26).
         QAbstractItemView.dataChanged(self, topLeft, bottomRight, roles or [])
 
+    def moveCursor(
+        self, cursorAction: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
+    ) -> QModelIndex:
+        """Qt's move, passing over headers and the gap (rows that are not conversations):
+        Home goes to the first conversation, End to the last, the arrows skip a header."""
+        index = super().moveCursor(cursorAction, modifiers)
+        model = self.model()
+        if model is None or not index.isValid() or index.data(IdRole) is not None:
+            return index
+        action = QAbstractItemView.CursorAction
+        up = cursorAction in (action.MoveUp, action.MovePrevious, action.MovePageUp, action.MoveEnd)
+        step = -1 if up else 1
+        row = index.row()
+        while 0 <= row < model.rowCount() and model.index(row, 0).data(IdRole) is None:
+            row += step
+        if not 0 <= row < model.rowCount():  # nothing that way: the other way
+            row = index.row()
+            while 0 <= row < model.rowCount() and model.index(row, 0).data(IdRole) is None:
+                row -= step
+        return model.index(row, 0) if 0 <= row < model.rowCount() else self.currentIndex()
+
     def _tree(self) -> ConversationTree | None:
         model = self.model()
         return model if isinstance(model, ConversationTree) else None
@@ -144,10 +165,16 @@ class ConversationTreeView(QListView):
         """Run ``change`` (rows inserted into the gap, above the rows below it in view)
         with the first of those rows kept where it is on screen."""
         model = self.model()
-        rows = list(self._rows_in_view())
-        below = [r for r in rows if model is not None and model.index(r, 0).data(GapRole)]
-        rows = [r for r in rows if not below or r > below[0]]
-        first = model.index(rows[0], 0) if model is not None and rows else QModelIndex()
+        if model is None:
+            change()
+            return
+        rows = [model.index(r, 0) for r in self._rows_in_view()]
+        gaps = [i.row() for i in rows if i.data(GapRole)]
+        # The first conversation below the gap (a header may be removed by the change).
+        first = next(
+            (i for i in rows if (not gaps or i.row() > gaps[0]) and i.data(IdRole) is not None),
+            QModelIndex(),
+        )
         anchor = QPersistentModelIndex(first)
         offset = self.visualRect(anchor).top() if anchor.isValid() else 0
         change()
@@ -308,9 +335,17 @@ class ConversationTreeView(QListView):
         """Scroll the current row into view; while the list is hidden (a narrow window),
         when it is shown."""
         if self.isVisible():
-            self.scrollTo(self.currentIndex())
+            self._scroll_to(self.currentIndex())
         else:
             self._scroll_when_shown = True
+
+    def _scroll_to(self, index: QModelIndex) -> None:
+        """Scroll ``index`` into view, with its group's header when it heads a group."""
+        model = self.model()
+        above = model.index(index.row() - 1, 0) if model is not None else QModelIndex()
+        if above.isValid() and above.data(HeaderRole):
+            self.scrollTo(above)
+        self.scrollTo(index)
 
     def doItemsLayout(self) -> None:
         """Lay every loaded row out, but not while the list is hidden in a shown window
@@ -329,7 +364,7 @@ class ConversationTreeView(QListView):
             super().doItemsLayout()
         if self._scroll_when_shown:
             self._scroll_when_shown = False
-            self.scrollTo(self.currentIndex())
+            self._scroll_to(self.currentIndex())
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
