@@ -1,7 +1,8 @@
 """The sidebar with its folder tree (issue 26's Speed section) on 10,000 conversations with
-1,000 tags in a three-level tree (``bench_folders.make_history``), offscreen, SQLite:
+1,000 tags in a three-level tree (``bench_folders.make_history``), offscreen, on SQLite and
+(``--pg`` an empty database's URL, or ``--pg-server`` a server of its own) PostgreSQL:
 
-    .venv/bin/python benchmarks/bench_folder_tree.py [--runs 5]
+    .venv/bin/python benchmarks/bench_folder_tree.py [--pg URL | --pg-server] [--runs 5]
 
 Each a median of ``--runs`` (the worst of them for the frames), the sidebar sized as the
 window's (300 x 720):
@@ -53,7 +54,7 @@ def _row(label: str, ms: float, target: float | None) -> None:
     print(f"  {label:<58} {ms:8.1f} ms  target {target:g} {verdict}")
 
 
-def measure(db: Path, runs: int) -> None:
+def measure(db: Path | str, runs: int) -> None:
     from ikgui.ui.loop import application
     from ikgui.ui.sidebar.panel import ConversationSidebar
 
@@ -128,14 +129,28 @@ def _worst_step(bar: Any, app: Any) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--pg", help="an empty PostgreSQL database's URL")
+    parser.add_argument("--pg-server", action="store_true", help="start a server of our own")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "ikgui.db"
-        with open_store(db) as store:
-            make_history(store)
-        print("SQLite, the sidebar at 300 x 720 (medians; the worst frame for 4):")
-        measure(db, args.runs)
+        _measure_loaded(db, "SQLite", args.runs)
+    if args.pg_server:
+        from tests.support.pg_server import PgServer
+
+        with PgServer() as server:
+            _measure_loaded(server.create_database("ikgui_folder_tree"), "PostgreSQL", args.runs)
+    elif args.pg:
+        _measure_loaded(args.pg, "PostgreSQL", args.runs)
+
+
+def _measure_loaded(location: Path | str, name: str, runs: int) -> None:
+    """Load the history into the store at ``location`` (untimed), then measure."""
+    with open_store(location) as store:
+        make_history(store)
+    print(f"{name}, the sidebar at 300 x 720 (medians; the worst frame for 4):")
+    measure(location, runs)
 
 
 if __name__ == "__main__":

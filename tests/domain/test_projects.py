@@ -14,6 +14,7 @@ from ikgui.domain.library import folders
 from ikgui.domain.session.session import Session
 from ikgui.domain.settings import AgentSettings, ProviderSettings, Settings
 from ikgui.domain.state import tool_use
+from ikgui.domain.state.facts import Changed, Fact
 from tests.support.memstore import MemoryStore
 from tests.support.scripted import ScriptedProvider, text_reply
 
@@ -100,3 +101,25 @@ def test_a_projects_tools_are_its_conversations_choice() -> None:
     assert tool_use.choice_for(settings, "coder", ("files", "web.fetch")) == ("files", "web.fetch")
     servers, tools = tool_use.chosen(settings, "coder", {}, ("files", "web.fetch"))
     assert (servers, tools) == ({"files"}, {"web.fetch"})
+
+
+def test_another_process_s_edit_is_read_at_the_next_request_and_told() -> None:
+    store = MemoryStore()
+    folders.set_project(store, Project("work", tools=("clock",)))
+    provider = ScriptedProvider(text_reply("one"), text_reply("two"), text_reply("three"))
+    session = _session(store, provider)
+    session.new_conversation(project="work")
+    asyncio.run(session.send("hello"))
+    facts: list[Fact] = []
+    session.subscribe(facts.append)
+    # Another process (``ikgui conv project``, another machine) edits the project: what
+    # the session holds is what it read last, until the next request reads it again.
+    folders.set_project(store, Project("work", tools=("clock", "files")))
+    assert session.project is not None and session.project.tools == ("clock",)
+    asyncio.run(session.send("again"))
+    assert session.project is not None and session.project.tools == ("clock", "files")
+    told = [f for f in facts if isinstance(f, Changed) and "project" in f.aspects]
+    assert [f.conversation_id for f in told] == [session.conversation.id]
+    # Unchanged at the next request: nothing is told.
+    asyncio.run(session.send("third"))
+    assert len([f for f in facts if isinstance(f, Changed) and "project" in f.aspects]) == 1

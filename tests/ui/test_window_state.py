@@ -15,8 +15,10 @@ import pytest
 
 from ikgui.domain.commands.handlers import default_registry
 from ikgui.domain.events import Kind
+from ikgui.domain.folders import Project
+from ikgui.domain.library import folders
 from ikgui.domain.session.session import Session
-from ikgui.domain.settings import Settings
+from ikgui.domain.settings import Settings, ToolServerSettings
 from ikgui.domain.state.catalog import ModelGroup
 from ikgui.domain.state.facts import (
     ASPECTS,
@@ -157,7 +159,8 @@ def test_usage_redraws_the_status_bar_only(session: Session) -> None:
     reading.asked.clear()
     here = session.conversation.id
     assert touched(Changed(here, aspects=frozenset({"usage"})), here) == {"status"}
-    assert touched(Changed(here, aspects=frozenset({"tags"})), here) == frozenset()
+    # (tags may file it into a project, or out: its tools; nothing else of the chrome)
+    assert touched(Changed(here, aspects=frozenset({"tags"})), here) == {"tools"}
     after = reduce(state, [Changed(here, aspects=frozenset({"usage"}))], reading)
     assert after == state and reading.asked["can_run"] == 0
 
@@ -293,3 +296,47 @@ def test_the_state_module_loads_no_qt() -> None:
     )
     run: Any = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+def test_a_project_s_tools_are_read_from_the_store_once_not_at_every_state_read(
+    tmp_path: Path,
+) -> None:
+    store = open_store(tmp_path / "ikgui.db")
+    settings = Settings(default_provider="local", default_model="mock-gpt")
+    for name in ("clock", "files"):
+        settings.tool_servers[name] = ToolServerSettings(name, command="no-such-server")
+    folders.set_project(store, Project("work", tools=("clock",)))
+    session = Session(store, settings, registry=default_registry())
+    reads = Counter[str]()
+    projects = store.projects
+
+    def counted(*args: Any) -> Any:
+        reads["projects"] += 1
+        return projects(*args)
+
+    store.projects = counted  # type: ignore[method-assign]
+    try:
+        session.new_conversation(project="work/acme")
+        session.append(Kind.USER, "hello")
+        read = reads["projects"]
+        reading = PlainReading(session)
+        state = reduce(None, [None], reading)
+        assert state.tools.text == "Tools 1/2"  # the project's, not every server
+        for _ in range(5):
+            state = compute(state, {"tools"}, reading)
+        assert reads["projects"] == read
+        facts = collected(session)
+        session.library.set_project(Project("work", tools=("clock", "files")))
+        after = reduce(state, facts, reading)
+        assert after.tools.text == "Tools 2/2" and reads["projects"] == read + 1
+        assert reduce(after, facts, reading) == after and reads["projects"] == read + 1
+        # Filed out of the project: the agent's choice (every server), no read.
+        facts.clear()
+        session.retag(["-work/acme"])
+        assert reduce(after, facts, reading).tools.text == "Tools 2/2"
+        session.retag(["+home"])
+        facts.clear()
+        session.library.set_project(Project("home", tools=()))
+        assert reduce(after, facts, reading).tools.text == "Tools 0/2"
+    finally:
+        store.close()

@@ -41,6 +41,9 @@ def _setting(conv_id: str, fields: dict[str, Any]) -> Callable[[Store], None]:
 
 #: A row that appeared or went.
 LISTED = frozenset({"listed"})
+#: Projects' settings changed (set, or moved with their folders): the session reads
+#: them again, and the conversation on screen takes its project's anew.
+PROJECT = frozenset({"project"})
 
 
 class Library:
@@ -193,7 +196,12 @@ class Library:
 
         return self._tag_edit(lambda store: library.undo_tag_edit(store, edit), undone)
 
-    def _tag_edit(self, call: Callable[[Store], T], tags: Callable[[tuple[str, ...]], Any]) -> T:
+    def _tag_edit(
+        self,
+        call: Callable[[Store], T],
+        tags: Callable[[tuple[str, ...]], Any],
+        aspects: frozenset[str] = frozenset(),
+    ) -> T:
         """A tag edit across every conversation is one store call (one transaction); of
         them, the conversation on screen is told its new tags (the window reloads its
         list once for the rest). It never waits in the queue: its answer (who had the
@@ -204,7 +212,7 @@ class Library:
         here = current.saved and new != current.conversation.tags
         fields: dict[str, Any] = {"tags": new} if here else {}
         ids = (conv_id,) if here else ()
-        write = StoreWrite(ids, "tags", call, frozenset({"tags"}), may_wait=False)
+        write = StoreWrite(ids, "tags", call, frozenset({"tags"}) | aspects, may_wait=False)
         (result,) = current.apply(Changes(conv_id, fields=fields, writes=(write,)))
         return cast("T", result)
 
@@ -218,6 +226,7 @@ class Library:
         return self._tag_edit(
             lambda store: folder_ops.rename_folder(store, old, new),
             lambda tags: {moved(t, source, target) for t in tags},
+            PROJECT,
         )
 
     def delete_folder(self, name: str) -> folder_ops.FolderEdit:
@@ -227,6 +236,7 @@ class Library:
         return self._tag_edit(
             lambda store: folder_ops.delete_folder(store, name),
             lambda tags: {t for t in tags if not is_under(t, folder)},
+            PROJECT,
         )
 
     def undo_folder_edit(self, edit: folder_ops.FolderEdit) -> int:
@@ -244,13 +254,27 @@ class Library:
                     now.add(e.old)
             return now
 
-        return self._tag_edit(lambda store: folder_ops.undo_folder_edit(store, edit), undone)
+        return self._tag_edit(
+            lambda store: folder_ops.undo_folder_edit(store, edit), undone, PROJECT
+        )
 
-    def _settings_write(self, what: str, call: Callable[[Store], T]) -> T:
+    def _settings_write(
+        self,
+        what: str,
+        call: Callable[[Store], T],
+        aspects: frozenset[str] = frozenset(),
+        here: bool = False,
+    ) -> T:
         """A write of folders' settings (no conversation changes): through the one
-        writer, never waiting in the queue (its answer is what the window shows)."""
-        write = StoreWrite((), what, call, LISTED, may_wait=False)
-        (result,) = self.current.apply(Changes("", writes=(write,), fields_known=False))
+        writer, never waiting in the queue (its answer is what the window shows).
+        ``aspects``: what else it changes (a project's settings); the conversation on
+        screen is told so when ``here``."""
+        write = StoreWrite((), what, call, LISTED | aspects, may_wait=False)
+        if here:
+            changes = Changes(self.current.conversation.id, also=aspects, writes=(write,))
+        else:
+            changes = Changes("", writes=(write,), fields_known=False)
+        (result,) = self.current.apply(changes)
         return cast("T", result)
 
     def save_smart_folder(self, name: str, search: str, tags: list[str]) -> SmartFolder:
@@ -277,8 +301,14 @@ class Library:
     def set_project(self, settings: Project) -> Project:
         """Keep a folder's project settings (files stored already: ``Store.put_files``
         through :meth:`put_project_files`); one that sets nothing removes the project."""
+        folder = normalize_tag(settings.folder)
+        # The conversation on screen follows its project's new settings (its tools).
+        here = any(is_under(t, folder) for t in self.current.conversation.tags)
         return self._settings_write(
-            "project", lambda store: folder_ops.set_project(store, settings)
+            "project",
+            lambda store: folder_ops.set_project(store, settings),
+            PROJECT,
+            here,
         )
 
     def put_project_files(self, files: list[StoredFile]) -> None:

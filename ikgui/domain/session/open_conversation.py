@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from ikgui.domain.attachments import StoredFile
-from ikgui.domain.errors import NotFoundError, UserError
+from ikgui.domain.errors import NotFoundError, StorageError, UserError
 from ikgui.domain.events import (
     BRANCH_FORK,
     BRANCH_REASONS,
@@ -103,6 +103,11 @@ class OpenConversation(PromptEditing):
         self.conversation = self._blank(None)
         #: The replayed state (``None``: opened with its replay deferred, see ``state``).
         self._state: ReplayState | None = ReplayState()
+        #: Every project's settings as last read (``None``: not read yet). The window
+        #: reads the project on every state read, so the store is read once, then again
+        #: at each request (another process may edit them: :meth:`reread_projects`) and
+        #: after this session edits them (a ``StoreWrite`` with the ``project`` aspect).
+        self._projects: tuple[Project, ...] | None = None
 
     @property
     def state(self) -> ReplayState:
@@ -180,6 +185,8 @@ class OpenConversation(PromptEditing):
                 results.append(grown)
             else:
                 results.append(write_ops.store(self, write))
+                if "project" in write.aspects:
+                    self._projects = None  # (edited: read again when next asked)
         if changes.writes:
             changes = dataclasses.replace(
                 changes, conversation_id=conv_id, appended=tuple(appended), updated=tuple(updated)
@@ -199,6 +206,8 @@ class OpenConversation(PromptEditing):
         nothing changed)."""
         conv_id = changes.conversation_id
         here = conv_id == self.conversation.id
+        if changes.projects is not None:
+            self._projects = changes.projects
         if here and changes.fields:
             self.conversation = dataclasses.replace(self.conversation, **changes.fields)
         if here and changes.replayed:  # (folded from the store: its rows, what waits)
@@ -303,8 +312,10 @@ class OpenConversation(PromptEditing):
         message's (``Session.project_files``), its system prompt and tools are read at
         each request (SPEC §15)."""
         folder = normalize_tag(project) if project else None
+        if folder is not None:  # (read now: the defaults it takes are the store's)
+            self._projects = tuple(self.store.projects())
         # The folder's own settings, or those of the project it is inside.
-        settings = project_of((folder,), self.store.projects()) if folder else None
+        settings = project_of((folder,), self.projects) if folder else None
         agent = agent or (settings.agent if settings else None) or None
         if agent is not None and agent not in self.settings.agents:
             raise UserError(f"Unknown agent '{agent}'")
@@ -416,12 +427,41 @@ class OpenConversation(PromptEditing):
         return agent.prompt_mode if agent else "off"
 
     @property
+    def projects(self) -> tuple[Project, ...]:
+        """Every project's settings, as last read from the store (read now if never: a
+        store that cannot answer has none until the next request reads them again)."""
+        if self._projects is None:
+            try:
+                self._projects = tuple(self.store.projects())
+            except StorageError:
+                self._projects = ()
+        return self._projects
+
+    @property
     def project(self) -> Project | None:
         """The project the conversation is in (the deepest project folder holding one
-        of its tags), read from the store now: its settings are never copied."""
+        of its tags): its settings are never copied into the conversation, and are
+        read from the store at each request (:meth:`reread_projects`)."""
         if not self.conversation.tags:
             return None
-        return project_of(self.conversation.tags, self.store.projects())
+        return project_of(self.conversation.tags, self.projects)
+
+    def reread_projects(self) -> None:
+        """Read the projects' settings from the store again (before each request:
+        another process may have edited them); the conversation on screen is told
+        (the ``project`` aspect) when its project's settings changed. A store that
+        cannot answer leaves those last read."""
+        try:
+            fresh = tuple(self.store.projects())
+        except StorageError:
+            return
+        if self._projects is None or not self.conversation.tags:
+            self._projects = fresh  # (nobody was shown the old ones)
+            return
+        tags = self.conversation.tags
+        told = project_of(tags, fresh) != project_of(tags, self._projects)
+        aspects = frozenset({"project"}) if told else frozenset()
+        self.apply(Changes(self.conversation.id, also=aspects, projects=fresh))
 
     def system_parts(self) -> list[SystemPart]:
         """The system prompt of the next request, part by part with where each came

@@ -126,6 +126,7 @@ class ReplyStreamer:
         """The reply, and while it asks for tools, their calls and the next reply (at
         most ``[limits] tool_rounds`` rounds)."""
         current, tools = self.current, self.tools
+        current.reread_projects()  # (its system prompt and tools: as stored now)
         offer = await tools.offer(current) if tools is not None else {}
         before = tools.calls_in(current) if tools is not None else set()
         reply = await stream_reply(current, conv_id, factory, offer)

@@ -241,7 +241,8 @@ class Session:
 
     @property
     def project(self) -> Project | None:
-        """The open conversation's project (read from the store now), if it is in one."""
+        """The open conversation's project, if it is in one (its settings as read at the
+        last request, or since this session edited them)."""
         return self.current.project
 
     def project_files(self) -> tuple[Attachment, ...]:

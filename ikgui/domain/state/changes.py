@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ikgui.domain.attachments import StoredFile
 from ikgui.domain.events import Conversation, Event
+from ikgui.domain.folders import Project
 from ikgui.domain.state.facts import aspects_of
 
 if TYPE_CHECKING:
@@ -123,6 +124,9 @@ class Changes:
     #: The conversation's state is replayed from the store again (what waited was
     #: written at last, under real ids; or another process wrote): nothing is folded.
     replayed: bool = False
+    #: Every project's settings as just read from the store (``None``: not read; with
+    #: the ``project`` aspect, the session reads them again when next asked).
+    projects: tuple[Project, ...] | None = None
 
     def aspects(self) -> frozenset[str]:
         """Everything these changes change (see :data:`~ikgui.domain.state.facts.ASPECTS`)."""

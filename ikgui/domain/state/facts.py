@@ -60,6 +60,8 @@ ASPECTS: dict[str, str] = {
     "status": "closed (/kill) or reopened",
     "usage": "tokens and cost",
     "model": "its agent, provider or model",
+    "project": "the settings of the project it is in (its tools, its system prompt), or "
+    "of any project when a folder moved",
     "drafts": "the message typed and not sent, the working prompt's unsaved edits",
     "listed": "its row appeared or went (stored at last, imported, removed for good)",
     "fields": "another stored field (its parent, its fork point)",

@@ -236,12 +236,13 @@ _STREAM = frozenset({"streaming", "commands", "status", "newest", "models", "pro
 _ASPECT_PARTS: dict[str, frozenset[str]] = {
     "events": frozenset(),  # (the events appended or updated say what they change)
     "title": frozenset({"title"}),
-    "tags": frozenset(),  # (the sidebar shows them; the chrome does not)
+    "tags": frozenset({"tools"}),  # (filed into a project or out: its tools)
     "pinned": frozenset(),
     "trash": frozenset({"strip", "commands", "prompt", "tools"}),
     "status": frozenset({"strip", "commands", "prompt", "tools"}),
     "usage": frozenset({"status"}),
     "model": frozenset({"status", "models", "prompt", "new_row"}),
+    "project": frozenset({"tools"}),
     "drafts": frozenset(),  # (the prompt editors hold them; the chrome reads none)
     "listed": _FIELDS | {"welcome"},
     "fields": _FIELDS,
@@ -509,7 +510,13 @@ def _tools(reading: Reading) -> ToolSwitches:
     if not configured:
         return ToolSwitches()
     memory = session.state.tools
-    servers, tools = tool_use.chosen(session.settings, session.conversation.agent, memory.switches)
+    project = session.project  # (its settings as last read: never a store read here)
+    servers, tools = tool_use.chosen(
+        session.settings,
+        session.conversation.agent,
+        memory.switches,
+        project.tools if project is not None else None,
+    )
     return ToolSwitches(
         tuple(
             ToolServer(
