@@ -16,7 +16,7 @@ release emits ``tag_clicked`` instead; a press on a row's arrow expands or colla
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -99,13 +99,13 @@ class ConversationTreeView(QListView):
         self,
         topLeft: QModelIndex | QPersistentModelIndex,
         bottomRight: QModelIndex | QPersistentModelIndex,
-        roles: list[int] | None = None,
+        roles: Sequence[int] = (),
     ) -> None:
         # A list view lays every row out again and repaints the whole viewport at each
         # change of a row (its size may have changed); here no row changes size (all are
         # as tall; a search result's snippet comes with the row), so only the changed
         # rows are repainted (a streaming badge, a count read: issue 26).
-        QAbstractItemView.dataChanged(self, topLeft, bottomRight, roles or [])
+        QAbstractItemView.dataChanged(self, topLeft, bottomRight, list(roles))
 
     def moveCursor(
         self, cursorAction: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
