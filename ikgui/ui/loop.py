@@ -9,6 +9,7 @@ picks it (it prefers PyQt6 when both are installed).
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 from typing import Any
 
@@ -70,3 +71,14 @@ def new_loop() -> EventLoop:
     app = application()
     app.setQuitOnLastWindowClosed(False)
     return EventLoop(app)
+
+
+def keep_long_lived() -> None:
+    """What was just made lives as long as the window shows it (a page of the sidebar's
+    rows): out of the collector's full passes, which otherwise walk every loaded row
+    again and again (10,000 rows: a 20–60 ms pause as pages arrive, issue 26). The
+    young generations are collected first, so the few cycles just made and dropped are
+    freed rather than kept; what is frozen is still freed by reference counting, so
+    what freezes must not hold cycles once dropped (the sidebar's nodes break theirs)."""
+    gc.collect(1)
+    gc.freeze()

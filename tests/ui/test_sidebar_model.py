@@ -14,6 +14,8 @@ page for rows inserted during the reset.
 
 from __future__ import annotations
 
+import weakref
+
 import pytest
 from PySide6.QtCore import QAbstractItemModel, QModelIndex
 from PySide6.QtTest import QAbstractItemModelTester
@@ -242,3 +244,22 @@ def test_end_reads_the_oldest_page_and_the_gap_fills_from_both_sides(
     fresh.fetch_all()
     assert top_ids(model) == top_ids(fresh)
     assert not model.canFetchMore(QModelIndex())
+
+
+def test_rows_kept_out_of_the_collector_are_freed_when_dropped(
+    store: SqliteStore, qtbot: QtBot
+) -> None:
+    """Each page of rows is frozen out of the collector's full passes (issue 26: no pause
+    as pages arrive); a node dropped (a filter, a trashed row) holds no cycle, so it is
+    still freed."""
+    populate(store)
+    model = ConversationListModel(store)
+    model.fetch_all()
+    model.expand_all()
+    nodes = [weakref.ref(model._by_id[conv_id]) for conv_id in ("chat-fk02", "coder-solo")]
+    assert all(n() is not None for n in nodes)
+    store.update_conversation("coder-solo", trashed_at=NOW)
+    model.refresh("coder-solo")  # dropped from the list
+    assert nodes[1]() is None
+    model.set_filter(tag="home")  # every node made again
+    assert nodes[0]() is None

@@ -42,6 +42,7 @@ from PySide6.QtCore import QModelIndex, QObject, Qt
 
 from ikgui.domain.events import Conversation
 from ikgui.domain.ports import Store
+from ikgui.ui.loop import keep_long_lived
 from ikgui.ui.sidebar.branch_text import InheritedCounts, branch_of_text
 from ikgui.ui.sidebar.context_counts import ContextCounts
 from ikgui.ui.sidebar.fork_prefetch import ForkPrefetch
@@ -69,8 +70,8 @@ from ikgui.ui.sidebar.tree import GAP, MAX_INDENT, AnyIndex, ConversationTree
 
 PAGE_SIZE = 100
 #: The most conversations one page reads (a page's rows are made in one step of the
-#: event loop: a frame's budget).
-MAX_PAGE = 400
+#: event loop: within a frame's budget, 16 ms, with the rows painted).
+MAX_PAGE = 200
 #: The roles whose text says how many messages are in the context.
 _COUNTED_ROLES = frozenset(
     {DetailRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole}
@@ -295,14 +296,18 @@ class ConversationListModel(ConversationTree):
         if pins or added:
             self._forks.read(c.id for c in pins + added)
             with self._announcing():
-                self._append_top(pins + added)
+                self._add_page(pins + added)
+
+    def _add_page(self, convs: list[Conversation], *, tail: bool = False) -> None:
+        self._append_top(convs, tail=tail)
+        keep_long_lived()
 
     def _close_gap(self, above: list[Conversation]) -> None:
         """The last conversations between the two sides (``above``, top-level, newest
         first) join them: the gap row goes and every conversation is read."""
         self._forks.read(c.id for c in above)
         with self._announcing():
-            self._append_top(above)
+            self._add_page(above)
             gap = self._gap_row()
             if gap >= 0:
                 self._remove_rows(gap, 1)
@@ -357,7 +362,7 @@ class ConversationListModel(ConversationTree):
         self._forks.read(c.id for c in tops)
         with self._announcing():
             self._insert_rows(len(self._rows), [GAP])
-            self._append_top(tops, tail=True)
+            self._add_page(tops, tail=True)
 
     def _take_rest(self, page: list[Conversation]) -> None:
         """Everything left, read (newest first): added below the last row."""
@@ -369,7 +374,7 @@ class ConversationListModel(ConversationTree):
         if added:
             self._forks.read(c.id for c in added)
             with self._announcing():
-                self._append_top(added)
+                self._add_page(added)
 
     def fill_gap(self, *, from_below: bool) -> bool:
         """Read a page into the gap: below the rows above it, or (``from_below``) above
@@ -403,13 +408,13 @@ class ConversationListModel(ConversationTree):
             self._tail_cursor = sort_key(page[0])
         self._forks.read(c.id for c in tops)
         with self._announcing():
-            self._append_top(tops, tail=True)
+            self._add_page(tops, tail=True)
         return True
 
     def _close_gap_below(self, tops: list[Conversation]) -> None:
         self._forks.read(c.id for c in tops)
         with self._announcing():
-            self._append_top(tops, tail=True)
+            self._add_page(tops, tail=True)
             gap = self._gap_row()
             if gap >= 0:
                 self._remove_rows(gap, 1)

@@ -12,7 +12,7 @@ MAX_INDENT = 3
 
 
 class Node:
-    __slots__ = ("children", "conv", "depth", "expanded", "key", "parent", "row")
+    __slots__ = ("__weakref__", "children", "conv", "depth", "expanded", "key", "parent", "row")
 
     def __init__(self, key: int, conv: Conversation | None, parent: Node | None) -> None:
         self.key = key

@@ -90,6 +90,8 @@ class ConversationTree(QStringListModel):
         self._clear_nodes()
 
     def _clear_nodes(self) -> None:
+        for node in getattr(self, "_nodes", {}).values():
+            _unlink(node)  # (the pages read are kept out of the collector: no cycles left)
         #: Each node's group and second line, for the conversation value they were made
         #: from, today (the dates in them change at midnight): painting asks often.
         self._groups: dict[int, tuple[Conversation, str]] = {}
@@ -161,6 +163,7 @@ class ConversationTree(QStringListModel):
             del self._by_id[node.id]
         for child in node.children or ():
             self._forget(child)
+        _unlink(node)
 
     def _children_of(self, node: Node) -> list[Node]:
         if node.children is None:
@@ -783,6 +786,14 @@ class ConversationTree(QStringListModel):
         self._top.extend(self._make(c, self._root) for c in convs)
         renumber(self._top)
         self._reset_rows(self._layout(tail_from))
+
+
+def _unlink(node: Node) -> None:
+    """Break a dropped node's links to its parent and children (a node is kept out of
+    the collector once its page is read: reference counting must free it)."""
+    if node.depth >= 0:
+        node.parent = None
+        node.children = None
 
 
 def _other_row_value(item: str | Gap, role: int) -> Any:
