@@ -146,6 +146,10 @@ def copy_history(
         raise
     if dest_kind == "postgresql":
         _move_sequences(dest)
+        # The planner's statistics of what was just copied: without them PostgreSQL takes
+        # the tables for empty until autovacuum's next pass, and the sidebar's first page
+        # of a folder scans every conversation (10,000: 70-330 ms against 1 ms; issue 26).
+        execute_sql(dest, "ANALYZE")
     return copied
 
 

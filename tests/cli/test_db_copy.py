@@ -211,6 +211,21 @@ def test_the_copied_history_answers_the_command_line(
         assert max(row[0] for row in dump(pg)[1]) > max(row[0] for row in rows[1])
 
 
+def test_a_copy_to_postgresql_leaves_the_planner_its_statistics(
+    cli: Cli, tmp_path: Path, pg_url: str
+) -> None:
+    """Without them the planner takes the copied tables for empty (a folder's first page
+    then scans every conversation) until autovacuum comes by; ``last_analyze`` is set
+    only by an ANALYZE run by hand, not by autovacuum's."""
+    _fill(cli, tmp_path)
+    cli.ok("db", "copy", "--to", pg_url)
+    with open_store(pg_url) as pg:
+        analyzed = pg.database.execute_sql(  # type: ignore[attr-defined]
+            "SELECT relname FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL"
+        ).fetchall()
+    assert {"conversation", "event", "tag"} <= {row[0] for row in analyzed}
+
+
 def test_status_of_the_sqlite_file(cli: Cli, tmp_path: Path) -> None:
     rows = _fill(cli, tmp_path)
     status = cli.ok("db", "status").out.splitlines()
