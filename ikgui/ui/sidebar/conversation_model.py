@@ -494,7 +494,9 @@ class ConversationListModel(ConversationTree):
         self._parents.pop(conv_id, None)
         old = node.conv if node is not None else None
         for known in (conv, old):  # a fork changed: its parent's forks are read again
-            self._forks.forget(conv_id, known.parent if known is not None else None)
+            self._forks.forget(known.parent if known is not None else None)
+        if conv is None or not self._matches(conv):
+            self._forks.forget(conv_id)  # (its own forks, read ahead, stay good otherwise)
         if node is not None:
             if conv is None or not self._matches(conv):
                 self.reload()  # its forks may become top-level rows

@@ -557,7 +557,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
     def _fill_tags(self, *, folders: bool = True) -> None:
         if self.model.pages_held:  # the window's start-up: counted (every tag row) after
             return  # its first paint, by release_pages
-        self.tag_filters.refresh(self.model.trashed)
+        self.tag_filters.refresh(self.model.trashed, self.folders.folder)
         if folders:
             self._fill_folders()
         if self.manage_dialog is not None:

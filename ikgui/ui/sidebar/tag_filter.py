@@ -201,9 +201,11 @@ class TagFilterControl(QObject):
             self.chosen = chosen
             self.changed.emit(chosen)
 
-    def refresh(self, trashed: bool) -> None:
-        """Counts among the rows shown (the box) and of each chosen tag (the chips)."""
-        within = self._store.tag_counts(self.chosen, trashed=trashed)
+    def refresh(self, trashed: bool, folder: str = "") -> None:
+        """Counts among the rows shown (the box: within the chosen ``folder`` too, its
+        subtree) and of each chosen tag (the chips)."""
+        scope = tuple(sorted({*self.chosen, folder})) if folder else self.chosen
+        within = self._store.tag_counts(scope, trashed=trashed)
         self.box.set_counts(within, self.chosen)
         if not self.chosen:
             self.chips.set_tags([], 0)

@@ -1,0 +1,52 @@
+"""With a folder chosen, the tag box counts the conversations in the folder (its subtree),
+as the list shows them: a tag's count is what choosing it would leave (issue 26)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from ikgui.domain.events import Conversation
+from ikgui.storage import open_store
+from ikgui.ui.sidebar.panel import ConversationSidebar
+from tests.support.sidebar_rows import top_ids
+
+
+def box_counts(bar: ConversationSidebar) -> dict[str, str]:
+    box = bar.tag_filter
+    return {box.itemData(i): box.itemText(i) for i in range(1, box.count()) if box.itemData(i)}
+
+
+def test_the_tag_boxs_counts_are_the_chosen_folders(tmp_path: Path, qtbot: QtBot) -> None:
+    store = open_store(tmp_path / "ikgui.db")
+    now = time.time()
+    tagged = {
+        "c1": ("work/acme", "urgent"),
+        "c2": ("work/beta", "urgent"),
+        "c3": ("work/acme",),
+        "c4": ("home", "urgent"),
+        "c5": ("home", "urgent"),
+        "c6": ("home", "urgent"),
+    }
+    for n, (conv_id, tags) in enumerate(tagged.items()):
+        at = now - n * 60
+        store.insert_conversation(Conversation(conv_id, created_at=at, updated_at=at, tags=tags))
+    bar = ConversationSidebar(store)
+    qtbot.addWidget(bar)
+    bar.resize(300, 720)
+    bar.show()
+    try:
+        assert box_counts(bar)["urgent"] == "#urgent  (5)"  # everywhere
+        bar.folders.choose("folder", "work")
+        qtbot.waitUntil(lambda: sorted(top_ids(bar.model)) == ["c1", "c2", "c3"])
+        counts = box_counts(bar)
+        assert counts["urgent"] == "#urgent  (2)"  # in work/… only
+        assert "home" not in counts  # no conversation of the folder has it
+        bar.folders.choose("all", "")
+        qtbot.waitUntil(lambda: len(top_ids(bar.model)) == 6)
+        assert box_counts(bar)["urgent"] == "#urgent  (5)"
+    finally:
+        bar.close()
+        store.close()
