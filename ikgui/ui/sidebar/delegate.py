@@ -281,9 +281,11 @@ class ConversationDelegate(QStyledItemDelegate):
         rows it heads; the space above it parts it from the group before)."""
         fonts = self.fonts(opt.font)
         palette: QPalette = opt.palette
-        ink = mix(
-            palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.4
-        )
+        # (A header is not a conversation: no item flags, so the style hands it the
+        # palette's disabled colours; its text takes the active ones, muted.)
+        active = QPalette.ColorGroup.Active
+        ground = palette.color(active, QPalette.ColorRole.Base)
+        ink = mix(palette.color(active, QPalette.ColorRole.Text), ground, 0.4)
         height = fonts.small_bold_fm.height()
         area = QRect(
             opt.rect.left() + INDENT + PAD_X,
@@ -292,7 +294,7 @@ class ConversationDelegate(QStyledItemDelegate):
             height,
         )
         painter.save()
-        painter.fillRect(opt.rect, palette.base())
+        painter.fillRect(opt.rect, ground)
         painter.setFont(fonts.small_bold)
         painter.setPen(ink)
         text = fonts.small_bold_fm.elidedText(text, Qt.TextElideMode.ElideRight, area.width())
