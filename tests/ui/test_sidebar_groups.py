@@ -2,7 +2,7 @@
 """Rows that read well and pins (issue 12, items 1 and 2), on a real SQLite file: the row
 says ``agent · N msgs · date`` (the id only in its tooltip and "Copy id"), top-level rows
 fall under Pinned / Today / Yesterday / Previous 7 days / Previous 30 days / month
-headers painted above each group's first row, and pinned rows stay first — through the
+headers (rows of their own, above each group's first row), and pinned rows stay first — through the
 real window's menus and Ctrl+P, and after a restart."""
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ikgui.ui.sidebar.conversation_model import (
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url
+from tests.support.sidebar_rows import child, headers, top, top_rows
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, write_config
 
@@ -65,7 +66,13 @@ def _sidebar(qtbot: QtBot, store: SqliteStore) -> ConversationSidebar:
 
 
 def _tops(bar: ConversationSidebar) -> list[QModelIndex]:
-    return [bar.model.index(r, 0) for r in range(bar.model.rowCount())]
+    return top_rows(bar.model)
+
+
+def _header_above(bar: ConversationSidebar, row: QModelIndex) -> str | None:
+    """The group header shown right above a top-level row (a header is a row of its own)."""
+    above = bar.model.index(row.row() - 1, 0)
+    return above.data(HeaderRole) if above.isValid() else None
 
 
 def test_rows_are_grouped_under_date_headers(store: SqliteStore, qtbot: QtBot) -> None:
@@ -93,7 +100,7 @@ def test_rows_are_grouped_under_date_headers(store: SqliteStore, qtbot: QtBot) -
         "chat-old2",
     ]
     old_month = date_group(_local_noon(70), now)
-    assert [r.data(HeaderRole) for r in rows] == [
+    assert [_header_above(bar, r) for r in rows] == [
         "Today",
         None,
         "Yesterday",
@@ -106,18 +113,21 @@ def test_rows_are_grouped_under_date_headers(store: SqliteStore, qtbot: QtBot) -
     yesterday = rows[2]
     assert yesterday.data(RelativeTimeRole) == "Yesterday"
     assert yesterday.data(DetailRole) == "coder · 1 message · Yesterday"  # no id on the row
-    fork = bar.model.index(0, 0, yesterday)
-    assert fork.data(IdRole) == "chat-fork" and fork.data(HeaderRole) is None
-    # The header is painted above the group's first row: that row is taller.
+    assert [h for h in (_header_above(bar, r) for r in rows) if h] == headers(bar.model)
+    # The header is a row of its own above the group's first row, as tall as a row.
     view = bar.view
-    assert view.visualRect(rows[0]).height() > view.visualRect(rows[1]).height()
-    assert view.visualRect(rows[2]).height() == view.visualRect(rows[0]).height()
+    header = view.visualRect(bar.model.index(rows[0].row() - 1, 0))
+    assert header.height() == view.visualRect(rows[0]).height()
+    assert header.bottom() < view.visualRect(rows[0]).top()
+    assert view.visualRect(rows[2]).height() == view.visualRect(rows[1]).height()
+    fork = child(bar.model, yesterday, 0)
+    assert fork.data(IdRole) == "chat-fork" and fork.data(HeaderRole) is None
 
 
 def test_the_id_is_in_the_tooltip_and_copy_id(store: SqliteStore, qtbot: QtBot) -> None:
     _add(store, "chat-ab12", time.time() - 60, agent="coder")
     bar = _sidebar(qtbot, store)
-    row = bar.model.index(0, 0)
+    row = top(bar.model, 0)
     assert "chat-ab12" in row.data(Qt.ItemDataRole.ToolTipRole)
     assert "chat-ab12" not in row.data(DetailRole)
     menu = bar.menu_for(row)
@@ -138,7 +148,7 @@ def test_a_pinned_row_is_listed_first_under_pinned(store: SqliteStore, qtbot: Qt
     bar = _sidebar(qtbot, store)
     rows = _tops(bar)
     assert rows[0].data(IdRole) == "chat-0240"
-    assert [r.data(HeaderRole) for r in rows[:2]] == ["Pinned", date_group(now - 60, now)]
+    assert [_header_above(bar, r) for r in rows[:2]] == ["Pinned", date_group(now - 60, now)]
     bar.model.fetch_all()
     ids = [r.data(IdRole) for r in _tops(bar)]
     assert len(ids) == 250 and ids.count("chat-0240") == 1 and ids[0] == "chat-0240"
@@ -147,7 +157,7 @@ def test_a_pinned_row_is_listed_first_under_pinned(store: SqliteStore, qtbot: Qt
     bar.reload()
     ids = [r.data(IdRole) for r in _tops(bar)]
     assert ids[0] == "chat-0000" and ids.index("chat-0240") == 240
-    assert bar.model.index(0, 0).data(HeaderRole) != "Pinned"
+    assert _header_above(bar, top(bar.model, 0)) != "Pinned"
 
 
 # -- through the window ------------------------------------------------------------------
@@ -183,8 +193,8 @@ async def test_pins_from_the_menu_and_ctrl_p_stay_first_after_a_restart(
         assert bar.pinning
         _trigger(bar.menu_for(bar.model.reveal("chat-cccc")), "pinAction")
         assert _ids(bar)[:2] == ["chat-cccc", "chat-aaaa"]
-        assert bar.model.index(0, 0).data(HeaderRole) == "Pinned"
-        assert bar.model.index(1, 0).data(HeaderRole) == "Today"
+        assert _header_above(bar, top(bar.model, 0)) == "Pinned"
+        assert _header_above(bar, top(bar.model, 1)) == "Today"
         assert "Pinned 1 conversation" in win.statusBar().currentMessage()
         menu = bar.menu_for(bar.model.reveal("chat-cccc"))
         assert menu is not None and "unpinAction" in [a.objectName() for a in menu.actions()]
@@ -206,7 +216,7 @@ async def test_pins_from_the_menu_and_ctrl_p_stay_first_after_a_restart(
     try:
         bar = win.sidebar
         assert _ids(bar) == ["chat-cccc", "chat-dddd", "chat-aaaa", "chat-bbbb"]
-        assert [bar.model.index(r, 0).data(HeaderRole) for r in range(4)] == [
+        assert [_header_above(bar, top(bar.model, r)) for r in range(4)] == [
             "Pinned",
             None,
             "Today",
