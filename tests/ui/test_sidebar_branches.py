@@ -13,7 +13,9 @@ from ikgui.domain.events import Kind
 from ikgui.domain.session.session import Session
 from ikgui.storage import SqliteStore
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, DetailRole
+from ikgui.ui.sidebar.delegate import indent_of
 from ikgui.ui.sidebar.tree import MAX_INDENT
+from tests.support.sidebar_rows import child_ids
 from tests.ui.test_sidebar import db_path, store
 from tests.ui.test_sidebar_model import recheck, show
 
@@ -30,7 +32,8 @@ def test_a_fork_row_counts_carried_and_own_messages(store: SqliteStore, qtbot: Q
     session.append(Kind.ASSISTANT, "yours")
     model = ConversationListModel(store)
     model.fetchMore(QModelIndex())
-    show(qtbot, model).expandAll()
+    show(qtbot, model)
+    model.expand_all()
     row = model.reveal(fork.id)
     qtbot.waitUntil(lambda: "5 messages · 2 in this branch" in str(row.data(DetailRole)))
     assert "carried" in str(row.data(Qt.ItemDataRole.AccessibleTextRole))
@@ -51,10 +54,11 @@ def test_indentation_stops_after_three_levels(
     qtmodeltester.check(model)
     model.fetchMore(QModelIndex())
     view = show(qtbot, model)
-    view.expandAll()
+    model.expand_all()
     rows = [model.reveal(conv_id) for conv_id in chain]
     assert all(row.isValid() for row in rows)
-    lefts = [view.visualRect(row).left() for row in rows]
+    # where each row's content starts (the delegate indents it: the rows are a flat list)
+    lefts = [view.visualRect(row).left() + indent_of(row) for row in rows]
     assert lefts[0] < lefts[1] < lefts[2] < lefts[3]
     assert lefts[3:] == [lefts[3]] * (len(chain) - 3)  # no further indent
     details = [str(row.data(DetailRole)) for row in rows]
@@ -62,12 +66,16 @@ def test_indentation_stops_after_three_levels(
     assert store.get_conversation(chain[4]).title == "↳ Deep thoughts · branch 1.1.1.1"  # type: ignore[union-attr]
     assert details[5].startswith("branch of “branch 1.1.1.1” · ")
     # the unindented forks follow each other, each after its parent
-    assert [r.row() for r in rows[3:]] == [0, 1, 2, 3]
+    assert child_ids(model, rows[2]) == chain[3:]
+    assert [r.row() for r in rows[3:]] == [rows[2].row() + n for n in (1, 2, 3, 4)]
+    assert all(model.parent_row(r) == rows[2] for r in rows[3:])
     # a new deep fork appears in its place after a refresh
     session.open(chain[4])
     extra = session.fork().id
     model.refresh(extra)
-    assert model.reveal(extra).row() == 4  # after its older sibling's subtree
+    # after its older sibling's subtree
+    assert child_ids(model, model.reveal(chain[2])) == [*chain[3:], extra]
+    assert model.reveal(extra).row() == model.reveal(chain[2]).row() + 5
     recheck(model)
     model.reload()
     assert model.reveal(chain[-1]).isValid()

@@ -14,11 +14,13 @@ from ikgui.domain.events import BRANCH_COMPARE, BRANCH_EDIT, BRANCH_RETRY, Kind
 from ikgui.domain.session.session import Session
 from ikgui.storage import SqliteStore
 from ikgui.ui.sidebar.conversation_model import DetailRole, IdRole
+from ikgui.ui.sidebar.delegate import INDENT
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.sidebar.rows import BranchRole, VersionsRole
 from ikgui.ui.sidebar.titles import fit_branch_title, shown_title
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.sidebar_rows import row_ids
 from tests.support.waiting import wait_until
 from tests.support.wire_server import WireServer
 from tests.ui.styled import app_styled
@@ -31,12 +33,7 @@ __all__ = ["db_path", "make_sidebar", "store", "window", "wire_server", "wire_se
 
 def _shown_rows(sidebar: ConversationSidebar) -> list[str]:
     """The ids of the rows a user sees, top to bottom (collapsed rows hide theirs)."""
-    view, found = sidebar.view, []
-    index = view.model().index(0, 0)
-    while index.isValid():
-        found.append(str(index.data(IdRole)))
-        index = view.indexBelow(index)
-    return found
+    return row_ids(sidebar.model)
 
 
 def _family(store: SqliteStore) -> tuple[str, str, str, str, str]:
@@ -173,7 +170,7 @@ def test_a_selected_row_with_versions_shows_it_can_open(
         sidebar.set_current(edit)
         view = sidebar.view
         index = view.currentIndex()
-        assert index.data(IdRole) == root and not view.isExpanded(index)
+        assert index.data(IdRole) == root and not sidebar.model.is_expanded(index)
 
         def arrow_ink() -> int:
             """How many dark pixels the row's arrow cell has (the light theme's text)."""
@@ -181,7 +178,7 @@ def test_a_selected_row_with_versions_shows_it_can_open(
             row = view.visualRect(index)
             return sum(
                 image.pixelColor(x, y).lightness() < 128
-                for x in range(2, view.indentation() - 2)
+                for x in range(2, INDENT - 2)  # a top-level row's arrow cell
                 for y in range(max(row.top(), 0), row.bottom())
             )
 
