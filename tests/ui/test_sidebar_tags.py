@@ -17,8 +17,9 @@ from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
 from ikgui.storage import SqliteStore, open_store
-from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
+from ikgui.ui.sidebar.conversation_model import IdRole
 from ikgui.ui.sidebar.panel import ConversationSidebar
+from tests.support.sidebar_rows import top_ids
 
 
 @pytest.fixture
@@ -49,10 +50,6 @@ def sidebar(qtbot: QtBot, store: SqliteStore) -> ConversationSidebar:
     bar.show()
     qtbot.waitExposed(bar)
     return bar
-
-
-def top_ids(model: ConversationListModel) -> list[str]:
-    return [model.index(r, 0).data(IdRole) for r in range(model.rowCount())]
 
 
 def row_of(bar: ConversationSidebar, conv_id: str) -> QModelIndex:
