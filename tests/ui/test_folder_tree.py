@@ -22,6 +22,7 @@ from ikgui.ui.sidebar.folders import FOLDER_MIME, KindRole, PathRole, conversati
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url
+from tests.support.sidebar_rows import top_ids
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, write_config
 
@@ -49,8 +50,7 @@ async def seeded_window(tmp_path: Path, url: str) -> MainWindow:
 
 
 def listed(bar: ConversationSidebar) -> list[str]:
-    model = bar.model
-    return [model.index(r, 0).data(Qt.ItemDataRole.UserRole + 2) for r in range(model.rowCount())]
+    return top_ids(bar.model)
 
 
 def tags_of(win: MainWindow) -> dict[str, tuple[str, ...]]:
