@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest_asyncio
-from PySide6.QtCore import QAbstractItemModel, QEvent, QModelIndex, Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QHelpEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -26,9 +26,11 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from ikgui.ui.plain import action_text, error_box, tooltip
-from ikgui.ui.sidebar.rows import IdRole, SnippetRole, TitleRole
+from ikgui.ui.sidebar.rows import SnippetRole, TitleRole
+from ikgui.ui.sidebar.tree import ConversationTree
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import wire_server, wire_server_session
+from tests.support.sidebar_rows import row_ids
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, quiet, reply, write_config
@@ -182,18 +184,11 @@ async def test_hostile_strings_are_shown_as_plain_text_everywhere(
         await quiet(win)
 
 
-def loaded_ids(model: QAbstractItemModel) -> list[str]:
-    """Every conversation with a row (loaded so far), depth first."""
-    out: list[str] = []
-
-    def walk(parent: QModelIndex) -> None:
-        for row in range(model.rowCount(parent)):
-            index = model.index(row, 0, parent)
-            out.append(index.data(IdRole))
-            walk(index)
-
-    walk(QModelIndex())
-    return out
+def loaded_ids(model: ConversationTree) -> list[str]:
+    """Every conversation loaded so far, depth first (each row expanded, so that its forks
+    have rows of their own)."""
+    model.expand_all()
+    return row_ids(model)
 
 
 async def test_sidebar_rows_window_title_and_tooltip_reveal_bidi_and_escape_html(
