@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCursor, QTextFrameFormat
-from PySide6.QtWidgets import QLineEdit, QTreeView
+from PySide6.QtWidgets import QLineEdit, QListView
 from pytestqt.qtbot import QtBot
 
 from ikgui.ui.sidebar.rows import DetailRole, EventIdRole
@@ -179,21 +179,21 @@ async def test_a_search_hit_on_a_rewound_or_cleared_message_shows_it(
 async def search_and_open(qtbot: QtBot, win: MainWindow, words: str) -> int:
     """Search in the sidebar and click the (one) hit; returns the hit's event id."""
     search = win.sidebar.findChild(QLineEdit, "conversationSearch")
-    tree = win.sidebar.findChild(QTreeView, "conversationList")
+    listing = win.sidebar.findChild(QListView, "conversationList")
     search.clear()
     qtbot.keyClicks(search, words)
     await wait_until(
         lambda: (
-            tree.model().rowCount() == 1
-            and isinstance(tree.model().index(0, 0).data(EventIdRole), int)
+            listing.model().rowCount() == 1
+            and isinstance(listing.model().index(0, 0).data(EventIdRole), int)
         )
     )
-    index = tree.model().index(0, 0)
+    index = listing.model().index(0, 0)
     qtbot.mouseClick(
-        tree.viewport(), Qt.MouseButton.LeftButton, pos=tree.visualRect(index).center()
+        listing.viewport(), Qt.MouseButton.LeftButton, pos=listing.visualRect(index).center()
     )
     await settle(win)
-    return int(tree.model().index(0, 0).data(EventIdRole))
+    return int(listing.model().index(0, 0).data(EventIdRole))
 
 
 def conv_context(home: Path, conv_id: str) -> list[dict[str, str]]:
