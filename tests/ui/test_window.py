@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from PySide6.QtCore import QPoint, Qt, QUrl
-from PySide6.QtWidgets import QComboBox, QLineEdit, QTreeView
+from PySide6.QtWidgets import QComboBox, QLineEdit, QListView
 from pytestqt.qtbot import QtBot
 
 from ikgui.app.root import build_window
@@ -18,6 +18,7 @@ from ikgui.storage import open_store
 from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url, wire_server, wire_server_session
+from tests.support.sidebar_rows import child_ids
 from tests.support.wire_server import Reply, WireServer
 from tests.ui.conftest import wait_until
 
@@ -181,16 +182,13 @@ async def test_fork_shows_the_child_under_its_parent(
     notice = "Forked from “root question”  ·  Branches"  # by title (issue 12 item 3)
     assert texts(window)[-3:] == ["root question", "root reply", notice]
     await wait_until(lambda: _child_ids(window.sidebar.model, parent) == [child])
-    assert window.sidebar.model.index_of(child).parent().data(IdRole) == parent
+    model = window.sidebar.model
+    assert model.parent_row(model.index_of(child)).data(IdRole) == parent
 
 
 def _child_ids(model: ConversationListModel, parent_id: str) -> list[str]:
     index = model.index_of(parent_id)
-    if not index.isValid():
-        return []
-    if model.canFetchMore(index):
-        model.fetchMore(index)
-    return [model.index(r, 0, index).data(IdRole) for r in range(model.rowCount(index))]
+    return child_ids(model, index) if index.isValid() else []
 
 
 async def test_editing_the_working_prompt_gives_exactly_one_notice(
@@ -248,10 +246,11 @@ async def test_rename_and_tag_from_the_sidebar_and_search(
     window.toolbar_actions["actionNew"].trigger()
     await settle(window)
     qtbot.keyClicks(search, "borealis")
-    tree = window.sidebar.findChild(QTreeView, "conversationList")
+    listing = window.sidebar.findChild(QListView, "conversationList")
     await wait_until(
         lambda: (
-            tree.model().rowCount() >= 1 and "Sky photos" in str(tree.model().index(0, 0).data())
+            listing.model().rowCount() >= 1
+            and "Sky photos" in str(listing.model().index(0, 0).data())
         )
     )
 

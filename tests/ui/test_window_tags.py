@@ -19,6 +19,7 @@ from ikgui.storage import open_store
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from ikgui.ui.window.main_window import MainWindow
 from tests.support.fixtures import closed_url
+from tests.support.sidebar_rows import top_ids
 from tests.ui.conftest import wait_until
 from tests.ui.test_window import closed, opened, write_config
 
@@ -53,8 +54,7 @@ def _trash(win: MainWindow) -> list[Conversation]:
 
 
 def _rows(bar: ConversationSidebar) -> list[str]:
-    model = bar.model
-    return [model.index(r, 0).data(Qt.ItemDataRole.UserRole + 2) for r in range(model.rowCount())]
+    return top_ids(bar.model)
 
 
 async def test_manage_tags_renames_merges_and_deletes_everywhere(
