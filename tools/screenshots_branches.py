@@ -169,7 +169,7 @@ async def shoot(home: Path, theme: str, out: Path, shown: str, chain: str) -> No
     try:
         save(window, out / f"branches-window-{theme}.png")
         sidebar = window.sidebar
-        sidebar.view.expand(sidebar.model.family_of(sidebar.view.currentIndex()))
+        sidebar.model.expand(sidebar.model.family_of(sidebar.view.currentIndex()))
         await settled()
         save(sidebar, out / f"branches-sidebar-{theme}.png")
         window.toolbar_actions["actionBranches"].trigger()
@@ -181,7 +181,7 @@ async def shoot(home: Path, theme: str, out: Path, shown: str, chain: str) -> No
         view.close()
         window.open_conversation(chain)
         await settled()
-        sidebar.view.expandAll()
+        sidebar.model.expand_all()
         await settled()
         save(sidebar, out / f"fork-tree-{theme}.png")
     finally:
