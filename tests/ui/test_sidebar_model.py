@@ -27,7 +27,7 @@ from ikgui.ui.sidebar.conversation_model import ConversationListModel, IdRole
 from ikgui.ui.sidebar.delegate import ConversationDelegate
 from ikgui.ui.sidebar.node import Node
 from ikgui.ui.sidebar.search import SearchResultsModel
-from ikgui.ui.sidebar.view import ConversationTreeView
+from ikgui.ui.sidebar.view import ConversationListView
 from tests.support.sidebar_rows import child_ids, top, top_ids
 from tests.ui.test_sidebar import HOUR, NOW, add, db_path, store
 
@@ -48,10 +48,10 @@ def recheck(model: QAbstractItemModel) -> None:
         assert model._rows == model._layout(tail_from)
 
 
-def show(qtbot: QtBot, model: QAbstractItemModel) -> ConversationTreeView:
+def show(qtbot: QtBot, model: QAbstractItemModel) -> ConversationListView:
     """The sidebar's view and delegate over ``model``, shown (it asks for rows, fetches
     pages and expands rows as the sidebar's does)."""
-    view = ConversationTreeView()
+    view = ConversationListView()
     view.setItemDelegate(ConversationDelegate(view))
     view.setModel(model)
     qtbot.addWidget(view)

@@ -46,7 +46,7 @@ from ikgui.ui.sidebar.searching import SidebarSearching, results_text
 from ikgui.ui.sidebar.selection import SidebarSelection
 from ikgui.ui.sidebar.tag_filter import TagFilterControl
 from ikgui.ui.sidebar.trash_bar import TrashController
-from ikgui.ui.sidebar.view import ConversationTreeView
+from ikgui.ui.sidebar.view import ConversationListView
 
 if TYPE_CHECKING:
     from ikgui.ui.sidebar.tag_editor import TagEditorDialog
@@ -161,7 +161,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
         #: Made first: the list, born in it, is never moved (a move lays it out).
         self.list_area = QWidget(self)
         self.list_area.setObjectName("conversationListArea")
-        self.view = ConversationTreeView(self.list_area)
+        self.view = ConversationListView(self.list_area)
         self.delegate = ConversationDelegate(self.view)
         self.view.setItemDelegate(self.delegate)
         self.view.setModel(self.model)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ikgui.domain.ports import Store
     from ikgui.ui.sidebar.conversation_model import ConversationListModel
     from ikgui.ui.sidebar.search import SearchResultsModel
-    from ikgui.ui.sidebar.view import ConversationTreeView
+    from ikgui.ui.sidebar.view import ConversationListView
 
 
 #: Hits read per search; one more is asked for, to know whether there are more.
@@ -51,7 +51,7 @@ class SidebarSearching:
     """Mixed into :class:`~ikgui.ui.sidebar.panel.ConversationSidebar`."""
 
     # Provided by ConversationSidebar:
-    view: ConversationTreeView
+    view: ConversationListView
     model: ConversationListModel
     search_model: SearchResultsModel
     search_box: QLineEdit

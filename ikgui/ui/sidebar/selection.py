@@ -19,12 +19,12 @@ if TYPE_CHECKING:
     from ikgui.ui.sidebar.folders import FolderTree
     from ikgui.ui.sidebar.manage_tags import ManageTagsDialog
     from ikgui.ui.sidebar.tag_editor import TagEditorDialog
-    from ikgui.ui.sidebar.view import ConversationTreeView
+    from ikgui.ui.sidebar.view import ConversationListView
 
 
 class SidebarSelection:
     # Provided by ConversationSidebar:
-    view: ConversationTreeView
+    view: ConversationListView
     _store: Store
     _tag_dialog: TagEditorDialog | None
     manage_dialog: ManageTagsDialog | None

@@ -46,7 +46,7 @@ from ikgui.ui.sidebar.tree import ConversationTree
 PIN_KEY = QKeySequence("Ctrl+P")
 
 
-class ConversationTreeView(QListView):
+class ConversationListView(QListView):
     activation_requested = Signal(QModelIndex)  # Enter / Return on the current row
     delete_requested = Signal(QModelIndex)  # the Delete key on the current row
     menu_requested = Signal(QModelIndex, QPoint)  # the row and a global position
