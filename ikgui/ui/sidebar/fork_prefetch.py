@@ -1,9 +1,8 @@
 """The forks of the rows a page (or a reload) brings, read in one query before the view
 asks.
 
-A tree view asks ``hasChildren`` of every row it lays out; answered one row at a time,
-that is one store query per row of each new page (a few hundred at a send start or a
-page step deep in the list). :class:`ForkPrefetch` reads the forks of all of a batch's
+The list paints each row's arrow when it has forks; answered one row at a time, that is
+one store query per row painted (a screenful at each page step). :class:`ForkPrefetch` reads the forks of all of a batch's
 rows with ``Store.children_of`` and hands each row's list out once; a row whose forks
 may have changed since (a fork was added, trashed, tagged...) is forgotten, and its
 next ask reads the store again.
