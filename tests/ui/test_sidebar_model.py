@@ -263,3 +263,34 @@ def test_rows_kept_out_of_the_collector_are_freed_when_dropped(
     assert nodes[1]() is None
     model.set_filter(tag="home")  # every node made again
     assert nodes[0]() is None
+
+
+@TESTERS
+def test_a_reload_keeps_the_gap_while_rows_stand_below_it_and_drops_it_after(
+    store: SqliteStore, qtbot: QtBot, qtmodeltester: ModelTester, python_tester: bool
+) -> None:
+    with store.transaction():
+        for i in range(200):
+            add(store, f"chat-{i:04d}", ago=i * 60.0)
+    model = ConversationListModel(store, page_size=30)
+    qtmodeltester.check(model, force_py=python_tester)
+    show(qtbot, model)
+    model.pages_held = True
+    model.fetch_tail()
+    assert model.gap
+    first = top_ids(model)[: top_ids(model).index("chat-0170")]
+    assert len(first) < 170  # (the gap stands for the rest)
+    for i in range(170, 200):  # every row below the gap trashed: the next oldest show there
+        store.update_conversation(f"chat-{i:04d}", trashed_at=NOW)
+    model.reload()
+    recheck(model)
+    assert model.gap and top_ids(model)[-1] == "chat-0169"
+    assert top_ids(model)[len(first)] == "chat-0140"  # right below the gap
+    for i in range(len(first), 170):  # then everything after the first page
+        store.update_conversation(f"chat-{i:04d}", trashed_at=NOW)
+    model.reload()
+    recheck(model)
+    assert not model.gap
+    model.pages_held = False
+    model.fetch_all()
+    assert top_ids(model) == first

@@ -581,6 +581,7 @@ class ConversationListModel(ConversationTree):
         if not self._sync(self._root, tops):
             self._reset_top(tops, tail_from)
             return
+        self._drop_empty_gap()
         self._fix_headers()
         nested_parents = {c.parent for c in page if c.parent is not None}
         for node in list(self._by_id.values()):

@@ -2,10 +2,10 @@
 asks.
 
 The list paints each row's arrow when it has forks; answered one row at a time, that is
-one store query per row painted (a screenful at each page step). :class:`ForkPrefetch` reads the forks of all of a batch's
-rows with ``Store.children_of`` and hands each row's list out once; a row whose forks
-may have changed since (a fork was added, trashed, tagged...) is forgotten, and its
-next ask reads the store again.
+one store query per row painted (a screenful at each page step). :class:`ForkPrefetch`
+reads the forks of all of a batch's rows with ``Store.children_of`` and hands each row's
+list out once; a row whose forks may have changed since (a fork was added, trashed,
+tagged...) is forgotten, and its next ask reads the store again.
 """
 
 from __future__ import annotations

@@ -722,7 +722,9 @@ class ConversationTree(QStringListModel):
             for at in (target, target + 1, after.row if after is not None else -1):
                 self._fix_header(at)
 
-    def _detach(self, node: Node) -> None:
+    def _detach(self, node: Node, *, keep_gap: bool = False) -> None:
+        """Remove ``node`` and its rows; the gap goes with the last row below it (unless
+        ``keep_gap``: a sync puts rows back below it)."""
         parent = node.parent
         assert parent is not None and parent.children is not None
         at = node.row
@@ -738,11 +740,16 @@ class ConversationTree(QStringListModel):
         self._forget(node)
         if parent is self._root:
             self._fix_header(at)
-            if self._rows and self._rows[-1] is GAP:
-                self._remove_rows(len(self._rows) - 1, 1)
-                self._tail_gone()
+            if not keep_gap:
+                self._drop_empty_gap()
         else:
             self._changed(parent)
+
+    def _drop_empty_gap(self) -> None:
+        """The gap with no row below it stands for nothing: it goes."""
+        if self._rows and self._rows[-1] is GAP:
+            self._remove_rows(len(self._rows) - 1, 1)
+            self._tail_gone()
 
     def _sync(self, parent: Node, convs: list[Conversation]) -> bool:
         """Make ``parent``'s rows show ``convs`` in order by removing, moving and
@@ -754,7 +761,7 @@ class ConversationTree(QStringListModel):
         if len(gone) > MAX_MOVES:
             return False
         for gone_node in gone:
-            self._detach(gone_node)
+            self._detach(gone_node, keep_gap=True)
         moves = 0
         for target, conv in enumerate(convs):
             if target < len(kids) and kids[target].id == conv.id:
@@ -769,7 +776,7 @@ class ConversationTree(QStringListModel):
                 self._move_child(parent, node, target)
             else:
                 if node is not None:
-                    self._detach(node)  # it moves here from another parent
+                    self._detach(node, keep_gap=True)  # it moves here from another parent
                 node = self._insert_child(parent, conv, target)
             node.conv = conv
         if kids:
