@@ -71,7 +71,7 @@ from ikgui.ui.sidebar.tree import GAP, MAX_INDENT, AnyIndex, ConversationTree
 PAGE_SIZE = 100
 #: The most conversations one page reads (a page's rows are made in one step of the
 #: event loop: within a frame's budget, 16 ms, with the rows painted).
-MAX_PAGE = 200
+MAX_PAGE = 120
 #: The roles whose text says how many messages are in the context.
 _COUNTED_ROLES = frozenset(
     {DetailRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.AccessibleTextRole}
