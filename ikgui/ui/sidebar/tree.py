@@ -289,6 +289,10 @@ class ConversationTree(QStringListModel):
     def supportedDropActions(self) -> Qt.DropAction:
         return Qt.DropAction.IgnoreAction  # the list is only dragged from
 
+    def supportedDragActions(self) -> Qt.DropAction:
+        # Filing a conversation in a folder tags it: a copy (it stays in the list).
+        return Qt.DropAction.CopyAction
+
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         item = self._item(index)
         if item is None:
