@@ -161,6 +161,10 @@ def test_forks_are_nested_under_their_parents(
     assert model.has_children(root)
     assert not model.has_children(top(model, 0))
     assert root.data(ExpandedRole) is False and top(model, 0).data(ExpandedRole) is None
+    # a screen reader hears what a tree would say: the level, and what is under a row
+    spoken = str(root.data(Qt.ItemDataRole.AccessibleTextRole))
+    assert spoken.endswith("level 1, 2 rows under it, collapsed: Right shows them")
+    assert str(top(model, 0).data(Qt.ItemDataRole.AccessibleTextRole)).endswith("level 1")
     # children oldest first (by creation)
     assert child_ids(model, root) == ["chat-dead", "chat-fk01"]
     fork = child(model, root, 1)

@@ -69,7 +69,7 @@ def test_alternatives_fold_into_their_row_which_counts_the_versions(
     qtbot.waitUntil(lambda: top.data(VersionsRole) == 4)  # itself, 2 edits, a retry
     assert model.index_of(root).data(BranchRole) is None
     said = str(top.data(Qt.ItemDataRole.AccessibleTextRole))
-    assert said.endswith(", 4 versions (edited or retried), expand the row to list them")
+    assert ", 4 versions (edited or retried), expand the row to list them, level 1" in said
     assert [c.id for c in model.members(top)] == [root, edit, retry, again]
 
     # opening an edited version (an alternative of the edited turn) grows no row: the

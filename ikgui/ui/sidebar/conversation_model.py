@@ -126,11 +126,22 @@ class ConversationListModel(ConversationTree):
         value = row_value(conv, role, self._clock(), streaming, self._counts.of(conv), inherited)
         if role == Qt.ItemDataRole.AccessibleTextRole:
             versions = self.versions(node)
-            return f"{value}, {versions_said(versions)}" if versions else value
+            said = f"{value}, {versions_said(versions)}" if versions else value
+            return f"{said}, {self._nesting_said(node)}"
         if role != DetailRole:
             return value
         branch_of = self.branch_parent(index)
         return f"{branch_of_text(branch_of)} · {value}" if branch_of is not None else value
+
+    def _nesting_said(self, node: Node) -> str:
+        """Where the row is and what is under it, as a tree would say it (the list view
+        tells a screen reader neither)."""
+        said = f"level {node.depth + 1}"
+        kids = self._children_of(node)
+        if kids:
+            state = "expanded" if node.expanded else "collapsed: Right shows them"
+            said += f", {len(kids):,} {'row' if len(kids) == 1 else 'rows'} under it, {state}"
+        return said
 
     def _count_read(self, conv_id: str) -> None:
         self._changed(self._by_id.get(conv_id))
