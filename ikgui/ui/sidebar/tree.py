@@ -363,16 +363,22 @@ class ConversationTree(QStringListModel):
         if not 0 <= at < len(self._top):
             return
         row = self._row_of(self._top[at])
-        if row < 0:
-            return
+        if row >= 0:
+            self._settle_header(at, row)
+
+    def _settle_header(self, at: int, row: int) -> int:
+        """:meth:`_fix_header` of node ``at`` shown at ``row``; returns its row after."""
         wanted = self._header_wanted(at, row)
         has = row > 0 and isinstance(self._rows[row - 1], str)
         if wanted is None and has:
             self._remove_rows(row - 1, 1)
-        elif wanted is not None and not has:
+            return row - 1
+        if wanted is not None and not has:
             self._insert_rows(row, [wanted])
-        elif wanted is not None and self._rows[row - 1] != wanted:
+            return row + 1
+        if wanted is not None and self._rows[row - 1] != wanted:
             self._set_row(row - 1, wanted)
+        return row
 
     def _fix_headers(self) -> None:
         """Every header as it must be, in one pass (after a reload, at midnight): stray
@@ -391,18 +397,7 @@ class ConversationTree(QStringListModel):
                     if isinstance(self._rows[stray], str):
                         self._remove_rows(stray, 1)
                         probe -= 1
-            row = probe
-            wanted = self._header_wanted(at, row)
-            has = row > 0 and isinstance(self._rows[row - 1], str)
-            if wanted is None and has:
-                self._remove_rows(row - 1, 1)
-                row -= 1
-            elif wanted is not None and not has:
-                self._insert_rows(row, [wanted])
-                row += 1
-            elif wanted is not None and self._rows[row - 1] != wanted:
-                self._set_row(row - 1, wanted)
-            row += len(self._block(node))
+            row = self._settle_header(at, probe) + len(self._block(node))
         for stray in reversed(range(row, len(self._rows))):
             if isinstance(self._rows[stray], str):
                 self._remove_rows(stray, 1)
