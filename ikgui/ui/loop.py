@@ -79,6 +79,10 @@ def keep_long_lived() -> None:
     again and again (10,000 rows: a 20–60 ms pause as pages arrive, issue 26). The
     young generations are collected first, so the few cycles just made and dropped are
     freed rather than kept; what is frozen is still freed by reference counting, so
-    what freezes must not hold cycles once dropped (the sidebar's nodes break theirs)."""
-    gc.collect(1)
-    gc.freeze()
+    what freezes must not hold cycles once dropped (the sidebar's nodes break theirs).
+    Nothing while the collector is off: that is the start-up, whose young generations
+    hold everything made since (a collection of them would cost ~80 ms), and which
+    freezes it all once the window is painted (``ikgui.app.root``)."""
+    if gc.isenabled():
+        gc.collect(1)
+        gc.freeze()
