@@ -93,7 +93,8 @@ class ConversationListView(QListView):
         super().setModel(model)
         if model is not None:
             for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
-                signal.connect(self._gap_check.start)
+                # (once: the list and the search results take turns as the model)
+                signal.connect(self._gap_check.start, Qt.ConnectionType.UniqueConnection)
 
     def dataChanged(
         self,
