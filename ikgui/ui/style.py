@@ -175,6 +175,7 @@ def style_sheet(palette: QPalette) -> str:
     # Style sheets load images by path: tinted copies served from memory.
     values["chevron"] = tinted.path("chevron-down", colors["muted"])
     values["chevron_disabled"] = tinted.path("chevron-down", _mix(colors["muted"], window, 0.5))
+    values["check"] = tinted.path("check", colors["accent_text"])
     template = Template(icons.resource_path("style", "base.qss").read_text(encoding="utf-8"))
     return template.substitute(values)
 
