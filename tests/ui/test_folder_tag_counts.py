@@ -13,9 +13,26 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from ikgui.domain.events import Conversation
+from ikgui.domain.ports import Store
 from ikgui.storage import open_store
 from ikgui.ui.sidebar.panel import ConversationSidebar
 from tests.support.sidebar_rows import top_ids
+
+
+def sidebar_over(
+    tmp_path: Path, qtbot: QtBot, tagged: dict[str, tuple[str, ...]]
+) -> tuple[Store, ConversationSidebar]:
+    """A shown sidebar over a store of ``tagged`` conversations, newest first."""
+    store = open_store(tmp_path / "ikgui.db")
+    now = time.time()
+    for n, (conv_id, tags) in enumerate(tagged.items()):
+        at = now - n * 60
+        store.insert_conversation(Conversation(conv_id, created_at=at, updated_at=at, tags=tags))
+    bar = ConversationSidebar(store)
+    qtbot.addWidget(bar)
+    bar.resize(300, 720)
+    bar.show()
+    return store, bar
 
 
 def box_counts(bar: ConversationSidebar) -> dict[str, str]:
@@ -24,8 +41,6 @@ def box_counts(bar: ConversationSidebar) -> dict[str, str]:
 
 
 def test_the_tag_boxs_counts_are_the_chosen_folders(tmp_path: Path, qtbot: QtBot) -> None:
-    store = open_store(tmp_path / "ikgui.db")
-    now = time.time()
     tagged = {
         "c1": ("work/acme", "urgent"),
         "c2": ("work/beta", "urgent"),
@@ -34,13 +49,7 @@ def test_the_tag_boxs_counts_are_the_chosen_folders(tmp_path: Path, qtbot: QtBot
         "c5": ("home", "urgent"),
         "c6": ("home", "urgent"),
     }
-    for n, (conv_id, tags) in enumerate(tagged.items()):
-        at = now - n * 60
-        store.insert_conversation(Conversation(conv_id, created_at=at, updated_at=at, tags=tags))
-    bar = ConversationSidebar(store)
-    qtbot.addWidget(bar)
-    bar.resize(300, 720)
-    bar.show()
+    store, bar = sidebar_over(tmp_path, qtbot, tagged)
     try:
         assert box_counts(bar)["urgent"] == "#urgent  (5)"  # everywhere
         bar.folders.choose("folder", "work")
@@ -60,15 +69,7 @@ def test_a_drag_from_the_list_is_one_the_folder_tree_takes(tmp_path: Path, qtbot
     """The list offers its rows with the actions its model says (a copy: filing tags the
     conversation, it stays listed); the folder tree accepts that drag over a folder and
     the drop files the rows."""
-    store = open_store(tmp_path / "ikgui.db")
-    now = time.time()
-    for n, (conv_id, tags) in enumerate({"c1": ("work",), "c2": ("home",)}.items()):
-        at = now - n * 60
-        store.insert_conversation(Conversation(conv_id, created_at=at, updated_at=at, tags=tags))
-    bar = ConversationSidebar(store)
-    qtbot.addWidget(bar)
-    bar.resize(300, 720)
-    bar.show()
+    store, bar = sidebar_over(tmp_path, qtbot, {"c1": ("work",), "c2": ("home",)})
     dropped: list[tuple[list[str], str]] = []
     bar.folders.conversations_dropped.connect(lambda ids, folder: dropped.append((ids, folder)))
     try:
