@@ -313,12 +313,13 @@ class ConversationListModel(ConversationTree):
         self._append_top(convs, tail=tail)
         keep_long_lived()
 
-    def _close_gap(self, above: list[Conversation]) -> None:
-        """The last conversations between the two sides (``above``, top-level, newest
-        first) join them: the gap row goes and every conversation is read."""
-        self._forks.read(c.id for c in above)
+    def _close_gap(self, convs: list[Conversation], *, below: bool = False) -> None:
+        """The last conversations between the two sides (``convs``, top-level, newest
+        first) join them — after the rows above the gap, or (``below``) before the rows
+        below it: the gap row goes and every conversation is read."""
+        self._forks.read(c.id for c in convs)
         with self._announcing():
-            self._add_page(above)
+            self._add_page(convs, tail=below)
             gap = self._gap_row()
             if gap >= 0:
                 self._remove_rows(gap, 1)
@@ -338,14 +339,10 @@ class ConversationListModel(ConversationTree):
         while self._may_read(QModelIndex()):
             self._read_pages()
 
-    def fetch_rest(self) -> None:
-        """End: make the last conversation shown, reading only the last page (from the
-        oldest end) when more than a page is left."""
-        self.fetch_tail()
-
     def fetch_tail(self) -> None:
-        """Read the last page from the oldest end, shown below a gap row (nothing when
-        every page is read, or the last page is already)."""
+        """End: read the last page from the oldest end, shown below a gap row (nothing
+        when every page is read, or the last page is already; the rest when it is all
+        that is left)."""
         if not self._may_read(QModelIndex()) or self._tail_cursor is not None:
             return
         if not self._pins_read:
@@ -413,7 +410,7 @@ class ConversationListModel(ConversationTree):
         tops = [c for c in page if c.id not in self._by_id and self._is_top(c)]
         if met:
             self._scanned += len(page)
-            self._close_gap_below(tops)
+            self._close_gap(tops, below=True)
             return True
         if page:
             self._tail_cursor = sort_key(page[0])
@@ -421,17 +418,6 @@ class ConversationListModel(ConversationTree):
         with self._announcing():
             self._add_page(tops, tail=True)
         return True
-
-    def _close_gap_below(self, tops: list[Conversation]) -> None:
-        self._forks.read(c.id for c in tops)
-        with self._announcing():
-            self._add_page(tops, tail=True)
-            gap = self._gap_row()
-            if gap >= 0:
-                self._remove_rows(gap, 1)
-                self._fix_header(self._first_below(gap))
-        self._exhausted = True
-        self._tail_cursor = None
 
     def _in_tail(self, conv: Conversation) -> bool:
         if self._tail_cursor is None or (conv.pinned and not self._trashed):

@@ -400,7 +400,7 @@ class ConversationSidebar(SidebarSearching, SidebarSelection, QWidget):
 
     def _load_rest(self) -> None:
         if not self.searching:
-            self.model.fetch_rest()
+            self.model.fetch_tail()
 
     def _fill_gap(self, from_below: bool) -> None:
         """The gap row is in view: a page fills it from the side being looked at (from
