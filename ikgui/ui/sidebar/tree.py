@@ -496,13 +496,17 @@ class ConversationTree(QStringListModel):
     def _layout(self, tail_from: int | None = None) -> list[Row]:
         """Every row as the nodes say (a reset); ``tail_from``: the first top-level node
         below the gap, if there is one."""
+        top = self._top
+        if tail_from is None:
+            return self._headed(top, None)
+        return [*self._headed(top[:tail_from], None), GAP, *self._headed(top[tail_from:], None)]
+
+    def _headed(self, nodes: list[Node], group: str | None) -> list[Row]:
+        """The rows of top-level ``nodes`` (each with what is shown below it), a header
+        before each that starts a group (``group``: the one of the row above them)."""
         rows: list[Row] = []
         now = self._today()
-        group = None
-        for at, node in enumerate(self._top):
-            if at == tail_from:
-                rows.append(GAP)
-                group = None
+        for node in nodes:
             mine = self._group(node, now)
             if mine != group:
                 rows.append(mine)
@@ -632,16 +636,8 @@ class ConversationTree(QStringListModel):
         nodes = [self._make(conv, self._root) for conv in convs]
         kids[first:first] = nodes
         renumber(kids, first)
-        now = self._today()
-        group = self._group(kids[first - 1], now) if first and not tail else None
-        rows: list[Row] = []
-        for node in nodes:
-            mine = self._group(node, now)
-            if mine != group:
-                rows.append(mine)
-                group = mine
-            rows.append(node)
-        self._insert_rows(at, rows)
+        above = self._group(kids[first - 1], self._today()) if first and not tail else None
+        self._insert_rows(at, self._headed(nodes, above))
         self._fix_header(first + len(nodes))
 
     def _head_count(self, gap: int) -> int:
